@@ -1,0 +1,31 @@
+"""minigrad: scalar reverse-mode autograd on Python floats, with derivative checks.
+
+Example:
+    >>> import minigrad as mg
+    >>> x = mg.Value(0.5, label="x")
+    >>> y = (2 * x).tanh()
+    >>> y.backward()
+    >>> round(x.grad, 6)
+    0.839949
+"""
+
+from minigrad.engine import Value, apply, grad, toposort
+from minigrad.ops import Rule, cos, erf, exp, log, sigmoid, sin, sqrt, tanh
+
+__all__ = [
+    "Rule",
+    "Value",
+    "apply",
+    "cos",
+    "erf",
+    "exp",
+    "grad",
+    "log",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "tanh",
+    "toposort",
+]
+
+__version__ = "0.1.0"
