@@ -10,16 +10,32 @@ Example:
 """
 
 from minigrad.engine import Value, apply, grad, toposort
+from minigrad.gradcheck import (
+    GradcheckError,
+    Report,
+    check,
+    check_grads,
+    eps_curve,
+    gradcheck,
+    gradgradcheck,
+)
 from minigrad.ops import Rule, cos, erf, exp, log, sigmoid, sin, sqrt, tanh
 
 __all__ = [
+    "GradcheckError",
+    "Report",
     "Rule",
     "Value",
     "apply",
+    "check",
+    "check_grads",
     "cos",
+    "eps_curve",
     "erf",
     "exp",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "log",
     "sigmoid",
     "sin",
