@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
+import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -125,6 +126,24 @@ class Rule:
         self.domain = domain
         self.avoid = avoid
         self.requires = requires
+
+    def sample(self, rng: random.Random, *, margin: float = 1e-2) -> tuple[float, ...]:
+        """A random point inside the domain, ``margin`` away from its ends and avoid points.
+
+        Example:
+            >>> import random
+            >>> x, y = DIV.sample(random.Random(0))
+            >>> abs(y) >= 1e-2
+            True
+        """
+        point = []
+        for lo, hi in self.domain:
+            while True:
+                x = rng.uniform(lo + margin, hi - margin)
+                if all(abs(x - a) >= margin for a in self.avoid):
+                    break
+            point.append(x)
+        return tuple(point)
 
     def __call__(self, *args: Value | float) -> Value:
         """Apply the op to Values (or plain numbers, taken as constants)."""
