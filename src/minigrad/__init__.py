@@ -12,6 +12,7 @@ Example:
 from minigrad.engine import Value, apply, grad, toposort
 from minigrad.gradcheck import (
     GradcheckError,
+    GradcheckWarning,
     Report,
     check,
     check_grads,
@@ -23,6 +24,7 @@ from minigrad.ops import Rule, cos, erf, exp, log, sigmoid, sin, sqrt, tanh
 
 __all__ = [
     "GradcheckError",
+    "GradcheckWarning",
     "Report",
     "Rule",
     "Value",

@@ -23,6 +23,7 @@ import html
 import math
 import os
 import random
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -32,6 +33,7 @@ from minigrad.ops import Rule
 __all__ = [
     "Entry",
     "GradcheckError",
+    "GradcheckWarning",
     "Report",
     "check",
     "check_grads",
@@ -47,6 +49,8 @@ Func = Callable[..., "Value | Sequence[Value]"]
 _STEPS = (1.0, 0.1, 0.01)
 # How many distinct op nodes fault localisation examines at most.
 _MAX_LOCALIZE = 500
+# How kink notes begin (passing entries keep only these).
+_KINK_NOTES = ("not differentiable at this point", "a kink lies within eps")
 # Rows of a report shown outside pytest before "... and N more".
 _SHORT_ROWS = 8
 
@@ -100,6 +104,8 @@ class Report:
         names: A display name per input (``x[0] 'a'``, ``v[1]``).
         fault: The op whose own rule disagrees with its forward, in words.
         fast: Whether the check ran in fast mode.
+        kinks: Passing entries that sit on a kink, in words (such a check
+            passes, and :func:`check_grads` warns with GradcheckWarning).
     """
 
     ok: bool
@@ -109,6 +115,7 @@ class Report:
     names: list[str] = field(default_factory=list)
     fault: str = ""
     fast: bool = False
+    kinks: list[str] = field(default_factory=list)
 
     def text(self, *, full: bool = True) -> str:
         """The report as plain text; ``full=False`` keeps the worst rows only."""
@@ -118,7 +125,8 @@ class Report:
             else ("fast mode" if self.fast else "exhaustive")
         )
         if self.ok:
-            return f"gradcheck passed: orders 1-{self.order}, {self.checked} comparisons ({mode})"
+            passed = f"gradcheck passed: orders 1-{self.order}, {self.checked} comparisons ({mode})"
+            return "\n".join([passed, *(f"warning: {k}" for k in self.kinks)])
         worst = self.failures[0]
         lines = [
             f"gradcheck failed at order {worst.order}: {len(self.failures)} of "
@@ -140,7 +148,7 @@ class Report:
         status = "passed" if self.ok else "failed"
         head = f"<p><b>gradcheck {status}</b>: orders 1-{self.order}, {self.checked} compared</p>"
         if self.ok:
-            return head
+            return head + "".join(f"<p>warning: {html.escape(k)}</p>" for k in self.kinks)
         cells = "".join(
             "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _row(e, self.names)) + "</tr>"
             for e in self.failures
@@ -176,6 +184,10 @@ def _table(entries: Sequence[Entry], names: Sequence[str]) -> str:
     return "\n".join(
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
     )
+
+
+class GradcheckWarning(UserWarning):
+    """A check passed at a point where the function has a kink."""
 
 
 class GradcheckError(AssertionError):
@@ -286,48 +298,51 @@ class _Checker:
             for x, orig in zip(self.xs, saved, strict=True):
                 x.data = orig
 
-    def central(self, k: int, i: int, h: float) -> list[float]:
-        """Central differences of every level-k function in input i, step h."""
-        x = self.xs[i].data
-        # The step actually taken, after rounding x + h and x - h.
-        width = (x + h) - (x - h)
-        up = self.shifted(k, [h if j == i else 0.0 for j in range(len(self.xs))])
-        down = self.shifted(k, [-h if j == i else 0.0 for j in range(len(self.xs))])
-        return [(a - b) / width for a, b in zip(up, down, strict=True)]
-
-    def numerical(self, k: int, i: int) -> list[float]:
-        if self.method == "central":
-            return self.central(k, i, self.eps)
-        # Richardson: two central differences cancel the eps**2 error term.
-        coarse = self.central(k, i, self.eps)
-        fine = self.central(k, i, self.eps / 2)
-        return [(4.0 * b - a) / 3.0 for a, b in zip(coarse, fine, strict=True)]
-
     # The check.
 
     def run(self, order: int) -> Report:
         checked = 0
+        kinks: list[str] = []
         for k in range(1, order + 1):
             if self.fast_mode:
                 checked += 1
                 if self.fast(k):
                     continue
-            entries = self.exhaustive(k)
+            entries, jumps = self.exhaustive(k)
             checked += len(entries)
             failures = [e for e in entries if not e.passed]
             if failures:
                 failures = self.diagnose(k, failures)
                 failures.sort(key=lambda e: -e.diff / max(e.allowed, 1e-300))
                 fault = self.find_fault(k) if self.localize else ""
-                return Report(False, k, checked, failures, self.names, fault, self.fast_mode)
-        return Report(True, order, checked, [], self.names, "", self.fast_mode)
+                return Report(False, k, checked, failures, self.names, fault, self.fast_mode, kinks)
+            # A passing entry can sit on a kink too (abs at 0: the central
+            # difference averages -1 and 1 to the 0 the rule picks). Say so.
+            for e in self.diagnose(k, jumps):
+                if e.note.startswith(_KINK_NOTES):
+                    kinks.append(f"{_where(e, self.names)}: {e.note}")
+        return Report(True, order, checked, [], self.names, "", self.fast_mode, kinks)
 
-    def exhaustive(self, k: int) -> list[Entry]:
+    def exhaustive(self, k: int) -> tuple[list[Entry], list[Entry]]:
+        """Every entry of level k; and the passing ones whose one-sided slopes jump."""
         fs, keys = self.level(k)
+        here = [f.data for f in fs]
         analytic = [[g.data for g in grad(f, self.xs)] for f in fs]
         again = [[g.data for g in grad(f, self.xs)] for f in fs]
-        numeric = [self.numerical(k, i) for i in range(len(self.xs))]
-        entries = []
+        numeric: list[list[float]] = []
+        sides: list[tuple[list[float], list[float], float]] = []
+        for i in range(len(self.xs)):
+            up, down, h = self.sides(k, i, self.eps)
+            column = [(a - b) / (2 * h) for a, b in zip(up, down, strict=True)]
+            if self.method == "richardson":
+                # Differences at eps and eps/2 cancel the eps**2 error term.
+                up2, down2, h2 = self.sides(k, i, self.eps / 2)
+                fine = [(a - b) / (2 * h2) for a, b in zip(up2, down2, strict=True)]
+                column = [(4.0 * f - c) / 3.0 for c, f in zip(column, fine, strict=True)]
+            numeric.append(column)
+            sides.append((up, down, h))
+        entries: list[Entry] = []
+        jumps: list[Entry] = []
         for r, (out, path) in enumerate(keys):
             for i in range(len(self.xs)):
                 a, n = analytic[r][i], numeric[i][r]
@@ -340,8 +355,22 @@ class _Checker:
                         f"backward is not deterministic: two passes gave {a!r} and "
                         f"{again[r][i]!r} (nondet_tol={self.nondet_tol})"
                     )
-                entries.append(Entry(k, out, path, i, a, n, allowed, ok, note))
-        return entries
+                entry = Entry(k, out, path, i, a, n, allowed, ok, note)
+                entries.append(entry)
+                up, down, h = sides[i]
+                left, right = (here[r] - down[r]) / h, (up[r] - here[r]) / h
+                if ok and abs(left - right) > 1e-2 * (1.0 + max(abs(left), abs(right))):
+                    jumps.append(entry)
+        return entries, jumps
+
+    def sides(self, k: int, i: int, h: float) -> tuple[list[float], list[float], float]:
+        """Level-k values at input i moved by +h and by -h, and the half-step taken."""
+        x = self.xs[i].data
+        n = len(self.xs)
+        up = self.shifted(k, [h if j == i else 0.0 for j in range(n)])
+        down = self.shifted(k, [-h if j == i else 0.0 for j in range(n)])
+        # The step actually taken, after rounding x + h and x - h.
+        return up, down, ((x + h) - (x - h)) / 2
 
     def fast(self, k: int) -> bool:
         """One random direction u over the inputs, one weighting w of the level."""
@@ -401,8 +430,8 @@ class _Checker:
         if steady and settled and jump:
             return (
                 f"not differentiable at this point (a kink): left slope {left[2]:.6g}, "
-                f"right slope {right[2]:.6g}; the analytic value {e.analytic:.6g} picks "
-                f"one side and the central difference {e.numerical:.6g} averages them"
+                f"right slope {right[2]:.6g}; the rule's value {e.analytic:.6g} is a choice "
+                f"there, and the central difference {e.numerical:.6g} averages the slopes"
             )
         if steady and not settled:
             return (
@@ -497,6 +526,11 @@ def _describe(node: Value, rule: Rule, args: tuple[Value | float, ...], report: 
         "by a central difference of its forward"
     )
     return text
+
+
+def _where(e: Entry, names: Sequence[str]) -> str:
+    _, output, wrt, *_ = _row(e, names)
+    return f"order {e.order}, {output} with respect to {wrt}"
 
 
 def _with_note(e: Entry, note: str) -> Entry:
@@ -695,6 +729,8 @@ def check_grads(
         seed=seed,
     )
     if report.ok:
+        for kink in report.kinks:
+            warnings.warn(f"gradcheck passed, but {kink}", GradcheckWarning, stacklevel=3)
         return True
     if raise_exception:
         raise GradcheckError(report)
