@@ -210,6 +210,21 @@ def _close(analytic: float, numerical: float, atol: float, rtol: float) -> bool:
     return abs(analytic - numerical) <= atol + rtol * abs(numerical)
 
 
+class _DerivativeError(Exception):
+    """Building a derivative raised (a partial gave NaN, a domain error, ...)."""
+
+    def __init__(self, exc: Exception) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+def _derivatives(f: Value, xs: list[Value], create_graph: bool) -> tuple[Value, ...]:
+    try:
+        return grad(f, xs, create_graph=create_graph)
+    except (ArithmeticError, ValueError) as exc:
+        raise _DerivativeError(exc) from exc
+
+
 class _Checker:
     """The state of one check: the inputs, their saved state and the settings."""
 
@@ -278,7 +293,7 @@ class _Checker:
             new: list[Value] = []
             new_keys: list[tuple[int, tuple[int, ...]]] = []
             for f, (out, path) in zip(fs, keys, strict=True):
-                new.extend(grad(f, self.xs, create_graph=True))
+                new.extend(_derivatives(f, self.xs, True))
                 new_keys.extend((out, (*path, i)) for i in range(len(self.xs)))
             fs, keys = new, new_keys
         return fs, keys
@@ -301,14 +316,32 @@ class _Checker:
     # The check.
 
     def run(self, order: int) -> Report:
+        if self.weights is not None and len(self.weights) != len(self.outputs()):
+            raise ValueError(
+                f"check: grad_outputs has {len(self.weights)} entries "
+                f"for {len(self.outputs())} output(s)"
+            )
         checked = 0
         kinks: list[str] = []
         for k in range(1, order + 1):
-            if self.fast_mode:
-                checked += 1
-                if self.fast(k):
-                    continue
-            entries, jumps = self.exhaustive(k)
+            # Below the top order, the derivative the next level is built from
+            # (create_graph, partials applied to Values) must equal the one
+            # checked here (partials applied to floats). Fault localisation's
+            # single-rule checks always compare the two: they are small.
+            both = k < order or not self.localize
+            try:
+                if self.fast_mode:
+                    checked += 1
+                    if self.fast(k, both):
+                        continue
+                entries, jumps = self.exhaustive(k, both)
+            except _DerivativeError as exc:
+                note = f"the order-{k} derivatives could not be computed: {exc}"
+                failed = Entry(k, 0, (), 0, math.nan, math.nan, self.atol, False, note)
+                fault = self.find_fault(k) if self.localize else ""
+                return Report(
+                    False, k, checked + 1, [failed], self.names, fault, self.fast_mode, kinks
+                )
             checked += len(entries)
             failures = [e for e in entries if not e.passed]
             if failures:
@@ -323,12 +356,18 @@ class _Checker:
                     kinks.append(f"{_where(e, self.names)}: {e.note}")
         return Report(True, order, checked, [], self.names, "", self.fast_mode, kinks)
 
-    def exhaustive(self, k: int) -> tuple[list[Entry], list[Entry]]:
-        """Every entry of level k; and the passing ones whose one-sided slopes jump."""
+    def exhaustive(self, k: int, both: bool) -> tuple[list[Entry], list[Entry]]:
+        """Every entry of level k; and the passing ones whose one-sided slopes jump.
+
+        With ``both``, the create_graph derivative is compared with the
+        float one as well.
+        """
         fs, keys = self.level(k)
         here = [f.data for f in fs]
         analytic = [[g.data for g in grad(f, self.xs)] for f in fs]
         again = [[g.data for g in grad(f, self.xs)] for f in fs]
+        if both:
+            lifted = [[g.data for g in _derivatives(f, self.xs, True)] for f in fs]
         numeric: list[list[float]] = []
         sides: list[tuple[list[float], list[float], float]] = []
         for i in range(len(self.xs)):
@@ -355,6 +394,12 @@ class _Checker:
                         f"backward is not deterministic: two passes gave {a!r} and "
                         f"{again[r][i]!r} (nondet_tol={self.nondet_tol})"
                     )
+                elif both and not _close(lifted[r][i], a, self.atol, self.rtol):
+                    ok = False
+                    note = (
+                        f"a partial gives {a!r} on floats (backward) but {lifted[r][i]!r} "
+                        "on Values (create_graph): it must compute the same on both"
+                    )
                 entry = Entry(k, out, path, i, a, n, allowed, ok, note)
                 entries.append(entry)
                 up, down, h = sides[i]
@@ -372,7 +417,7 @@ class _Checker:
         # The step actually taken, after rounding x + h and x - h.
         return up, down, ((x + h) - (x - h)) / 2
 
-    def fast(self, k: int) -> bool:
+    def fast(self, k: int, both: bool) -> bool:
         """One random direction u over the inputs, one weighting w of the level."""
         rng = random.Random(self.seed * 1_000_003 + k)
         u = _unit([rng.gauss(0.0, 1.0) for _ in self.xs])
@@ -382,6 +427,11 @@ class _Checker:
         for wf, f in zip(w[1:], fs[1:], strict=True):
             total = total + wf * f
         analytic = math.fsum(ui * g.data for ui, g in zip(u, grad(total, self.xs), strict=True))
+        if both:
+            lifted = _derivatives(total, self.xs, True)
+            projected = math.fsum(ui * g.data for ui, g in zip(u, lifted, strict=True))
+            if not _close(projected, analytic, self.atol, self.rtol):
+                return False
         h = self.eps
         up = self.shifted(k, [h * ui for ui in u])
         down = self.shifted(k, [-h * ui for ui in u])
@@ -412,6 +462,10 @@ class _Checker:
                     for s in _STEPS
                 ]
             r = rows[(e.output, e.path)]
+            jump = _jump(here[r], [(up[r], down[r]) for up, down, _ in probes[e.input]], k)
+            if jump:
+                out.append(_with_note(e, jump))
+                continue
             left = [(here[r] - down[r]) / h for up, down, h in probes[e.input]]
             right = [(up[r] - here[r]) / h for up, down, h in probes[e.input]]
             middle = [(up[r] - down[r]) / (2 * h) for up, down, h in probes[e.input]]
@@ -526,6 +580,26 @@ def _describe(node: Value, rule: Rule, args: tuple[Value | float, ...], report: 
         "by a central difference of its forward"
     )
     return text
+
+
+def _jump(here: float, sides: Sequence[tuple[float, float]], k: int) -> str:
+    """A note when the function jumps at this point (a discontinuity), else "".
+
+    For a smooth function f(x + s) - f(x) shrinks in proportion to s; across
+    a jump it stays near the size of the jump however small s gets.
+    """
+    floor = 1e-9 * (1.0 + abs(here))
+    for side, index in (("right", 0), ("left", 1)):
+        coarse = sides[0][index] - here
+        fine = sides[-1][index] - here
+        if abs(coarse) > floor and abs(fine) > 0.5 * abs(coarse):
+            what = "the function" if k == 1 else f"the order-{k - 1} derivative"
+            return (
+                f"not differentiable at this point: {what} jumps here (by about {fine:.6g} "
+                f"on the {side}, even at eps/100), so no derivative exists; the numerical "
+                "value only measures the jump divided by eps"
+            )
+    return ""
 
 
 def _where(e: Entry, names: Sequence[str]) -> str:
@@ -689,6 +763,21 @@ def check(
             x.grad = g
 
 
+def _verdict(report: Report, raise_exception: bool) -> bool:
+    """True, or GradcheckError/False; warns of kinks the passing check sat on.
+
+    Called straight from each public checker, so stacklevel 3 is its caller.
+    """
+    __tracebackhide__ = True
+    if report.ok:
+        for kink in report.kinks:
+            warnings.warn(f"gradcheck passed, but {kink}", GradcheckWarning, stacklevel=3)
+        return True
+    if raise_exception:
+        raise GradcheckError(report)
+    return False
+
+
 def check_grads(
     func: Func,
     inputs: Sequence[Value],
@@ -728,13 +817,7 @@ def check_grads(
         method=method,
         seed=seed,
     )
-    if report.ok:
-        for kink in report.kinks:
-            warnings.warn(f"gradcheck passed, but {kink}", GradcheckWarning, stacklevel=3)
-        return True
-    if raise_exception:
-        raise GradcheckError(report)
-    return False
+    return _verdict(report, raise_exception)
 
 
 def gradcheck(
@@ -757,18 +840,18 @@ def gradcheck(
         True
     """
     __tracebackhide__ = True
-    return check_grads(
+    report = check(
         func,
         inputs,
         order=1,
         eps=eps,
         atol=atol,
         rtol=rtol,
-        raise_exception=raise_exception,
         nondet_tol=nondet_tol,
         fast_mode=fast_mode,
         method=method,
     )
+    return _verdict(report, raise_exception)
 
 
 def gradgradcheck(
@@ -795,7 +878,7 @@ def gradgradcheck(
         True
     """
     __tracebackhide__ = True
-    return check_grads(
+    report = check(
         func,
         inputs,
         order=2,
@@ -803,11 +886,11 @@ def gradgradcheck(
         eps=eps,
         atol=atol,
         rtol=rtol,
-        raise_exception=raise_exception,
         nondet_tol=nondet_tol,
         fast_mode=fast_mode,
         method=method,
     )
+    return _verdict(report, raise_exception)
 
 
 def eps_curve(
