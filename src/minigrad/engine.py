@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minigrad import ops
 from minigrad.ops import Rule
+
+if TYPE_CHECKING:
+    from minigrad.viz import Graph
 
 __all__ = ["Value", "apply", "grad", "toposort"]
 
@@ -251,6 +254,17 @@ class Value:
         finally:
             for n, before in prior.items():
                 n.grad += before
+
+    def graph(self, *, max_nodes: int = 100) -> Graph:
+        """A picture of this node's graph (see :func:`minigrad.viz.graph`).
+
+        Example:
+            >>> "digraph" in (Value(2.0) * 3).graph().dot
+            True
+        """
+        from minigrad.viz import graph
+
+        return graph(self, max_nodes=max_nodes)
 
     def zero_grad(self) -> None:
         """Set ``.grad = 0.0`` on this node and every node it was computed from.

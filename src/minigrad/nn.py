@@ -1,0 +1,446 @@
+"""Neural networks on scalar Values: neurons, layers, multi-layer perceptrons, SGD.
+
+The same building blocks as micrograd's ``nn`` module (``Module``, ``Neuron``,
+``Layer``, ``MLP``), typed and validated, with a choice of nonlinearity and
+with every random number drawn from a ``random.Random`` the caller can seed,
+never from the global generator, so a model is reproducible from its seed.
+
+Example:
+    >>> import random
+    >>> from minigrad.nn import MLP, SGD
+    >>> model = MLP(2, [4, 1], rng=random.Random(0))
+    >>> opt = SGD(model.parameters(), lr=0.1)
+    >>> loss = (model([1.0, -2.0]) - 1.0) ** 2
+    >>> before = loss.data
+    >>> opt.zero_grad()
+    >>> loss.backward()
+    >>> opt.step()
+    >>> after = ((model([1.0, -2.0]) - 1.0) ** 2).data
+    >>> after < before
+    True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Sequence
+
+from minigrad.engine import Value
+
+__all__ = ["MLP", "NONLINEARITIES", "SGD", "Layer", "Module", "Neuron"]
+
+#: The names ``nonlin`` accepts, each mapped to the Value method it applies
+#: (``"linear"`` applies none).
+_ACTIVATIONS: dict[str, Callable[[Value], Value] | None] = {
+    "relu": Value.relu,
+    "tanh": Value.tanh,
+    "sigmoid": Value.sigmoid,
+    "gelu": Value.gelu,
+    "softplus": Value.softplus,
+    "linear": None,
+}
+
+#: Every nonlinearity a Neuron, Layer or MLP accepts.
+NONLINEARITIES: tuple[str, ...] = tuple(_ACTIVATIONS)
+
+
+class Module:
+    """Anything with parameters: the base of Neuron, Layer and MLP.
+
+    Subclass it and override :meth:`parameters` to get :meth:`zero_grad`.
+
+    Example:
+        >>> class Scale(Module):
+        ...     def __init__(self) -> None:
+        ...         self.k = Value(2.0)
+        ...     def parameters(self) -> list[Value]:
+        ...         return [self.k]
+        >>> m = Scale()
+        >>> (m.k * 3.0).backward()
+        >>> m.k.grad
+        3.0
+        >>> m.zero_grad()
+        >>> m.k.grad
+        0.0
+    """
+
+    def parameters(self) -> list[Value]:
+        """Every trainable Value of this module, in a fixed order (none here).
+
+        Example:
+            >>> Module().parameters()
+            []
+        """
+        return []
+
+    def zero_grad(self) -> None:
+        """Set ``.grad = 0.0`` on every parameter (backward accumulates).
+
+        Example:
+            >>> import random
+            >>> n = Neuron(2, rng=random.Random(0))
+            >>> n([1.0, 1.0]).backward()
+            >>> n.zero_grad()
+            >>> [p.grad for p in n.parameters()]
+            [0.0, 0.0, 0.0]
+        """
+        for p in self.parameters():
+            p.grad = 0.0
+
+
+class Neuron(Module):
+    """One neuron: ``nonlin(w . x + b)``.
+
+    Weights start uniform in [-1, 1] and the bias at 0, as in micrograd.
+    They are labelled ``w0``, ``w1``, ... and ``b`` for pictures of the graph.
+
+    Args:
+        nin: How many inputs the neuron takes (at least 1).
+        nonlin: One of :data:`NONLINEARITIES`; ``"linear"`` for none.
+        rng: Where the initial weights come from. Pass ``random.Random(seed)``
+            for reproducible weights; None uses a fresh, unseeded
+            ``random.Random()`` (never the global generator).
+
+    Raises:
+        TypeError: ``nin`` is not an int or ``rng`` is not a ``random.Random``.
+        ValueError: ``nin`` < 1 or ``nonlin`` is not a known name.
+
+    Example:
+        >>> import random
+        >>> n = Neuron(3, nonlin="tanh", rng=random.Random(0))
+        >>> n
+        Neuron(3, nonlin='tanh')
+        >>> y = n([1.0, 2.0, 3.0])
+        >>> y.op, len(n.parameters())
+        ('tanh', 4)
+    """
+
+    def __init__(self, nin: int, *, nonlin: str = "relu", rng: random.Random | None = None) -> None:
+        _check_count(nin, "Neuron: nin")
+        self._act = _activation(nonlin, "Neuron")
+        rng = _check_rng(rng, "Neuron")
+        self.nin = nin
+        self.nonlin = nonlin
+        self.w = [Value(rng.uniform(-1.0, 1.0), label=f"w{i}") for i in range(nin)]
+        self.b = Value(0.0, label="b")
+
+    def __call__(self, x: Sequence[Value | float]) -> Value:
+        """The neuron's output for inputs ``x`` (Values or plain numbers).
+
+        Raises:
+            ValueError: ``x`` does not hold exactly ``nin`` inputs.
+        """
+        if len(x) != self.nin:
+            raise ValueError(f"Neuron: expected {self.nin} inputs, got {len(x)}")
+        # sum with the bias as start value: one node per multiply-add, no 0.0 node.
+        act = sum((wi * xi for wi, xi in zip(self.w, x, strict=True)), self.b)
+        return act if self._act is None else self._act(act)
+
+    def parameters(self) -> list[Value]:
+        """The weights, then the bias.
+
+        Example:
+            >>> import random
+            >>> [p.label for p in Neuron(2, rng=random.Random(0)).parameters()]
+            ['w0', 'w1', 'b']
+        """
+        return [*self.w, self.b]
+
+    def __repr__(self) -> str:
+        return f"Neuron({self.nin}, nonlin={self.nonlin!r})"
+
+
+class Layer(Module):
+    """A row of ``nout`` neurons that all see the same ``nin`` inputs.
+
+    Args:
+        nin: Inputs per neuron (at least 1).
+        nout: How many neurons (at least 1).
+        nonlin: One of :data:`NONLINEARITIES`, used by every neuron.
+        rng: Where the initial weights come from (see :class:`Neuron`).
+
+    Raises:
+        TypeError: ``nin`` or ``nout`` is not an int, or ``rng`` is not a
+            ``random.Random``.
+        ValueError: ``nin`` or ``nout`` < 1, or ``nonlin`` is not a known name.
+
+    Example:
+        >>> import random
+        >>> layer = Layer(2, 3, rng=random.Random(0))
+        >>> layer
+        Layer(2, 3, nonlin='relu')
+        >>> len(layer.forward([1.0, -1.0])), len(layer.parameters())
+        (3, 9)
+    """
+
+    def __init__(
+        self, nin: int, nout: int, *, nonlin: str = "relu", rng: random.Random | None = None
+    ) -> None:
+        _check_count(nin, "Layer: nin")
+        _check_count(nout, "Layer: nout")
+        _activation(nonlin, "Layer")
+        rng = _check_rng(rng, "Layer")
+        self.nin = nin
+        self.nout = nout
+        self.nonlin = nonlin
+        self.neurons = [Neuron(nin, nonlin=nonlin, rng=rng) for _ in range(nout)]
+
+    def forward(self, x: Sequence[Value | float]) -> list[Value]:
+        """The outputs of every neuron, always as a list.
+
+        Example:
+            >>> import random
+            >>> [y.op for y in Layer(2, 2, nonlin="tanh", rng=random.Random(0)).forward([1.0, 2.0])]
+            ['tanh', 'tanh']
+        """
+        return [n(x) for n in self.neurons]
+
+    def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
+        """The outputs; a single Value when the layer has one neuron, as micrograd.
+
+        Use :meth:`forward` for a list whatever the size.
+        """
+        out = self.forward(x)
+        return out[0] if len(out) == 1 else out
+
+    def parameters(self) -> list[Value]:
+        """Every neuron's parameters, neuron by neuron.
+
+        Example:
+            >>> import random
+            >>> [p.label for p in Layer(1, 2, rng=random.Random(0)).parameters()]
+            ['w0', 'b', 'w0', 'b']
+        """
+        return [p for n in self.neurons for p in n.parameters()]
+
+    def __repr__(self) -> str:
+        return f"Layer({self.nin}, {self.nout}, nonlin={self.nonlin!r})"
+
+
+class MLP(Module):
+    """A multi-layer perceptron: layers of sizes ``nouts`` after ``nin`` inputs.
+
+    Every layer but the last applies ``nonlin``; the last is linear, as in
+    micrograd, so its outputs are raw scores for any loss.
+
+    Args:
+        nin: How many inputs (at least 1).
+        nouts: The size of each layer in turn, e.g. ``[16, 16, 1]``.
+        nonlin: One of :data:`NONLINEARITIES` for the hidden layers.
+        rng: Where the initial weights come from. Pass ``random.Random(seed)``
+            for a reproducible model; None uses a fresh, unseeded
+            ``random.Random()`` (never the global generator).
+
+    Raises:
+        TypeError: A size is not an int, ``nouts`` is not a sequence, or
+            ``rng`` is not a ``random.Random``.
+        ValueError: A size < 1, ``nouts`` is empty, or ``nonlin`` is unknown.
+
+    Example:
+        >>> import random
+        >>> model = MLP(2, [16, 16, 1], rng=random.Random(0))
+        >>> model
+        MLP(2, [16, 16, 1], nonlin='relu')
+        >>> len(model.parameters())
+        337
+        >>> score = model([0.5, -1.0])  # one output: a Value, as micrograd
+        >>> score.op
+        '+'
+    """
+
+    def __init__(
+        self,
+        nin: int,
+        nouts: Sequence[int],
+        *,
+        nonlin: str = "relu",
+        rng: random.Random | None = None,
+    ) -> None:
+        _check_count(nin, "MLP: nin")
+        if isinstance(nouts, str) or not isinstance(nouts, Sequence):
+            raise TypeError(
+                f"MLP: nouts must be a sequence of layer sizes such as [16, 16, 1], "
+                f"got {type(nouts).__name__} {nouts!r}"
+            )
+        if not nouts:
+            raise ValueError("MLP: nouts must name at least one layer size, got []")
+        for i, n in enumerate(nouts):
+            _check_count(n, f"MLP: nouts[{i}]")
+        _activation(nonlin, "MLP")
+        rng = _check_rng(rng, "MLP")
+        self.nin = nin
+        self.nouts = list(nouts)
+        self.nonlin = nonlin
+        sizes = [nin, *nouts]
+        last = len(nouts) - 1
+        self.layers = [
+            Layer(sizes[i], sizes[i + 1], nonlin=nonlin if i < last else "linear", rng=rng)
+            for i in range(len(nouts))
+        ]
+
+    def forward(self, x: Sequence[Value | float]) -> list[Value]:
+        """The outputs of the last layer, always as a list.
+
+        Example:
+            >>> import random
+            >>> [y.op for y in MLP(2, [3, 2], rng=random.Random(0)).forward([1.0, 2.0])]
+            ['+', '+']
+        """
+        out = self.layers[0].forward(x)
+        for layer in self.layers[1:]:
+            out = layer.forward(out)
+        return out
+
+    def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
+        """The outputs; a single Value when the last layer has one neuron.
+
+        This is micrograd's convention (``score = model(x)``); use
+        :meth:`forward` for a list whatever the size, e.g. in typed code.
+
+        Raises:
+            ValueError: ``x`` does not hold exactly ``nin`` inputs.
+        """
+        out = self.forward(x)
+        return out[0] if len(out) == 1 else out
+
+    def parameters(self) -> list[Value]:
+        """Every layer's parameters, layer by layer.
+
+        Example:
+            >>> import random
+            >>> len(MLP(3, [4, 2], rng=random.Random(0)).parameters())  # 4 * (3+1) + 2 * (4+1)
+            26
+        """
+        return [p for layer in self.layers for p in layer.parameters()]
+
+    def __repr__(self) -> str:
+        return f"MLP({self.nin}, {self.nouts}, nonlin={self.nonlin!r})"
+
+
+class SGD:
+    """Plain stochastic gradient descent: ``p.data -= lr * p.grad``.
+
+    Args:
+        params: The Values to train, e.g. ``model.parameters()``.
+        lr: The learning rate (> 0). It is a read/write attribute, so a
+            schedule can change it between steps.
+
+    Raises:
+        TypeError: A parameter is not a Value, or ``lr`` is not a number.
+        ValueError: ``params`` is empty or repeats a Value, or ``lr`` is not
+            a finite number > 0.
+
+    Example:
+        >>> w = Value(1.0)
+        >>> opt = SGD([w], lr=0.5)
+        >>> (w * w).backward()  # d/dw w**2 = 2
+        >>> opt.step()
+        >>> w.data
+        0.0
+        >>> opt.zero_grad()
+        >>> w.grad
+        0.0
+    """
+
+    def __init__(self, params: Iterable[Value], lr: float) -> None:
+        if isinstance(params, Value) or not isinstance(params, Iterable):
+            raise TypeError(
+                f"SGD: params must be an iterable of Values such as model.parameters(), "
+                f"got {type(params).__name__}"
+            )
+        kept = list(params)
+        if not kept:
+            raise ValueError("SGD: params is empty; there is nothing to train")
+        seen: set[Value] = set()
+        for i, p in enumerate(kept):
+            if not isinstance(p, Value):
+                raise TypeError(f"SGD: params[{i}] must be a Value, got {type(p).__name__} {p!r}")
+            if p in seen:
+                # It would be stepped twice per step(), silently doubling its rate.
+                raise ValueError(f"SGD: params[{i}] appears more than once: {p!r}")
+            seen.add(p)
+        self.params = kept
+        self.lr = lr
+
+    @property
+    def lr(self) -> float:
+        """The learning rate (read/write; a finite number > 0).
+
+        Example:
+            >>> opt = SGD([Value(1.0)], lr=1.0)
+            >>> for step in range(3):
+            ...     opt.lr = 1.0 / (1 + step)  # a schedule
+            >>> opt.lr
+            0.3333333333333333
+        """
+        return self._lr
+
+    @lr.setter
+    def lr(self, lr: float) -> None:
+        if isinstance(lr, bool) or not isinstance(lr, int | float):
+            raise TypeError(f"SGD: lr must be a number, got {type(lr).__name__} {lr!r}")
+        if not (0.0 < lr < math.inf):
+            raise ValueError(f"SGD: lr must be a finite number > 0, got {lr!r}")
+        self._lr = float(lr)
+
+    def step(self) -> None:
+        """Move every parameter against its gradient: ``p.data -= lr * p.grad``.
+
+        Example:
+            >>> w = Value(2.0)
+            >>> w.grad = 4.0
+            >>> SGD([w], lr=0.25).step()
+            >>> w.data
+            1.0
+        """
+        lr = self._lr
+        for p in self.params:
+            p.data = p.data - lr * p.grad
+
+    def zero_grad(self) -> None:
+        """Set ``.grad = 0.0`` on every parameter (backward accumulates).
+
+        Example:
+            >>> w = Value(2.0)
+            >>> w.grad = 4.0
+            >>> SGD([w], lr=0.1).zero_grad()
+            >>> w.grad
+            0.0
+        """
+        for p in self.params:
+            p.grad = 0.0
+
+    def __repr__(self) -> str:
+        return f"SGD({len(self.params)} parameters, lr={self._lr!r})"
+
+
+def _check_count(n: object, what: str) -> None:
+    """Raise unless ``n`` is an int >= 1 (a bool is not a size)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{what} must be an int, got {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ValueError(f"{what} must be >= 1, got {n!r}")
+
+
+def _activation(nonlin: object, who: str) -> Callable[[Value], Value] | None:
+    """The Value method ``nonlin`` names, or a ValueError listing the choices."""
+    if not isinstance(nonlin, str):
+        raise TypeError(f"{who}: nonlin must be a str, got {type(nonlin).__name__} {nonlin!r}")
+    try:
+        return _ACTIVATIONS[nonlin]
+    except KeyError:
+        choices = ", ".join(repr(name) for name in NONLINEARITIES)
+        raise ValueError(f"{who}: nonlin must be one of {choices}, got {nonlin!r}") from None
+
+
+def _check_rng(rng: object, who: str) -> random.Random:
+    """``rng`` itself, or a fresh generator for None; never the global one."""
+    if rng is None:
+        return random.Random()
+    if not isinstance(rng, random.Random):
+        raise TypeError(
+            f"{who}: rng must be a random.Random such as random.Random(0), "
+            f"got {type(rng).__name__} {rng!r}"
+        )
+    return rng
