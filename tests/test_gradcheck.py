@@ -711,7 +711,8 @@ def test_html_report_has_a_table_of_failing_rows_and_escapes_labels() -> None:
     assert not report.ok
     page = report._repr_html_()
     assert "<table>" in page and "</table>" in page
-    assert page.count("<tr>") == len(report.failures) + 1
+    # Two summary rows, the failure header, one row per failing entry.
+    assert page.count("<tr>") == 2 + 1 + len(report.failures)
     for e in report.failures:
         assert f"{e.analytic:.9g}" in page
         assert f"{e.numerical:.9g}" in page
@@ -725,10 +726,12 @@ def test_html_report_has_a_table_of_failing_rows_and_escapes_labels() -> None:
     assert excinfo.value._repr_html_() == page
 
 
-def test_html_report_of_a_pass_has_no_table() -> None:
+def test_html_report_of_a_pass_is_a_summary_table_only() -> None:
     page = check(lambda p: p.sin(), [Value(0.3)], order=2)._repr_html_()
-    assert "passed" in page
-    assert "<table>" not in page
+    assert "<b>gradcheck passed</b>" in page
+    assert "<td>1-2</td><td>2</td><td>exhaustive</td>" in page
+    assert page.count("<table>") == 1
+    assert "with respect to" not in page  # no failure rows
 
 
 # The summary line.

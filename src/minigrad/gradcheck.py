@@ -145,10 +145,16 @@ class Report:
         return self.text(full=True)
 
     def _repr_html_(self) -> str:
+        mode = "fast mode" if self.fast else "exhaustive"
         status = "passed" if self.ok else "failed"
-        head = f"<p><b>gradcheck {status}</b>: orders 1-{self.order}, {self.checked} compared</p>"
+        summary = (
+            f"<table><tr><th>result</th><th>orders</th><th>compared</th><th>mode</th></tr>"
+            f"<tr><td><b>gradcheck {status}</b></td><td>1-{self.order}</td>"
+            f"<td>{self.checked}</td><td>{mode}</td></tr></table>"
+        )
+        kinks = "".join(f"<p>warning: {html.escape(k)}</p>" for k in self.kinks)
         if self.ok:
-            return head + "".join(f"<p>warning: {html.escape(k)}</p>" for k in self.kinks)
+            return summary + kinks
         cells = "".join(
             "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _row(e, self.names)) + "</tr>"
             for e in self.failures
@@ -158,7 +164,7 @@ class Report:
             f"<p>note: {html.escape(n)}</p>" for n in sorted({e.note for e in self.failures} - {""})
         )
         fault = f"<p>cause: {html.escape(self.fault)}</p>" if self.fault else ""
-        return f"{head}<table><tr>{header}</tr>{cells}</table>{notes}{fault}"
+        return f"{summary}<table><tr>{header}</tr>{cells}</table>{notes}{fault}"
 
 
 _HEADER = ("order", "output", "with respect to", "analytic", "numerical", "|diff|", "allowed")
