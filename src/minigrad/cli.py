@@ -141,9 +141,9 @@ def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from minigrad import demo
+    from minigrad.demo import run
 
-    status: int = demo.run(out, err, seed=args.seed)
+    status: int = run(out, err, seed=args.seed)
     return status
 
 

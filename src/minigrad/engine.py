@@ -442,11 +442,14 @@ def toposort(roots: Iterable[Value]) -> list[Value]:
 def _propagate(
     order: list[Value], acc: dict[Value, Any], keep: set[Value], *, create_graph: bool
 ) -> dict[Value, Any]:
-    """Run every node's rule in ``order``; return d outputs / d node for ``keep``.
+    """Run the rules of the nodes in ``order``; return d outputs / d node for ``keep``.
 
-    ``acc`` holds the seeds. No ``.grad`` is touched. With ``create_graph``
-    the partials are applied to Values, so the results are differentiable.
+    ``acc`` holds the seeds. Only the partials towards nodes in ``order`` are
+    evaluated (a partial nobody asked for may not even exist there, such as
+    d/dy x ** y at x < 0). No ``.grad`` is touched. With ``create_graph`` the
+    partials are applied to Values, so the results are differentiable.
     """
+    wanted = set(order)
     kept: dict[Value, Any] = {}
     node = None
     try:
@@ -467,7 +470,7 @@ def _propagate(
                 xs.append(node._data)
             partials: tuple[Any, ...] = rule.partials
             for p, partial in zip(args, partials, strict=True):
-                if type(p) is not Value:
+                if type(p) is not Value or p not in wanted:
                     continue
                 d = partial if type(partial) is float else partial(*xs)
                 if type(d) is Value:

@@ -231,6 +231,10 @@ def _softplus(x: float) -> float:
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
 
 
+def _pow_dy(x: S, out: S) -> S | float:
+    return 0.0 if value_of(out) == 0.0 else out * log(x)
+
+
 def _pow(x: float, y: float) -> float:
     if x == 0.0 and y < 0.0:
         raise ZeroDivisionError("0.0 cannot be raised to a negative power")
@@ -280,7 +284,8 @@ DIV = Rule(
 POW = Rule(
     "**",
     _pow,
-    (lambda x, y, out: y * x ** (y - 1.0), lambda x, y, out: out * log(x)),
+    # d/dy: where the power is 0 (x = 0, y > 0) it is 0 near y, so its slope is 0.
+    (lambda x, y, out: y * x ** (y - 1.0), lambda x, y, out: _pow_dy(x, out)),
     math="x**y",
     domain=((0.2, 3.0), (-2.5, 2.5)),
 )
