@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from minigrad.engine import Value
-from minigrad.gradcheck import eps_curve
+from minigrad.gradcheck import _escape, eps_curve
 
 if TYPE_CHECKING:
     from typing import Any
@@ -91,10 +91,6 @@ def svg(curves: Sequence[tuple[str, list[tuple[float, float]]]], *, width: int =
         )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def plot(curve: list[tuple[float, float]], ax: Any = None, label: str = "") -> Any:

@@ -19,13 +19,10 @@ Only the public engine API is used: ``Value``, ``grad``, ``toposort``, ``Rule``.
 
 from __future__ import annotations
 
-import html
 import math
 import os
-import random
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from minigrad.engine import Value, grad, toposort
 from minigrad.ops import Rule
@@ -55,7 +52,6 @@ _KINK_NOTES = ("not differentiable at this point", "a kink lies within eps")
 _SHORT_ROWS = 8
 
 
-@dataclass(frozen=True)
 class Entry:
     """One compared derivative: d^order out[output] / d inputs[path..., input].
 
@@ -72,15 +68,39 @@ class Entry:
         note: A diagnosis when it failed (kink, noise, truncation), else "".
     """
 
-    order: int
-    output: int
-    path: tuple[int, ...]
-    input: int
-    analytic: float
-    numerical: float
-    allowed: float
-    passed: bool
-    note: str = ""
+    __slots__ = (
+        "allowed",
+        "analytic",
+        "input",
+        "note",
+        "numerical",
+        "order",
+        "output",
+        "passed",
+        "path",
+    )
+
+    def __init__(
+        self,
+        order: int,
+        output: int,
+        path: tuple[int, ...],
+        input_: int,
+        analytic: float,
+        numerical: float,
+        allowed: float,
+        passed: bool,
+        note: str = "",
+    ) -> None:
+        self.order = order
+        self.output = output
+        self.path = path
+        self.input = input_
+        self.analytic = analytic
+        self.numerical = numerical
+        self.allowed = allowed
+        self.passed = passed
+        self.note = note
 
     @property
     def diff(self) -> float:
@@ -88,8 +108,24 @@ class Entry:
         d = abs(self.analytic - self.numerical)
         return d if math.isfinite(d) else math.inf
 
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _ENTRY_FIELDS)
+        return f"Entry({fields})"
 
-@dataclass
+
+_ENTRY_FIELDS = (
+    "order",
+    "output",
+    "path",
+    "input",
+    "analytic",
+    "numerical",
+    "allowed",
+    "passed",
+    "note",
+)
+
+
 class Report:
     """The outcome of a check: what was compared and every entry that failed.
 
@@ -108,14 +144,33 @@ class Report:
             passes, and :func:`check_grads` warns with GradcheckWarning).
     """
 
-    ok: bool
-    order: int
-    checked: int
-    failures: list[Entry] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    fault: str = ""
-    fast: bool = False
-    kinks: list[str] = field(default_factory=list)
+    __slots__ = ("checked", "failures", "fast", "fault", "kinks", "names", "ok", "order")
+
+    def __init__(
+        self,
+        ok: bool,
+        order: int,
+        checked: int,
+        failures: list[Entry] | None = None,
+        names: list[str] | None = None,
+        fault: str = "",
+        fast: bool = False,
+        kinks: list[str] | None = None,
+    ) -> None:
+        self.ok = ok
+        self.order = order
+        self.checked = checked
+        self.failures = failures if failures is not None else []
+        self.names = names if names is not None else []
+        self.fault = fault
+        self.fast = fast
+        self.kinks = kinks if kinks is not None else []
+
+    def __repr__(self) -> str:
+        return (
+            f"Report(ok={self.ok!r}, order={self.order!r}, checked={self.checked!r}, "
+            f"failures={self.failures!r}, fault={self.fault!r}, kinks={self.kinks!r})"
+        )
 
     def text(self, *, full: bool = True) -> str:
         """The report as plain text; ``full=False`` keeps the worst rows only."""
@@ -152,22 +207,35 @@ class Report:
             f"<tr><td><b>gradcheck {status}</b></td><td>1-{self.order}</td>"
             f"<td>{self.checked}</td><td>{mode}</td></tr></table>"
         )
-        kinks = "".join(f"<p>warning: {html.escape(k)}</p>" for k in self.kinks)
+        kinks = "".join(f"<p>warning: {_escape(k)}</p>" for k in self.kinks)
         if self.ok:
             return summary + kinks
         cells = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in _row(e, self.names)) + "</tr>"
+            "<tr>" + "".join(f"<td>{_escape(c)}</td>" for c in _row(e, self.names)) + "</tr>"
             for e in self.failures
         )
-        header = "".join(f"<th>{html.escape(c)}</th>" for c in _HEADER)
+        header = "".join(f"<th>{_escape(c)}</th>" for c in _HEADER)
         notes = "".join(
-            f"<p>note: {html.escape(n)}</p>" for n in sorted({e.note for e in self.failures} - {""})
+            f"<p>note: {_escape(n)}</p>" for n in sorted({e.note for e in self.failures} - {""})
         )
-        fault = f"<p>cause: {html.escape(self.fault)}</p>" if self.fault else ""
+        fault = f"<p>cause: {_escape(self.fault)}</p>" if self.fault else ""
         return f"{summary}<table><tr>{header}</tr>{cells}</table>{notes}{fault}"
 
 
 _HEADER = ("order", "output", "with respect to", "analytic", "numerical", "|diff|", "allowed")
+
+
+def _escape(text: str) -> str:
+    """Text made safe inside HTML (the ``html`` module costs an import)."""
+    for raw, safe in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ('"', "&quot;"),
+        ("'", "&#x27;"),
+    ):
+        text = text.replace(raw, safe)
+    return text
 
 
 def _row(e: Entry, names: Sequence[str]) -> tuple[str, ...]:
@@ -425,6 +493,8 @@ class _Checker:
 
     def fast(self, k: int, both: bool) -> bool:
         """One random direction u over the inputs, one weighting w of the level."""
+        import random  # only fast mode needs it; it costs an import
+
         rng = random.Random(self.seed * 1_000_003 + k)
         u = _unit([rng.gauss(0.0, 1.0) for _ in self.xs])
         fs, _ = self.level(k)
