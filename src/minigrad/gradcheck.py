@@ -108,6 +108,17 @@ class Entry:
         d = abs(self.analytic - self.numerical)
         return d if math.isfinite(d) else math.inf
 
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _ENTRY_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Entry):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _ENTRY_FIELDS)
         return f"Entry({fields})"
