@@ -466,12 +466,30 @@ def _propagate(
             rule = node._rule
             if rule is None:
                 continue
-            args = node.args
-            if create_graph:
-                xs: list[Any] = [*args, node]
+            if rule.arity == 1:
+                a = node._a
+                args: tuple[Any, ...] = (a,)
+                if create_graph:
+                    xs: tuple[Any, ...] = (a, node)
+                else:
+                    xs = (a._data if type(a) is Value else a, node._data)
+            elif rule.arity == 2:
+                a, b = node._a, node._b
+                args = (a, b)
+                if create_graph:
+                    xs = (a, b, node)
+                else:
+                    xs = (
+                        a._data if type(a) is Value else a,
+                        b._data if type(b) is Value else b,
+                        node._data,
+                    )
             else:
-                xs = [a._data if type(a) is Value else a for a in args]
-                xs.append(node._data)
+                args = node._a
+                if create_graph:
+                    xs = (*args, node)
+                else:
+                    xs = (*[a._data if type(a) is Value else a for a in args], node._data)
             partials: tuple[Any, ...] = rule.partials
             for p, partial in zip(args, partials, strict=True):
                 if type(p) is not Value or p not in wanted:
@@ -532,11 +550,17 @@ def grad(
         acc[out] = w if old is None else old + w
     wanted = set(ins)
     order = toposort(outs)
-    # Only nodes that depend on some input need their rule run.
-    needed: set[Value] = set()
+    # Only nodes that depend on some input need their rule run: walk from
+    # the leaves up, marking every node with a marked argument.
+    needed = set(wanted)
     for node in reversed(order):
-        if node in wanted or any(p in needed for p in node.parents):
-            needed.add(node)
+        rule = node._rule
+        if rule is None or node in needed:
+            continue
+        for p in (node._a, node._b) if rule.arity <= 2 else node._a:
+            if type(p) is Value and p in needed:
+                needed.add(node)
+                break
     order = [node for node in order if node in needed]
     kept = _propagate(order, acc, wanted, create_graph=create_graph)
     result: list[Value] = []

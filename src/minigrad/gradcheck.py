@@ -494,13 +494,18 @@ class _Checker:
         return entries, jumps
 
     def sides(self, k: int, i: int, h: float) -> tuple[list[float], list[float], float]:
-        """Level-k values at input i moved by +h and by -h, and the half-step taken."""
-        x = self.xs[i].data
-        n = len(self.xs)
-        up = self.shifted(k, [h if j == i else 0.0 for j in range(n)])
-        down = self.shifted(k, [-h if j == i else 0.0 for j in range(n)])
+        """Level-k values with input i moved by +h and by -h, and the half-step taken."""
+        x = self.xs[i]
+        orig = x.data
+        try:
+            x.data = orig + h
+            up = self.values(k)
+            x.data = orig - h
+            down = self.values(k)
+        finally:
+            x.data = orig
         # The step actually taken, after rounding x + h and x - h.
-        return up, down, ((x + h) - (x - h)) / 2
+        return up, down, ((orig + h) - (orig - h)) / 2
 
     def fast(self, k: int, both: bool) -> bool:
         """One random direction u over the inputs, one weighting w of the level."""
@@ -539,15 +544,7 @@ class _Checker:
                 out.append(_with_note(e, note))
                 continue
             if e.input not in probes:
-                n = len(self.xs)
-                probes[e.input] = [
-                    (
-                        self.shifted(k, [self.eps * s if j == e.input else 0.0 for j in range(n)]),
-                        self.shifted(k, [-self.eps * s if j == e.input else 0.0 for j in range(n)]),
-                        self.eps * s,
-                    )
-                    for s in _STEPS
-                ]
+                probes[e.input] = [self.sides(k, e.input, self.eps * s) for s in _STEPS]
             r = rows[(e.output, e.path)]
             jump = _jump(here[r], [(up[r], down[r]) for up, down, _ in probes[e.input]], k)
             if jump:
