@@ -209,7 +209,10 @@ class Value:
         """Add d self / d node, times ``grad``, into ``.grad`` of every node reached.
 
         Gradients accumulate across calls, as in PyTorch and micrograd; call
-        :meth:`zero_grad` between steps. Iterative, O(nodes + edges).
+        :meth:`zero_grad` between steps. Iterative, O(nodes + edges). A node
+        whose gradient is 0 passes nothing back: its partials are not
+        evaluated, so a slope that is undefined (or infinite) where no
+        gradient flows raises no error and makes no NaN.
 
         Args:
             grad: The upstream weight of this node (d loss / d self).
@@ -235,18 +238,28 @@ class Value:
                 if rule is None:
                     continue
                 g = node.grad
+                if g == 0.0:
+                    # Nothing flows back through this node (half the nodes of
+                    # a relu network): its partials are not even evaluated.
+                    continue
                 a = node._a
+                b = node._b
                 partials: tuple[Any, ...] = rule.partials
-                if rule.arity == 1:
-                    d = partials[0]
-                    if type(a) is Value:
+                if b is None:  # one argument, or three and more (all in _a)
+                    if rule.arity > 2:
+                        _backward_nary(node, g)
+                    elif type(a) is Value:
+                        d = partials[0]
                         a.grad += g * (d if type(d) is float else d(a._data, node._data))
                     continue
-                if rule.arity > 2:
-                    _backward_nary(node, g)
-                    continue
-                b = node._b
                 da, db = partials
+                if type(da) is float and type(db) is float:
+                    # Constant slopes (+ and -): no call, no arguments to read.
+                    if type(a) is Value:
+                        a.grad += g * da
+                    if type(b) is Value:
+                        b.grad += g * db
+                    continue
                 x = a._data if type(a) is Value else a
                 y = b._data if type(b) is Value else b
                 if type(a) is Value:
@@ -375,41 +388,55 @@ def _postorder(roots: Iterable[Value], prior: dict[Value, float] | None) -> list
 
     An iterative depth-first search (no recursion, so any depth works). Nodes
     are marked through their ``_mark`` slot with tokens made for this call, so
-    no hashing is needed and no mark has to be cleared afterwards. When
-    ``prior`` is a dict, each node's non-zero ``.grad`` is moved into it.
+    no hashing is needed and no mark has to be cleared afterwards. A node with
+    an argument not yet done goes back on the stack under its arguments and is
+    emitted when it comes up again; a node with none (a leaf, say) is emitted
+    at once. When ``prior`` is a dict, each node's non-zero ``.grad`` is moved
+    into it.
     """
     seen = object()
     done = object()
     order: list[Value] = []
     stack = list(roots)
+    # This loop runs about twice per node: bound methods, and pop() rather
+    # than stack[-1] (a negative index takes CPython's slow path).
+    push, pop, emit = stack.append, stack.pop, order.append
     while stack:
-        node = stack[-1]
+        node = pop()
         mark = node._mark
         if mark is done:
-            stack.pop()
             continue
         if mark is seen:
             # Every argument is done: the node can follow them.
             node._mark = done
-            order.append(node)
-            stack.pop()
+            emit(node)
             continue
-        node._mark = seen
         if prior is not None and node.grad:
             prior[node] = node.grad
             node.grad = 0.0
         rule = node._rule
-        if rule is None:
-            continue
-        if rule.arity > 2:
-            stack.extend(p for p in node._a if type(p) is Value and p._mark is not done)
-            continue
-        a = node._a
-        if type(a) is Value and a._mark is not done:
-            stack.append(a)
-        b = node._b
-        if type(b) is Value and b._mark is not done:
-            stack.append(b)
+        if rule is not None:
+            if rule.arity > 2:
+                node._mark = seen
+                push(node)
+                for p in node._a:
+                    if type(p) is Value and p._mark is not done:
+                        push(p)
+                continue
+            a = node._a
+            b = node._b
+            wait_a = type(a) is Value and a._mark is not done
+            wait_b = type(b) is Value and b._mark is not done
+            if wait_a or wait_b:
+                node._mark = seen
+                push(node)
+                if wait_a:
+                    push(a)
+                if wait_b:
+                    push(b)
+                continue
+        node._mark = done
+        emit(node)
     return order
 
 
@@ -463,6 +490,8 @@ def _propagate(
                 continue
             if node in keep:
                 kept[node] = g
+            if not create_graph and g == 0.0:
+                continue  # as in backward: nothing flows back through this node
             rule = node._rule
             if rule is None:
                 continue
