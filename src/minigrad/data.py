@@ -21,6 +21,8 @@ import math
 import random
 from typing import NamedTuple
 
+from minigrad._random import check_rng
+
 __all__ = ["Dataset", "make_circles", "make_moons"]
 
 
@@ -181,11 +183,4 @@ def _check(n: object, noise: object, shuffle: object, rng: object, who: str) -> 
         raise ValueError(f"{who}: noise must be a finite number >= 0, got {noise!r}")
     if not isinstance(shuffle, bool):
         raise TypeError(f"{who}: shuffle must be a bool, got {type(shuffle).__name__} {shuffle!r}")
-    if rng is None:
-        return random.Random()
-    if not isinstance(rng, random.Random):
-        raise TypeError(
-            f"{who}: rng must be a random.Random such as random.Random(0), "
-            f"got {type(rng).__name__} {rng!r}"
-        )
-    return rng
+    return check_rng(rng, who)

@@ -26,6 +26,7 @@ import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 
+from minigrad._random import check_rng as _check_rng
 from minigrad.engine import Value
 
 __all__ = ["MLP", "NONLINEARITIES", "SGD", "Layer", "Module", "Neuron"]
@@ -432,15 +433,3 @@ def _activation(nonlin: object, who: str) -> Callable[[Value], Value] | None:
     except KeyError:
         choices = ", ".join(repr(name) for name in NONLINEARITIES)
         raise ValueError(f"{who}: nonlin must be one of {choices}, got {nonlin!r}") from None
-
-
-def _check_rng(rng: object, who: str) -> random.Random:
-    """``rng`` itself, or a fresh generator for None; never the global one."""
-    if rng is None:
-        return random.Random()
-    if not isinstance(rng, random.Random):
-        raise TypeError(
-            f"{who}: rng must be a random.Random such as random.Random(0), "
-            f"got {type(rng).__name__} {rng!r}"
-        )
-    return rng
