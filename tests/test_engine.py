@@ -9,6 +9,8 @@ from __future__ import annotations
 import gc
 import math
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -613,3 +615,38 @@ def test_custom_op_forward_errors_name_the_op() -> None:
         SCALE_PLUS_LOG(Value(1.0), Value(-1.0))
     with pytest.raises(TypeError, match="takes 3 argument"):
         X_EXP_YZ(Value(1.0), 2.0)
+
+
+# Where no gradient flows, a node's partials are not evaluated.
+
+
+def test_no_gradient_flows_through_a_dead_relu_so_an_undefined_slope_is_not_reached() -> None:
+    # relu(sqrt(x) - 1) at x = 0: the relu is off, so d/dx is 0 and the slope
+    # of sqrt at 0 (infinite) is never needed: backward and grad agree on 0.
+    x = Value(0.0)
+    y = (x.sqrt() - 1.0).relu()
+    y.backward()
+    assert x.grad == 0.0
+    assert grad(y, [x])[0].data == 0.0
+
+
+def test_where_gradient_flows_an_undefined_slope_raises_naming_the_op() -> None:
+    x = Value(0.0)
+    y = x.sqrt() + 1.0
+    with pytest.raises(ZeroDivisionError, match="sqrt backward"):
+        y.backward()
+    with pytest.raises(ZeroDivisionError, match="sqrt backward"):
+        grad(y, [x])
+
+
+def test_import_minigrad_loads_only_the_standard_library() -> None:
+    code = (
+        "import sys; before = set(sys.modules); import minigrad; "
+        "new = set(sys.modules) - before; "
+        "print(sorted(m for m in new if m.split('.')[0] not in sys.stdlib_module_names))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert (
+        done.stdout.strip()
+        == "['minigrad', 'minigrad.engine', 'minigrad.gradcheck', 'minigrad.ops']"
+    )
