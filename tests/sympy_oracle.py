@@ -33,10 +33,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import mpmath  # type: ignore[import-untyped]
-import pytest
 import sympy
 
 from minigrad import Rule, Value, grad
+from summary import closing_line
 
 #: SymPy expressions are untyped; this alias marks where they flow.
 SymExpr = Any
@@ -244,25 +244,15 @@ def compare(
         check(g, exact_values[(i,)], what, category)
 
 
-class _Summary:
-    """A pytest plugin object that prints the comparison counts at the end."""
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        total = sum(COUNTS.values())
-        parts = ", ".join(
-            f"{k} {n} (worst relative error {WORST.get(k, 0.0):.2g})"
-            for k, n in sorted(COUNTS.items())
-        )
-        terminalreporter.write_line(
-            f"SymPy comparisons run: {total}" + (f": {parts}" if parts else "")
-        )
-
-
-def report_counts(config: pytest.Config) -> None:
-    """Make pytest print :data:`COUNTS` in its terminal summary (once per session)."""
-    name = "minigrad-sympy-comparisons"
-    if not config.pluginmanager.has_plugin(name):
-        config.pluginmanager.register(_Summary(), name)
+@closing_line("sympy comparisons")
+def _closing() -> str:
+    total = sum(COUNTS.values())
+    if not total:
+        return ""
+    parts = ", ".join(
+        f"{k} {n} (worst relative error {WORST.get(k, 0.0):.2g})" for k, n in sorted(COUNTS.items())
+    )
+    return f"SymPy comparisons run: {total}: {parts}"
 
 
 def compare_rule(

@@ -20,16 +20,11 @@ from hypothesis import strategies as st
 
 from minigrad import Rule, Value, cos, exp, grad, ops, sin, toposort
 from minigrad.testing import Expression, Node, expressions, points, safe_intervals
-from sympy_oracle import apply_sympy, compare, compare_rule, report_counts
+from sympy_oracle import apply_sympy, compare, compare_rule
 
 #: Symbols named like the inputs in ``str(Expression)``, so messages line up.
 INPUTS = tuple(sympy.symbols("x0:4", real=True))
 EXAMPLES = settings(max_examples=30, deadline=None)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _count_comparisons(pytestconfig: pytest.Config) -> None:
-    report_counts(pytestconfig)
 
 
 def leaves(expr: Expression) -> list[Value]:

@@ -43,6 +43,7 @@ from minigrad import (
     ops,
 )
 from minigrad.testing import Expression, expressions, points
+from summary import closing_line
 
 Fn = Callable[..., Any]
 
@@ -737,19 +738,13 @@ def test_html_report_of_a_pass_is_a_summary_table_only() -> None:
 # The summary line.
 
 
-class _Summary:
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        total = sum(CHECKS.values())
-        if total:
-            parts = ", ".join(f"{k} {n}" for k, n in sorted(CHECKS.items()))
-            terminalreporter.write_line(
-                f"gradcheck random correct checks passed (no false alarm): {total} "
-                f"(planned {RANDOM_CHECKS_PLANNED}): {parts}"
-            )
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _report_checks(pytestconfig: pytest.Config) -> None:
-    name = "minigrad-gradcheck-random-checks"
-    if not pytestconfig.pluginmanager.has_plugin(name):
-        pytestconfig.pluginmanager.register(_Summary(), name)
+@closing_line("gradcheck random checks")
+def _closing() -> str:
+    total = sum(CHECKS.values())
+    if not total:
+        return ""
+    parts = ", ".join(f"{k} {n}" for k, n in sorted(CHECKS.items()))
+    return (
+        f"gradcheck random correct checks passed (no false alarm): {total} "
+        f"(planned {RANDOM_CHECKS_PLANNED}): {parts}"
+    )

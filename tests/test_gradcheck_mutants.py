@@ -46,6 +46,7 @@ from minigrad import (
     gradgradcheck,
 )
 from minigrad.ops import value_of
+from summary import closing_line
 
 #: Mutants caught, per class; printed at the end of the session.
 CAUGHT: Counter[str] = Counter()
@@ -661,18 +662,10 @@ def test_richardson_passes_correct_functions(
 # The summary line.
 
 
-class _Summary:
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        total = sum(CAUGHT.values())
-        if total:
-            parts = ", ".join(f"{k} {n}" for k, n in sorted(CAUGHT.items()))
-            terminalreporter.write_line(
-                f"gradcheck mutants caught: {total} in {len(CAUGHT)} classes: {parts}"
-            )
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _report_caught(pytestconfig: pytest.Config) -> None:
-    name = "minigrad-gradcheck-mutants"
-    if not pytestconfig.pluginmanager.has_plugin(name):
-        pytestconfig.pluginmanager.register(_Summary(), name)
+@closing_line("gradcheck mutants")
+def _closing() -> str:
+    total = sum(CAUGHT.values())
+    if not total:
+        return ""
+    parts = ", ".join(f"{k} {n}" for k, n in sorted(CAUGHT.items()))
+    return f"gradcheck mutants caught: {total} in {len(CAUGHT)} classes: {parts}"

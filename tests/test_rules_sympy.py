@@ -21,15 +21,10 @@ from hypothesis import strategies as st
 from minigrad import Rule, Value, cos, ops
 from minigrad.ops import value_of
 from minigrad.testing import points
-from sympy_oracle import SYMBOLS, compare, compare_rule, exact, report_counts, rule_sympy
+from sympy_oracle import SYMBOLS, compare, compare_rule, exact, rule_sympy
 
 X, Y = SYMBOLS[:2]
 EXAMPLES = settings(max_examples=25, deadline=None)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _count_comparisons(pytestconfig: pytest.Config) -> None:
-    report_counts(pytestconfig)
 
 
 def _rule_id(rule: Rule) -> str:
