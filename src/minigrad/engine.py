@@ -471,16 +471,20 @@ def toposort(roots: Iterable[Value]) -> list[Value]:
 
 
 def _propagate(
-    order: list[Value], acc: dict[Value, Any], keep: set[Value], *, create_graph: bool
+    order: list[Value],
+    acc: dict[Value, Any],
+    keep: set[Value],
+    wanted: set[Value],
+    *,
+    create_graph: bool,
 ) -> dict[Value, Any]:
     """Run the rules of the nodes in ``order``; return d outputs / d node for ``keep``.
 
-    ``acc`` holds the seeds. Only the partials towards nodes in ``order`` are
-    evaluated (a partial nobody asked for may not even exist there, such as
-    d/dy x ** y at x < 0). No ``.grad`` is touched. With ``create_graph`` the
+    ``acc`` holds the seeds; ``wanted`` is the set of the nodes in ``order``.
+    Only the partials towards those are evaluated (a partial nobody asked for
+    may not even exist there, such as d/dy x ** y at x < 0). No ``.grad`` is touched. With ``create_graph`` the
     partials are applied to Values, so the results are differentiable.
     """
-    wanted = set(order)
     kept: dict[Value, Any] = {}
     node = None
     try:
@@ -591,7 +595,7 @@ def grad(
                 needed.add(node)
                 break
     order = [node for node in order if node in needed]
-    kept = _propagate(order, acc, wanted, create_graph=create_graph)
+    kept = _propagate(order, acc, wanted, needed, create_graph=create_graph)
     result: list[Value] = []
     for x in ins:
         g = kept.get(x)
