@@ -482,8 +482,9 @@ def _propagate(
 
     ``acc`` holds the seeds; ``wanted`` is the set of the nodes in ``order``.
     Only the partials towards those are evaluated (a partial nobody asked for
-    may not even exist there, such as d/dy x ** y at x < 0). No ``.grad`` is touched. With ``create_graph`` the
-    partials are applied to Values, so the results are differentiable.
+    may not even exist there, such as d/dy x ** y at x < 0). No ``.grad`` is
+    touched. With ``create_graph`` the partials are applied to Values, so the
+    results are differentiable.
     """
     kept: dict[Value, Any] = {}
     node = None
