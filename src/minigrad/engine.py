@@ -234,38 +234,36 @@ class Value:
         node = self
         try:
             for node in reversed(order):
-                rule = node._rule
-                if rule is None:
-                    continue
                 g = node.grad
-                if g == 0.0:
+                if not g:
                     # Nothing flows back through this node (half the nodes of
                     # a relu network): its partials are not even evaluated.
                     continue
+                rule = node._rule
+                if rule is None:
+                    continue  # a leaf
                 a = node._a
                 b = node._b
                 partials: tuple[Any, ...] = rule.partials
-                if b is None:  # one argument, or three and more (all in _a)
-                    if rule.arity > 2:
-                        _backward_nary(node, g)
-                    elif type(a) is Value:
+                if b is None:  # one argument, or three and more (a tuple in _a)
+                    if type(a) is Value:
                         d = partials[0]
                         a.grad += g * (d if type(d) is float else d(a._data, node._data))
+                    elif type(a) is tuple:
+                        _backward_nary(node, g)
                     continue
+                # Two arguments; a partial is a function or a constant slope.
                 da, db = partials
-                if type(da) is float and type(db) is float:
-                    # Constant slopes (+ and -): no call, no arguments to read.
-                    if type(a) is Value:
-                        a.grad += g * da
-                    if type(b) is Value:
-                        b.grad += g * db
-                    continue
-                x = a._data if type(a) is Value else a
-                y = b._data if type(b) is Value else b
                 if type(a) is Value:
-                    a.grad += g * (da if type(da) is float else da(x, y, node._data))
-                if type(b) is Value:
-                    b.grad += g * (db if type(db) is float else db(x, y, node._data))
+                    x = a._data
+                    if type(b) is Value:
+                        y = b._data
+                        a.grad += g * (da if type(da) is float else da(x, y, node._data))
+                        b.grad += g * (db if type(db) is float else db(x, y, node._data))
+                    else:
+                        a.grad += g * (da if type(da) is float else da(x, b, node._data))
+                elif type(b) is Value:
+                    b.grad += g * (db if type(db) is float else db(a, b._data, node._data))
         except (ArithmeticError, ValueError) as exc:
             raise _backward_error(node, exc) from exc
         finally:
@@ -414,26 +412,35 @@ def _postorder(roots: Iterable[Value], prior: dict[Value, float] | None) -> list
         if prior is not None and node.grad:
             prior[node] = node.grad
             node.grad = 0.0
-        rule = node._rule
-        if rule is not None:
-            if rule.arity > 2:
+        # A leaf has no arguments (_a and _b None), one argument leaves _b
+        # None, and three or more are a tuple in _a.
+        a = node._a
+        b = node._b
+        if b is not None:
+            if type(a) is Value and a._mark is not done:
                 node._mark = seen
                 push(node)
-                for p in node._a:
-                    if type(p) is Value and p._mark is not done:
-                        push(p)
-                continue
-            a = node._a
-            b = node._b
-            wait_a = type(a) is Value and a._mark is not done
-            wait_b = type(b) is Value and b._mark is not done
-            if wait_a or wait_b:
-                node._mark = seen
-                push(node)
-                if wait_a:
-                    push(a)
-                if wait_b:
+                push(a)
+                if type(b) is Value and b._mark is not done:
                     push(b)
+                continue
+            if type(b) is Value and b._mark is not done:
+                node._mark = seen
+                push(node)
+                push(b)
+                continue
+        elif type(a) is Value:
+            if a._mark is not done:
+                node._mark = seen
+                push(node)
+                push(a)
+                continue
+        elif type(a) is tuple:
+            waiting = [p for p in a if type(p) is Value and p._mark is not done]
+            if waiting:
+                node._mark = seen
+                push(node)
+                stack.extend(waiting)
                 continue
         node._mark = done
         emit(node)
