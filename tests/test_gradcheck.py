@@ -18,6 +18,7 @@ The mutants (wrong rules the checkers must catch) are in
 from __future__ import annotations
 
 import html
+import importlib
 import math
 import warnings
 from collections import Counter
@@ -667,6 +668,50 @@ def test_nondeterministic_backward_fails_unless_tolerated() -> None:
     assert not report.ok
     assert "not deterministic" in report.failures[0].note
     assert check(lambda a: noisy(a), [Value(0.4)], nondet_tol=1e-8).ok
+
+
+def _reverse_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the float reverse passes (grad without create_graph) the checker makes."""
+    gradcheck_module = importlib.import_module("minigrad.gradcheck")
+    passes = [0]
+    real = gradcheck_module.grad
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs.get("create_graph"):
+            passes[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gradcheck_module, "grad", counting)
+    return passes
+
+
+def test_determinism_pass_runs_only_through_rules_that_could_differ(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Built-in rules are pure functions of their floats: one pass suffices.
+    passes = _reverse_passes(monkeypatch)
+    assert gradcheck(lambda a, b: (a * b).tanh() + a.exp(), [Value(0.3), Value(-0.7)])
+    assert passes[0] == 1
+    # A custom rule may hide state: its graph gets the second pass.
+    passes[0] = 0
+    cube = Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,))
+    assert gradcheck(lambda a, b: cube(a) * b, [Value(0.3), Value(-0.7)])
+    assert passes[0] == 2
+
+
+def test_a_builtin_rule_given_other_partials_is_checked_for_determinism(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = [0]
+
+    def jitter(x: Any, out: Any) -> Any:
+        calls[0] += 1
+        return cos(x) + 1e-9 * (calls[0] % 2)
+
+    monkeypatch.setattr(ops.SIN, "partials", (jitter,))
+    report = check(lambda a: a.sin(), [Value(0.4)])
+    assert not report.ok
+    assert "not deterministic" in report.failures[0].note
 
 
 # The traceback pytest shows points at the caller.
