@@ -182,6 +182,13 @@ class Bare:
 
     __slots__ = ("a", "b", "data", "grad", "mark", "op")
 
+    data: float
+    grad: float
+    a: Any  # a Bare, or None for a leaf
+    b: Any  # a Bare, a number, or None
+    mark: object
+    op: int
+
     def __init__(self, data: float) -> None:
         self.data = data
         self.grad = 0.0
