@@ -608,21 +608,26 @@ def bench_mlp(engines: list[Engine], reps: int, report: Report) -> None:
     ]
     # Each engine runs its steps back to back, with the collector on, as in a
     # training loop: micrograd's graphs are reference cycles, and collecting
-    # them is part of its step. Blocks of steps are interleaved over rounds.
-    rounds = min(3, reps)
-    per_round = [reps // rounds + (r < reps % rounds) for r in range(rounds)]
+    # them is part of its step. So in each round every engine runs one
+    # untimed step, then a timed one that also pays for collecting the
+    # first's garbage. The machine's speed drifts over minutes, so the ratios
+    # are medians of the ratios within a round, not ratios of medians.
     times: dict[str, list[float]] = {name: [] for name, _ in cases}
-    for r in range(rounds):
+    for r in range(reps):
         for name, run in cases:
-            progress(f"MLP step, round {r + 1}/{rounds}: {name}")
+            progress(f"MLP step, round {r + 1}/{reps}: {name}")
             gc.collect()
             run()  # warm-up
-            for _ in range(per_round[r]):
-                t0 = clock()
-                run()
-                times[name].append(clock() - t0)
+            t0 = clock()
+            run()
+            times[name].append(clock() - t0)
     medians = {name: statistics.median(ts) for name, ts in times.items()}
-    base = medians[MINIGRAD]
+
+    def paired(name: str, base: str) -> float:
+        """The median over the rounds of name's step time / base's."""
+        return statistics.median(t / b for t, b in zip(times[name], times[base], strict=True))
+
+    ratios = {name: paired(name, MINIGRAD) for name in times}
     rows = []
     for name, ts in times.items():
         m = medians[name]
@@ -632,8 +637,8 @@ def bench_mlp(engines: list[Engine], reps: int, report: Report) -> None:
                 fmt_time(m),
                 fmt_time(statistics.fmean(ts)),
                 fmt_time(m / n_ops),
-                fmt_ratio(m / base),
-                fmt_ratio(base / m),
+                fmt_ratio(ratios[name]),
+                fmt_ratio(1.0 / ratios[name]),
             ]
         )
     print(
@@ -652,13 +657,16 @@ def bench_mlp(engines: list[Engine], reps: int, report: Report) -> None:
     print(
         f"\nA step: zero the {n_params} parameters' grads, forward, backward; "
         "the graph is freed when the step returns (its freeing is timed). "
-        f"{reps} steps per engine in {rounds} interleaved blocks; gc on. "
-        "'per op' divides by the minigrad op count."
+        f"{reps} rounds; in each, every engine runs an untimed step and then the timed "
+        "one; gc on. 'per op' divides by the minigrad op count. The two ratio columns "
+        "are medians over the rounds of the ratio within a round."
     )
-    report.numbers["mlp"] = base
-    report.numbers["mlp floats"] = medians[FLOATS]
+    # For the targets: step times relative to minigrad's, and to the floor row's.
+    report.numbers["mlp floats"] = ratios[FLOATS]
     for e in engines:
-        report.numbers[f"mlp {e.name}"] = medians[e.name]
+        report.numbers[f"mlp {e.name}"] = ratios[e.name]
+        report.numbers[f"floor {e.name}"] = paired(e.name, BARE)
+    report.numbers["floor floats"] = paired(FLOATS, BARE)
 
 
 # (b) The chain.
@@ -1098,7 +1106,12 @@ def bench_gradcheck(reps: int, sizes: Sequence[int], report: Report) -> None:
             # A check at small N takes about a millisecond: more runs steady its median.
             runs = max(reps, 51) if n <= 30 else reps
             result = timed_runs([("check", checked), ("manual", by_hand)], runs)
-            ratio = result["check"].median / result["manual"].median
+            # Each run of the check is timed next to one of the work by hand:
+            # the median of those paired ratios is steady while the machine's
+            # speed drifts (a ratio of the two medians is not).
+            ratio = statistics.median(
+                c / m for c, m in zip(result["check"].times, result["manual"].times, strict=True)
+            )
             if name == "gradcheck":
                 worst = max(worst, ratio)
             rows.append(
@@ -1183,20 +1196,21 @@ def print_targets(report: Report, engines: list[Engine]) -> None:
 
     # The floor row's figure for the same target: how far any engine that
     # makes one Python object per op could get in this interpreter.
-    floor = nums.get(f"mlp {BARE}")
+    # The MLP figures are step times relative to minigrad's (and, beside
+    # them, to the floor row's), each a median of ratios within a round.
     for engine, label in ((MICROGRAD, "micrograd"), (TORCH, "torch 0-d")):
         name = f"MLP step >= 10x faster than {label}"
         key = f"mlp {engine}"
-        if "mlp" in nums and key in nums:
-            speedup = nums[key] / nums["mlp"]
-            at_floor = f" (floor row: {fmt_ratio(nums[key] / floor)})" if floor else ""
+        if key in nums:
+            speedup = nums[key]
+            at_floor = f" (floor row: {fmt_ratio(nums[f'floor {engine}'])})"
             row(name, f"{fmt_ratio(speedup)} faster{at_floor}", speedup >= 10)
         else:
             missing = "not installed" if engine not in {e.name for e in engines} else ""
             row(name, None, None, missing)
-    if "mlp" in nums:
-        r = nums["mlp"] / nums["mlp floats"]
-        at_floor = f" (floor row: {fmt_ratio(floor / nums['mlp floats'])})" if floor else ""
+    if "mlp floats" in nums:
+        r = 1.0 / nums["mlp floats"]
+        at_floor = f" (floor row: {fmt_ratio(1.0 / nums['floor floats'])})"
         row("MLP step <= 8x the plain-float forward", fmt_ratio(r) + at_floor, r <= 8)
     else:
         row("MLP step <= 8x the plain-float forward", None, None)
