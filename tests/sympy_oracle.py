@@ -130,6 +130,9 @@ def _compiled(exprs: tuple[SymExpr, ...], syms: tuple[SymExpr, ...]) -> Callable
     return sympy.lambdify(syms, list(exprs), modules="mpmath", cse=True)  # type: ignore[no-any-return]
 
 
+_MPMATH_CONSTANT = type(mpmath.e)
+
+
 def sympy_values(
     exprs: Sequence[SymExpr], syms: Sequence[SymExpr], point: Sequence[float]
 ) -> list[float]:
@@ -143,7 +146,9 @@ def sympy_values(
         results = f(*(mpmath.mpf(p) for p in point))
     values: list[float] = []
     for expr, r in zip(exprs, results, strict=True):
-        if not isinstance(r, mpmath.mpf | int | float | sympy.Integer | sympy.Rational):
+        # A constant expression comes back as it is: an int, a SymPy rational,
+        # or an mpmath constant such as e (exp(exp(x - x))) or pi.
+        if not isinstance(r, mpmath.mpf | _MPMATH_CONSTANT | int | float | sympy.Rational):
             raise AssertionError(f"SymPy gives {r} (not a real number) for {expr} at {point}")
         values.append(float(r))
     return values

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from minigrad import Rule, Value, cos, ops
 from minigrad.ops import value_of
 from minigrad.testing import points
-from sympy_oracle import SYMBOLS, compare, compare_rule, exact, rule_sympy
+from sympy_oracle import SYMBOLS, compare, compare_rule, exact, rule_sympy, sympy_values
 
 X, Y = SYMBOLS[:2]
 EXAMPLES = settings(max_examples=25, deadline=None)
@@ -149,3 +149,12 @@ def test_oracle_catches_wrong_rules_at_the_first_wrong_order(
     with pytest.raises(AssertionError, match=rf"order {order}, {partial} at") as info:
         compare_rule(rule, point, category="oracle self-test (must fail)")
     assert rule.name in str(info.value)
+
+
+def test_oracle_evaluates_constant_expressions() -> None:
+    # exp(exp(x - x)) is the constant e: lambdify hands back mpmath's e, not an mpf.
+    x = SYMBOLS[0]
+    exprs = [sympy.exp(sympy.exp(x - x)), sympy.pi, sympy.Rational(1, 2), sympy.Integer(0), x]
+    assert sympy_values(exprs, (x,), (0.25,)) == [math.e, math.pi, 0.5, 0.0, 0.25]
+    with pytest.raises(AssertionError, match="not a real number"):
+        sympy_values([sympy.sqrt(x)], (x,), (-1.0,))
