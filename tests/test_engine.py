@@ -6,6 +6,7 @@ closed form computed from the inputs, or a second minigrad path.
 
 from __future__ import annotations
 
+import ast
 import gc
 import math
 import re
@@ -641,7 +642,7 @@ def test_import_minigrad_loads_only_the_standard_library() -> None:
         "print(sorted(m for m in new if m.split('.')[0] not in sys.stdlib_module_names))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert (
-        done.stdout.strip()
-        == "['minigrad', 'minigrad.engine', 'minigrad.gradcheck', 'minigrad.ops']"
-    )
+    loaded = ast.literal_eval(done.stdout.strip())
+    assert "minigrad.engine" in loaded
+    outside = [m for m in loaded if m != "minigrad" and not m.startswith("minigrad.")]
+    assert outside == []

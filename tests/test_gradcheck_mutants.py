@@ -352,7 +352,7 @@ def test_value_of_partial_passes_gradcheck_and_fails_gradgradcheck(point: float)
         gradgradcheck(lambda a: SIN_DATA(a), [x])
     report = excinfo.value.report
     (entry,) = report.failures
-    assert (entry.order, entry.path, entry.input) == (2, (0,), 0)
+    assert (entry.order, entry.path, entry.wrt) == (2, (0,), 0)
     # The dead graph differentiates to 0; the truth is -sin(x).
     assert entry.analytic == 0.0
     assert entry.numerical == pytest.approx(-math.sin(point), rel=1e-6)
@@ -423,7 +423,7 @@ def test_wrong_mixed_partials_with_right_column_sums(
         gradgradcheck(mutant, [Value(p) for p in point])
     report = excinfo.value.report
     assert report.order == 2
-    assert {(e.path, e.input) for e in report.failures} == {
+    assert {(e.path, e.wrt) for e in report.failures} == {
         ((0,), 0),
         ((0,), 1),
         ((1,), 0),
@@ -492,7 +492,7 @@ def test_third_order_mutant(rule: Rule, point: float) -> None:
         check_grads(func, [Value(point)], order=3)
     report = excinfo.value.report
     (entry,) = report.failures
-    assert (entry.order, entry.path, entry.input) == (3, (0, 0), 0)
+    assert (entry.order, entry.path, entry.wrt) == (3, (0, 0), 0)
     assert entry.analytic == 0.0
     assert "gradcheck failed at order 3" in str(excinfo.value)
     _assert_names_the_op(report, rule)
@@ -534,7 +534,7 @@ def test_wrong_op_on_the_second_output_is_reported_there() -> None:
         gradcheck(lambda a, b: ((a * b).sin(), SIN_SHIFTED(b) * a), [x, y])
     report = excinfo.value.report
     assert {e.output for e in report.failures} == {1}
-    assert {e.input for e in report.failures} == {1}
+    assert {e.wrt for e in report.failures} == {1}
     assert report.names == ["x[0] 'x'", "x[1] 'y'"]
     assert "out[1]" in str(excinfo.value)
     assert "x[1] 'y'" in str(excinfo.value)
@@ -583,7 +583,7 @@ def test_second_order_mutant_on_an_output_of_nonzero_weight_fails(
     assert report.order == 2
     # The d2/dx2 entry; the wrong term is weight * -sin(x) * y.
     worst = report.failures[0]
-    assert (worst.path, worst.input) == ((0,), 0)
+    assert (worst.path, worst.wrt) == ((0,), 0)
     w1 = 1.0 if weights is None else weights[1]
     assert worst.numerical - worst.analytic == pytest.approx(w1 * -math.sin(0.7) * -1.2, rel=1e-4)
     if weights is not None:
@@ -607,7 +607,7 @@ def test_value_weights_are_checked_as_inputs_and_honoured() -> None:
         gradgradcheck(_two_outputs, xs, nonzero)
     report = excinfo.value.report
     assert report.names == ["x[0]", "x[1]", "v[0] 'w0'", "v[1]"]
-    assert "v[0] 'w0'" not in {report.names[e.input] for e in report.failures}
+    assert "v[0] 'w0'" not in {report.names[e.wrt] for e in report.failures}
     worst = report.failures[0]
     assert worst.numerical - worst.analytic == pytest.approx(2.0 * -math.sin(0.7) * -1.2, rel=1e-4)
     _assert_names_the_op(report, SIN_DATA)

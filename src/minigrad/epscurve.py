@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from minigrad.engine import Value
-from minigrad.gradcheck import _escape, eps_curve
+from minigrad.gradcheck import eps_curve
+from minigrad.report import escape_html
 
 if TYPE_CHECKING:
     from typing import Any
@@ -87,7 +88,7 @@ def svg(curves: Sequence[tuple[str, list[tuple[float, float]]]], *, width: int =
         y = top + 16 + 16 * n
         parts.append(
             f'<text x="{width - right - 8}" y="{y}" text-anchor="end" '
-            f'fill="{colour}">{_escape(name)}</text>'
+            f'fill="{colour}">{escape_html(name)}</text>'
         )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

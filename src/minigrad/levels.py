@@ -1,0 +1,218 @@
+"""The functions a check compares, level by level, and their values at moved inputs.
+
+Level 1 is ``func``'s outputs; level k + 1 is every analytic derivative of
+every level-k function with respect to every input, built with
+``grad(..., create_graph=True)`` (above level 1 with ``grad_outputs`` v, the
+weighted sum ``sum_j v_j * out_j`` stands for the outputs). A check of order n
+compares, for each level up to n, reverse mode with a numerical derivative of
+the level's values; :meth:`Levels.evaluator` gives those values as a function
+of one input's ``.data`` for :mod:`minigrad.numeric`.
+
+Only the public engine API is used: ``Value``, ``grad``, ``toposort``, ``Rule``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from minigrad.engine import Value, grad, toposort
+from minigrad.numeric import Evaluate
+from minigrad.ops import TABLE, Rule
+
+__all__ = ["DerivativeError", "Func", "Levels", "derivatives"]
+
+#: What a checked function may return: a Value or a sequence of Values.
+Func = Callable[..., "Value | Sequence[Value]"]
+
+#: Which function of a level an entry is: (output index or -1, the inputs
+#: already differentiated by).
+Key = tuple[int, tuple[int, ...]]
+
+# Errors that mean "this point is outside the function's domain" when they
+# come from evaluating at a moved input (the ops raise them: log of a
+# negative, 0 ** -1, overflow).
+DOMAIN_ERRORS = (ArithmeticError, ValueError)
+
+
+class DerivativeError(Exception):
+    """Building a derivative raised: a partial failed (on floats or Values) or gave NaN."""
+
+    def __init__(self, exc: Exception) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+def derivatives(f: Value, xs: Sequence[Value], create_graph: bool) -> tuple[Value, ...]:
+    """``grad(f, xs)``, with a failing partial turned into :class:`DerivativeError`."""
+    try:
+        return grad(f, xs, create_graph=create_graph)
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        raise DerivativeError(exc) from exc
+
+
+def as_outputs(out: object, where: str) -> list[Value]:
+    """``func``'s result as a list of Values, or a TypeError saying what it was."""
+    if type(out) is Value:
+        return [out]
+    if isinstance(out, tuple | list) and out and all(type(y) is Value for y in out):
+        return list(out)
+    shown = f"{type(out).__name__} {out!r}"
+    raise TypeError(f"{where}: func must return a Value or a tuple of Values, got {shown}")
+
+
+class Levels:
+    """``func`` at its inputs, as the functions of each level of a check.
+
+    Args:
+        func: The checked function.
+        inputs: Its inputs.
+        weights: ``grad_outputs`` (floats or Values) or None; Value weights are
+            inputs of every level above the first.
+        where: The public function's name, for messages.
+    """
+
+    def __init__(
+        self,
+        func: Func,
+        inputs: list[Value],
+        weights: list[float | Value] | None,
+        where: str,
+    ) -> None:
+        self.func = func
+        self.inputs = inputs
+        self.weights = weights
+        self.where = where
+        # Value weights are inputs of every level above the first.
+        extra = [w for w in weights or () if isinstance(w, Value)]
+        self.xs = inputs + extra
+        self.names = [_name("x", i, x) for i, x in enumerate(inputs)] + [
+            _name("v", i, w) for i, w in enumerate(weights or ()) if isinstance(w, Value)
+        ]
+        # Custom rules with a declared domain that the point lies inside:
+        # moved inputs must keep them inside (see fence()).
+        self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
+
+    def outputs(self) -> list[Value]:
+        """``func``'s outputs at the inputs' current data."""
+        return as_outputs(self.func(*self.inputs), self.where)
+
+    def level(self, k: int) -> tuple[list[Value], list[Key]]:
+        """The level-k functions at the inputs' current data, and their keys."""
+        ys = self.outputs()
+        fs = ys
+        keys: list[Key] = [(j, ()) for j in range(len(ys))]
+        if k == 1:
+            return fs, keys
+        if self.weights is not None:
+            if len(self.weights) != len(ys):
+                raise ValueError(
+                    f"{self.where}: grad_outputs has {len(self.weights)} entries "
+                    f"for {len(ys)} output(s)"
+                )
+            total = self.weights[0] * ys[0]
+            for w, y in zip(self.weights[1:], ys[1:], strict=True):
+                total = total + w * y
+            fs, keys = [total], [(-1, ())]
+        for _ in range(k - 1):
+            new: list[Value] = []
+            new_keys: list[Key] = []
+            for f, (out, path) in zip(fs, keys, strict=True):
+                new.extend(derivatives(f, self.xs, True))
+                new_keys.extend((out, (*path, i)) for i in range(len(self.xs)))
+            fs, keys = new, new_keys
+        return fs, keys
+
+    def values(self, k: int) -> list[float]:
+        """The level-k values at the inputs' current data."""
+        if k == 1 and not self.fences:
+            # The 2N evaluations of a first-order check come through here:
+            # the common case (one output) takes no further call.
+            out = self.func(*self.inputs)
+            if type(out) is Value:
+                return [out.data]
+            return [f.data for f in as_outputs(out, self.where)]
+        fs = self.level(k)[0]
+        if self.fences and not self._inside(fs):
+            raise ValueError("a declared domain was left")
+        return [f.data for f in fs]
+
+    def fence(self, fs: Sequence[Value]) -> None:
+        """Keep moved inputs inside the declared domains the point is inside.
+
+        Built-in rules need no fence: their forwards raise off their domains.
+        A custom rule's ``domain`` is a promise about where it is smooth; where
+        the point itself is outside it, the user has chosen to go there, and
+        nothing is fenced.
+        """
+        candidates: dict[Rule, tuple[tuple[float, float], ...]] = {}
+        outside: set[Rule] = set()
+        for node in toposort(fs):
+            rule = node.rule
+            if rule is None or rule in _BUILT_IN or _unbounded(rule.domain):
+                continue
+            if _within(node, rule.domain):
+                candidates[rule] = rule.domain
+            else:
+                outside.add(rule)
+        self.fences = {r: d for r, d in candidates.items() if r not in outside}
+
+    def _inside(self, fs: Sequence[Value]) -> bool:
+        for node in toposort(fs):
+            domain = self.fences.get(node.rule) if node.rule is not None else None
+            if domain is not None and not _within(node, domain):
+                return False
+        return True
+
+    def evaluator(self, k: int, i: int) -> Evaluate:
+        """Level-k values as a function of input i's data (None off the domain).
+
+        The input's data is put back after every call, whatever happens.
+        """
+        x = self.xs[i]
+
+        def evaluate(t: float) -> list[float] | None:
+            orig = x.data
+            try:
+                x.data = t
+                return self.values(k)
+            except (*DOMAIN_ERRORS, DerivativeError):
+                return None
+            finally:
+                x.data = orig
+
+        return evaluate
+
+    def moved(self, k: int, step: Sequence[float]) -> list[float] | None:
+        """Level-k values with every input moved by ``step`` (None off the domain)."""
+        saved = [x.data for x in self.xs]
+        try:
+            for x, orig, s in zip(self.xs, saved, step, strict=True):
+                if s:
+                    x.data = orig + s
+            return self.values(k)
+        except (*DOMAIN_ERRORS, DerivativeError):
+            return None
+        finally:
+            for x, orig in zip(self.xs, saved, strict=True):
+                x.data = orig
+
+
+_BUILT_IN = frozenset(TABLE)
+
+
+def _unbounded(domain: tuple[tuple[float, float], ...]) -> bool:
+    return all(lo == -math.inf and hi == math.inf for lo, hi in domain)
+
+
+def _within(node: Value, domain: tuple[tuple[float, float], ...]) -> bool:
+    for a, (lo, hi) in zip(node.args, domain, strict=False):
+        x = a.data if isinstance(a, Value) else a
+        if not lo < x < hi:
+            return False
+    return True
+
+
+def _name(prefix: str, i: int, x: float | Value) -> str:
+    label = x.label if isinstance(x, Value) else ""
+    return f"{prefix}[{i}] {label!r}" if label else f"{prefix}[{i}]"

@@ -1,0 +1,293 @@
+"""Numerical derivatives that earn a verdict: steps, central differences, extrapolation.
+
+Everything here works on a plain function ``evaluate(x) -> list[float] | None``
+of one coordinate: the values of every function being checked with that input
+set to ``x``, or None when ``x`` is outside the domain (an op raised a domain
+error, or a declared domain was left). No minigrad types are involved, so the
+arithmetic can be read and tested on its own.
+
+Three ideas, in the order a check uses them:
+
+1. **The nominal step** is ``eps`` scaled to the input: ``eps * max(1, |x|)``,
+   and never fewer than a few dozen ulps of ``x``. Below 1 this is PyTorch's
+   absolute ``eps``; above 1 it is relative, so ``x + h == x`` cannot happen
+   (at ``x = 1e11`` an absolute 1e-6 step vanishes) and the round-off of
+   ``f(x + h) - f(x - h)`` stays a fixed fraction of the difference.
+2. **The step actually taken** divides the difference: ``(x + h) - (x - h)``
+   after rounding, not ``2 * h``.
+3. **When the nominal comparison disagrees**, :func:`extrapolate` estimates the
+   derivative with an error bound: Ridders' method (a Richardson tableau over
+   steps shrinking by 1.4, as in Numerical Recipes' ``dfridr``), started from
+   the largest step whose both sides stay in the domain (found by bisection)
+   and again from steps 100x, 10^4x, ... smaller, keeping per function the
+   estimate with the smallest error. A smooth function always has a start that
+   converges; a domain edge only moves the first start; curvature near a pole
+   only makes the first steps useless.
+
+Example:
+    >>> import math
+    >>> f = lambda x: [math.log(x)] if x > 0 else None  # log near its edge
+    >>> est = extrapolate(f, 1e-7, nominal_step(1e-7, 1e-6), [0])[0]
+    >>> abs(est.value - 1e7) <= 1e7 * 1e-9 and est.error < 1e-2
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+__all__ = [
+    "Estimate",
+    "central",
+    "extrapolate",
+    "min_step",
+    "nominal_step",
+    "roundoff",
+]
+
+#: The values of the checked functions at one coordinate, or None off the domain.
+Evaluate = Callable[[float], "list[float] | None"]
+
+# Ridders' tableau: steps shrink by _RATIO per row, at most _DEPTH rows; a
+# row whose diagonal moves more than _SAFE times the best error so far ends it.
+_RATIO = 1.4
+_DEPTH = 10
+_SAFE = 2.0
+# Starts of the tableau: the largest valid step, then that divided by
+# _START_RATIO, ... at most _STARTS of them (down to min_step).
+_START_RATIO = 100.0
+_STARTS = 6
+# Round-off of one evaluated function value, in units of its magnitude: a few
+# dozen ulps, for functions made of several ops.
+_ROUNDOFF = 2.0**-47
+
+
+class Estimate:
+    """A numerical derivative with its error bound and the step it came from.
+
+    Attributes:
+        value: The estimate.
+        error: A bound on |value - true derivative| (Ridders' own estimate of
+            the extrapolation error, and never below the round-off at ``step``).
+        step: The step of the tableau row the estimate came from.
+    """
+
+    __slots__ = ("error", "step", "value")
+
+    def __init__(self, value: float, error: float, step: float) -> None:
+        self.value = value
+        self.error = error
+        self.step = step
+
+    def __repr__(self) -> str:
+        return f"Estimate(value={self.value!r}, error={self.error!r}, step={self.step!r})"
+
+
+def min_step(x: float) -> float:
+    """The smallest step worth taking at ``x``: 64 ulps, so ``x +- h`` differ from ``x``.
+
+    Example:
+        >>> min_step(1.0) == 64 * math.ulp(1.0)
+        True
+    """
+    return 64.0 * math.ulp(x)
+
+
+def nominal_step(x: float, eps: float) -> float:
+    """``eps`` scaled to ``x``: ``eps * max(1, |x|)``, and at least :func:`min_step`.
+
+    Example:
+        >>> nominal_step(0.5, 1e-6), nominal_step(-1e11, 1e-6)
+        (1e-06, 100000.0)
+    """
+    return max(eps * max(1.0, abs(x)), min_step(x))
+
+
+def roundoff(values: Sequence[float], step: float) -> list[float]:
+    """How far round-off alone can move a difference quotient over ``step``, per value.
+
+    Example:
+        >>> roundoff([1.0], 1e-6)[0] < 1e-8
+        True
+    """
+    return [_ROUNDOFF * abs(v) / step for v in values]
+
+
+def central(
+    evaluate: Evaluate, x: float, h: float
+) -> tuple[list[float], list[float], float] | None:
+    """Values at ``x + h`` and ``x - h``, and the half-step actually taken.
+
+    None when either side is off the domain or the rounded step vanished.
+
+    Example:
+        >>> up, down, half = central(lambda x: [x * x], 3.0, 0.5)
+        >>> (up[0] - down[0]) / (2 * half)
+        6.0
+    """
+    hi, lo = x + h, x - h
+    half = (hi - lo) / 2.0
+    if not (half > 0.0 and math.isfinite(hi) and math.isfinite(lo)):
+        return None
+    up = evaluate(hi)
+    if up is None:
+        return None
+    down = evaluate(lo)
+    if down is None:
+        return None
+    return up, down, half
+
+
+def _difference(evaluate: Evaluate, x: float, h: float) -> tuple[list[float], list[float]] | None:
+    """The central difference quotient at ``h`` and its round-off, per value."""
+    sides = central(evaluate, x, h)
+    if sides is None:
+        return None
+    up, down, half = sides
+    quotient = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
+    if not all(math.isfinite(q) for q in quotient):
+        return None
+    noise = roundoff([max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)], half)
+    return quotient, noise
+
+
+def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:
+    """The largest step up to ``h`` whose both sides are in the domain, within 2x.
+
+    Bisects the exponent between :func:`min_step` and ``h`` (about ten pairs of
+    evaluations however close the domain's edge is). None when not even the
+    smallest step fits: ``x`` sits on the edge.
+
+    Example:
+        >>> f = lambda x: [math.sqrt(x)] if x > 0 else None
+        >>> 5e-9 <= largest_valid_step(f, 1e-8, 1e-6) < 1e-8
+        True
+    """
+    if central(evaluate, x, h) is not None:
+        return h
+    lo = min_step(x)
+    if lo >= h or central(evaluate, x, lo) is None:
+        return None
+    hi = h  # invalid; lo valid
+    while hi > 2.0 * lo:
+        mid = math.sqrt(lo) * math.sqrt(hi)  # lo * hi may underflow
+        if central(evaluate, x, mid) is not None:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _ridders(evaluate: Evaluate, x: float, h: float, rows: Sequence[int]) -> dict[int, Estimate]:
+    """One Ridders tableau from step ``h`` for the given rows; the best estimate per row."""
+    best: dict[int, Estimate] = {}
+    previous: dict[int, list[float]] = {}
+    active = list(rows)
+    square = _RATIO * _RATIO
+    for depth in range(_DEPTH):
+        got = _difference(evaluate, x, h)
+        if got is None:
+            break
+        quotient, noise = got
+        still: list[int] = []
+        for r in active:
+            column = [quotient[r]]
+            before = previous.get(r, [])
+            bound = best[r].error if r in best else math.inf
+            factor = square
+            for j in range(1, depth + 1):
+                # Each column cancels the next even power of h.
+                column.append((column[j - 1] * factor - before[j - 1]) / (factor - 1.0))
+                factor *= square
+                error = max(abs(column[j] - column[j - 1]), abs(column[j] - before[j - 1]))
+                error = max(error, 4.0 * noise[r])
+                if error <= bound:
+                    bound = error
+                    best[r] = Estimate(column[j], error, h)
+            previous[r] = column
+            # Higher order made it worse: round-off has taken over.
+            if depth == 0 or abs(column[depth] - before[depth - 1]) < _SAFE * bound:
+                still.append(r)
+        active = still
+        if not active:
+            break
+        h /= _RATIO
+    return best
+
+
+def extrapolate(
+    evaluate: Evaluate,
+    x: float,
+    h: float,
+    rows: Sequence[int],
+    decided: Callable[[int, Estimate, Estimate | None], bool] | None = None,
+) -> dict[int, Estimate]:
+    """The best derivative estimate with an error bound, per row of ``evaluate``'s values.
+
+    Ridders' tableau from the largest valid step up to ``h``, then from steps
+    100x smaller, up to six starts; per row the estimate with the smallest
+    error bound is kept. A row is done early once ``decided(row, best,
+    previous)`` says its best estimate settles the question asked of it;
+    ``previous`` is the best estimate before the last start (None after the
+    first), so a caller can ask two starts to agree before believing them.
+
+    Args:
+        evaluate: The values of the checked functions at a coordinate, or None
+            off the domain.
+        x: The point.
+        h: The largest step to try (the nominal step).
+        rows: The indices of the values to estimate.
+        decided: When it returns True for a row, that row needs no more starts.
+
+    Returns:
+        An :class:`Estimate` per row that got one; a row gets none only when
+        no central step fits in the domain at ``x``.
+
+    Example:
+        >>> est = extrapolate(lambda x: [math.sin(x)], 1e8, 100.0, [0])[0]
+        >>> abs(est.value - math.cos(1e8)) < 1e-6
+        True
+    """
+    top = largest_valid_step(evaluate, x, h)
+    best: dict[int, Estimate] = {}
+    if top is None:
+        return best
+    if top < h:
+        top /= 2.0  # off the domain's edge, where the first rows are not yet wild
+    pending = list(rows)
+    floor = min_step(x)
+    for _ in range(_STARTS):
+        if top < floor or not pending:
+            break
+        before = dict(best)
+        for r, est in _ridders(evaluate, x, top, pending).items():
+            if r not in best or est.error < best[r].error:
+                best[r] = est
+        pending = [
+            r
+            for r in pending
+            if r not in best or decided is None or not decided(r, best[r], before.get(r))
+        ]
+        top /= _START_RATIO
+    return best
+
+
+def one_sided_slopes(
+    evaluate: Evaluate, x: float, here: Sequence[float], h: float
+) -> tuple[list[float], list[float], float] | None:
+    """Left and right difference quotients at step ``h``, per value, and the step.
+
+    Example:
+        >>> left, right, _ = one_sided_slopes(lambda x: [abs(x)], 0.0, [0.0], 1e-3)
+        >>> left, right
+        ([-1.0], [1.0])
+    """
+    sides = central(evaluate, x, h)
+    if sides is None:
+        return None
+    up, down, _ = sides
+    right_step, left_step = (x + h) - x, x - (x - h)
+    left = [(c - d) / left_step for c, d in zip(here, down, strict=True)]
+    right = [(u - c) / right_step for u, c in zip(up, here, strict=True)]
+    return left, right, h
