@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from minigrad import ops
+from minigrad import Value, ops
 from minigrad.cli import COMPOSITES, main
+from minigrad.gradcheck import Report, check
 
 GOOD_OPS = """
 import math
@@ -112,3 +116,269 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "passed" in done.stdout
+
+
+# User files: every Rule reachable from the module, each named by where it was found.
+
+SCATTERED_OPS = """
+import math
+import minigrad as mg
+
+RULES = [
+    mg.Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,)),
+    mg.Rule("square", lambda x: x * x, (lambda x, out: 2 * x,)),
+]
+PAIR = (mg.Rule("twice", lambda x: 2 * x, (2.0,)),)
+table = {"shift": mg.Rule("shift", lambda x: x + 1, (1.0,)), "again": RULES[0]}
+ONE_OF = {mg.Rule("flip", lambda x: -x, (-1.0,))}
+
+
+class MyOps:
+    sine = mg.Rule("sine", math.sin, (lambda x, out: mg.cos(x),))
+    not_a_rule = 3
+
+
+nested = {"deep": [({"inner": mg.Rule("deep_exp", math.exp, (lambda x, out: out,))},)]}
+"""
+
+
+def _rows(out: str) -> dict[str, str]:
+    """The table's rows as {name: result}; names may hold single spaces."""
+    rows = {}
+    for line in out.splitlines()[1:]:
+        if not line.strip():
+            break
+        cells = [c for c in line.split("  ") if c.strip()]
+        rows[cells[0].strip()] = cells[3].strip()
+    return rows
+
+
+def test_check_finds_rules_in_lists_tuples_dicts_sets_and_classes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "scattered.py"
+    path.write_text(SCATTERED_OPS)
+    assert main(["check", str(path), "--points", "2"]) == 0
+    out = capsys.readouterr().out
+    # Each rule once, named by where it was found; cube, reached twice, is checked once.
+    assert _rows(out) == {
+        "RULES[0] (cube)": "ok",
+        "RULES[1] (square)": "ok",
+        "PAIR[0] (twice)": "ok",
+        "table['shift']": "ok",
+        "ONE_OF{flip}": "ok",
+        "MyOps.sine": "ok",
+        "nested['deep'][0][0]['inner'] (deep_exp)": "ok",
+    }
+    assert "7 rule(s)" in out
+
+
+def test_check_survives_cycles_and_deep_nesting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "tangled.py"
+    path.write_text(
+        "import minigrad as mg\n"
+        "loop = []\n"
+        "loop.append(loop)\n"
+        'loop.append(mg.Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,)))\n'
+        "deep = []\n"
+        "tip = deep\n"
+        "for _ in range(5000):\n"
+        "    tip.append([])\n"
+        "    tip = tip[0]\n"
+        'tip.append(mg.Rule("buried", lambda x: x, (1.0,)))\n'
+        "del tip\n"
+    )
+    assert main(["check", str(path), "--points", "2"]) == 0
+    out = capsys.readouterr().out
+    # Deeper than the search goes: the buried rule is not reached (no RecursionError either).
+    assert _rows(out) == {"loop[1] (cube)": "ok"}
+
+
+def test_builtin_rules_a_file_imports_are_skipped_beside_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "mine.py"
+    mine.write_text("from minigrad.ops import EXP, MUL\n" + GOOD_OPS)
+    assert main(["check", str(mine), "--points", "2"]) == 0
+    out = capsys.readouterr().out
+    assert list(_rows(out)) == ["cube", "hypot"]
+    assert "skipped 2 built-in rule(s) of minigrad.ops" in out
+    # A file of nothing but built-in rules gets them checked.
+    only = tmp_path / "only_builtins.py"
+    only.write_text("from minigrad.ops import EXP, MUL\n")
+    assert main(["check", str(only), "--points", "2"]) == 0
+    assert list(_rows(capsys.readouterr().out)) == ["EXP (exp)", "MUL (*)"]
+
+
+HELPER = """
+def cube(x):
+    return x**3
+
+
+def slope(x, out):
+    return {factor} * x**2
+"""
+
+USES_HELPER = """
+import minigrad as mg
+from my_helpers import cube, slope
+
+CUBE = mg.Rule("cube", cube, (slope,))
+"""
+
+
+def test_a_helper_module_next_to_the_file_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path_before = list(sys.path)
+    right, wrong = tmp_path / "right", tmp_path / "wrong"
+    for folder, factor in ((right, 3), (wrong, 4)):
+        folder.mkdir()
+        (folder / "my_helpers.py").write_text(HELPER.format(factor=factor))
+        (folder / "ops.py").write_text(USES_HELPER)
+    assert main(["check", str(right / "ops.py"), "--points", "2"]) == 0
+    assert _rows(capsys.readouterr().out) == {"CUBE (cube)": "ok"}
+    assert sys.path == path_before
+    assert "my_helpers" not in sys.modules
+    # The second folder's helper is its own, not the first one left in sys.modules.
+    assert main(["check", str(wrong / "ops.py"), "--points", "2"]) == 1
+    assert _rows(capsys.readouterr().out) == {"CUBE (cube)": "FAIL"}
+
+
+CRASHY_OPS = """
+import math
+import minigrad as mg
+
+cube = mg.Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,))
+# Defined only for x > 5, with no domain= declared: every drawn point is outside.
+log5 = mg.Rule("log5", lambda x: math.log(x - 5), (lambda x, out: 1 / (x - 5),))
+bad_sin = mg.Rule("bad_sin", math.sin, (lambda x, out: -mg.cos(x),))
+"""
+
+
+def test_a_crashing_rule_is_an_error_row_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "crashy.py"
+    path.write_text(CRASHY_OPS)
+    assert main(["check", str(path), "--points", "3"]) == 1
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines()[1:4]}
+    assert _rows(out)["cube"] == "ok"
+    assert _rows(out)["log5"] == "ERROR"
+    # The reason: the op's own error at the drawn point, and what to declare.
+    assert "ValueError" in lines["log5"]
+    assert "domain=" in lines["log5"] and "avoid=" in lines["log5"]
+    # The wrong rule after it is still checked and reported.
+    assert _rows(out)["bad_sin"] == "FAIL"
+    assert "cause: op 'bad_sin'" in out
+    assert "FAILED (1 failing, 1 error)" in out
+    assert "Traceback" not in out
+
+
+def test_any_exception_in_a_check_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def crashing_check(func: Callable[..., Value], inputs: list[Value], *, order: int) -> Report:
+        if getattr(func, "name", "") == "cube":
+            raise RuntimeError("partial exploded\nsecond line of the message")
+        return check(func, inputs, order=order)
+
+    monkeypatch.setattr("minigrad.cli.check", crashing_check)
+    path = tmp_path / "good_ops.py"
+    path.write_text(GOOD_OPS)
+    assert main(["check", str(path), "--points", "2"]) == 1
+    out = capsys.readouterr().out
+    assert _rows(out) == {"cube": "ERROR", "hypot": "ok"}
+    cube_row = next(line for line in out.splitlines() if line.startswith("cube"))
+    assert "RuntimeError: partial exploded" in cube_row
+    assert "second line" not in out
+    # --verbose adds the traceback under the table.
+    assert main(["check", str(path), "--points", "2", "--verbose"]) == 1
+    out = capsys.readouterr().out
+    assert "Traceback (most recent call last)" in out and "second line" in out
+
+
+def _one_line_error(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_file_with_a_syntax_error_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "typo.py"
+    path.write_text("import minigrad as mg\n\ncube = mg.Rule(\n")
+    assert main(["check", str(path)]) == 2
+    captured = capsys.readouterr()
+    line = _one_line_error(captured.err)
+    assert line.startswith(f"minigrad check: cannot import {path}: SyntaxError: ")
+    assert line.endswith("(line 3)")
+    assert captured.out == ""
+    assert main(["check", str(path), "--verbose"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == line
+    assert "Traceback (most recent call last)" in err
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        ("import no_such_module_anywhere\n", "ModuleNotFoundError: No module named"),
+        (
+            "x = 1\n\n\nraise RuntimeError('set up failed')\n",
+            "RuntimeError: set up failed (line 4)",
+        ),
+        ("import sys\nsys.exit(3)\n", "SystemExit: 3 (line 2)"),
+    ],
+)
+def test_a_file_that_fails_to_import_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, error: str
+) -> None:
+    path = tmp_path / "ops.py"
+    path.write_text(source)
+    assert main(["check", str(path)]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert line.startswith(f"minigrad check: cannot import {path}: {error}")
+
+
+def test_a_missing_file_or_a_folder_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.py"
+    assert main(["check", str(missing)]) == 2
+    assert _one_line_error(capsys.readouterr().err) == f"minigrad check: no such file: {missing}"
+    assert main(["check", str(tmp_path)]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert line == f"minigrad check: {tmp_path} is a folder, not a Python file"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_results_are_coloured_unless_no_color(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "crashy.py"
+    path.write_text(CRASHY_OPS)
+    tables = []
+    for no_color in (False, True):
+        if no_color:
+            monkeypatch.setenv("NO_COLOR", "1")
+        out, err = _Terminal(), _Terminal()
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", err)
+        assert main(["check", str(path), "--points", "2"]) == 1
+        tables.append(out.getvalue())
+        # Progress is on the terminal's stderr, never in the results.
+        assert "[3/3]" in err.getvalue() and "[3/3]" not in out.getvalue()
+    coloured, plain = tables
+    assert "\033[" in coloured and "\033[" not in plain
+    # The colour is on the verdict words only; the rows read the same without it.
+    assert _rows(re.sub("\033\\[[0-9;]*m", "", coloured)) == _rows(plain)
+    assert _rows(plain) == {"cube": "ok", "log5": "ERROR", "bad_sin": "FAIL"}

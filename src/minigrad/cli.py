@@ -2,11 +2,19 @@
 
 Results go to stdout; progress goes to stderr, and only when it is a terminal.
 Colour is used only on a terminal and never when ``NO_COLOR`` is set.
+
+``minigrad check FILE`` imports the file with its folder on ``sys.path`` and
+checks every :class:`~minigrad.Rule` reachable from the module: its names, and
+inside lists, tuples, dicts (values), sets and the attributes of classes the
+file defines, searched to a depth of :data:`_DEPTH` containers. Exit status:
+0 every rule passed, 1 a rule failed or crashed, 2 no rule could be checked
+(the file is missing, does not import, or holds no Rule).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import os
 import random
@@ -14,12 +22,17 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
 
 from minigrad import ops
 from minigrad.engine import Value
 from minigrad.gradcheck import Report, check
 from minigrad.ops import Rule
+
+# typing costs ~15 ms to import and is needed only by mypy (see engine.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import TextIO
 
 __all__ = ["COMPOSITES", "main"]
 
@@ -40,104 +53,307 @@ COMPOSITES: tuple[tuple[str, Callable[..., Value], tuple[tuple[float, float], ..
     ("erf ratio", lambda x, y: x.erf() / (1.0 + y * y), ((-2, 2),) * 2),
 )
 
+#: How many containers deep the search for Rules in a user's module goes: a
+#: table of rules is rarely more than a few levels down, and the limit keeps a
+#: deeply nested data structure from costing time or the recursion limit.
+_DEPTH = 8
+
+#: Where the verdict words are coloured on a terminal (ANSI codes).
+_COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "35"}
+
 
 def _use_colour(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
 
-def _verdict(ok: bool, colour: bool) -> str:
-    word = "ok" if ok else "FAIL"
-    if not colour:
-        return word
-    return f"\033[32m{word}\033[0m" if ok else f"\033[31m{word}\033[0m"
+def _coloured(word: str, colour: bool) -> str:
+    """``word`` in its verdict colour when ``colour``, else as it is."""
+    return f"\033[{_COLOURS[word]}m{word}\033[0m" if colour else word
 
 
-def _check_points(
-    func: Callable[..., Value],
-    boxes: Sequence[tuple[float, float]],
-    points: int,
-    order: int,
-    rng: random.Random,
-    sample: Callable[[random.Random], tuple[float, ...]] | None = None,
-) -> Report | None:
-    """Check ``func`` at random points; the first failing report, or None."""
+def _one_line(exc: BaseException) -> str:
+    """``Type: message`` on one line (a long message is cut at its first line)."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def _show(xs: Sequence[float]) -> str:
+    return "(" + ", ".join(f"{x:.8g}" for x in xs) + ")"
+
+
+class _Item:
+    """One row of the table: a function, its name, and how its points are drawn."""
+
+    __slots__ = ("draw", "func", "is_rule", "name")
+
+    def __init__(
+        self,
+        name: str,
+        func: Callable[..., Value],
+        draw: Callable[[random.Random], tuple[float, ...]],
+        *,
+        is_rule: bool,
+    ) -> None:
+        self.name = name
+        self.func = func
+        self.draw = draw
+        self.is_rule = is_rule
+
+
+def _rule_item(name: str, rule: Rule) -> _Item:
+    return _Item(name, rule, rule.sample, is_rule=True)
+
+
+def _composite_item(
+    name: str, func: Callable[..., Value], boxes: Sequence[tuple[float, float]]
+) -> _Item:
+    def draw(rng: random.Random) -> tuple[float, ...]:
+        return tuple(rng.uniform(lo, hi) for lo, hi in boxes)
+
+    return _Item(name, func, draw, is_rule=False)
+
+
+class _Crash:
+    """A check that could not give a verdict: a one-line reason and the exception."""
+
+    __slots__ = ("exc", "reason")
+
+    def __init__(self, reason: str, exc: BaseException) -> None:
+        self.reason = reason
+        self.exc = exc
+
+
+def _check_item(item: _Item, points: int, order: int, rng: random.Random) -> Report | _Crash | None:
+    """Check ``item`` at ``points`` drawn points: the first failing report, a crash, or None."""
     for _ in range(points):
-        xs = sample(rng) if sample else tuple(rng.uniform(lo, hi) for lo, hi in boxes)
-        report = check(func, [Value(x) for x in xs], order=order)
+        try:
+            xs = item.draw(rng)
+        except Exception as exc:
+            return _Crash(f"cannot draw a point: {_one_line(exc)}", exc)
+        # The forward alone first, so that a point where the function is not
+        # defined is told apart from a check that crashed.
+        try:
+            item.func(*[Value(x) for x in xs])
+        except Exception as exc:
+            hint = (
+                "; declare where the rule is defined with domain= (points are drawn "
+                "from (-2, 2) by default) or points to keep away from with avoid="
+                if item.is_rule
+                else ""
+            )
+            return _Crash(f"its forward raises at {_show(xs)}: {_one_line(exc)}{hint}", exc)
+        try:
+            report = check(item.func, [Value(x) for x in xs], order=order)
+        except Exception as exc:
+            return _Crash(f"the check raised at {_show(xs)}: {_one_line(exc)}", exc)
         if not report.ok:
             return report
     return None
 
 
-def _load_rules(path: str) -> list[Rule]:
+class _FileError(Exception):
+    """The file gives nothing to check: the one line to print, and the cause."""
+
+    def __init__(self, line: str, cause: BaseException | None = None) -> None:
+        super().__init__(line)
+        self.cause = cause
+
+
+def _import_reason(exc: BaseException, file: Path) -> str:
+    """The error and where in ``file`` it happened, on one line."""
+    if isinstance(exc, SyntaxError):
+        where = f"line {exc.lineno}"
+        if exc.filename and Path(exc.filename).resolve() != file:
+            where = f"{Path(exc.filename).name}, {where}"  # in a module it imports
+        return f"{type(exc).__name__}: {exc.msg} ({where})"
+    import traceback
+
+    lines = [
+        frame.lineno
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if Path(frame.filename).resolve() == file
+    ]
+    return _one_line(exc) + (f" (line {lines[-1]})" if lines else "")
+
+
+def _import(path: str) -> ModuleType:
+    """Import the file at ``path`` as a module, or raise :class:`_FileError`."""
     file = Path(path)
+    if file.is_dir():
+        raise _FileError(f"minigrad check: {path} is a folder, not a Python file")
     if not file.is_file():
-        raise FileNotFoundError(f"minigrad check: no such file: {path}")
-    spec = importlib.util.spec_from_file_location(f"_minigrad_user_{file.stem}", file)
+        raise _FileError(f"minigrad check: no such file: {path}")
+    file = file.resolve()
+    name = f"_minigrad_user_{file.stem}"
+    spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
-        raise ImportError(f"minigrad check: cannot import {path} as Python")
+        raise _FileError(f"minigrad check: cannot import {path}: not a Python file (.py)")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [v for v in vars(module).values() if isinstance(v, Rule)]
+    # Registered while it runs, as the import system does: dataclasses and
+    # pickle look a class's module up in sys.modules.
+    sys.modules[name] = module
+    importlib.invalidate_caches()  # the folder may have changed since it was last read
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        line = f"minigrad check: cannot import {path}: {_import_reason(exc, file)}"
+        raise _FileError(line, exc) from exc
+    return module
+
+
+def _find_rules(module: ModuleType) -> list[tuple[str, Rule]]:
+    """Every Rule reachable from ``module``, once each, named by where it was first found.
+
+    A name ends with the rule's own name in parentheses unless the last key
+    on the way already is that name: ``RULES[2] (cube)``, ``MyOps.cube``.
+    """
+    found: dict[int, tuple[str, Rule]] = {}
+    opened: set[int] = set()  # containers already searched: cycles end here
+
+    def visit(obj: object, path: str, key: object, depth: int) -> None:
+        if isinstance(obj, Rule):
+            if id(obj) not in found:
+                found[id(obj)] = (path if key == obj.name else f"{path} ({obj.name})", obj)
+            return
+        if depth >= _DEPTH or id(obj) in opened:
+            return
+        if isinstance(obj, list | tuple):
+            opened.add(id(obj))
+            for i, item in enumerate(obj):
+                visit(item, f"{path}[{i}]", None, depth + 1)
+        elif isinstance(obj, dict):
+            opened.add(id(obj))
+            for k, item in list(obj.items()):
+                visit(item, f"{path}[{k!r}]", k, depth + 1)
+        elif isinstance(obj, set | frozenset):
+            opened.add(id(obj))
+            # A set has no order of its own: its rules go by name, so runs agree.
+            rules = sorted((m for m in obj if isinstance(m, Rule)), key=lambda r: r.name)
+            for rule in rules:
+                visit(rule, f"{path}{{{rule.name}}}", rule.name, depth + 1)
+            for item in obj:
+                if not isinstance(item, Rule):
+                    visit(item, f"{path}{{}}", None, depth + 1)
+        elif isinstance(obj, type) and obj.__module__ == module.__name__:
+            opened.add(id(obj))
+            for k, item in list(vars(obj).items()):
+                if not k.startswith("__"):
+                    visit(item, f"{path}.{k}", k, depth + 1)
+
+    for k, item in list(vars(module).items()):
+        if not k.startswith("__"):
+            visit(item, k, k, 0)
+    return list(found.values())
+
+
+def _rules_of(path: str) -> tuple[list[_Item], list[Rule]]:
+    """The rules to check in the file at ``path``, and the built-in ones skipped.
+
+    A file that imports rules of ``minigrad.ops`` beside its own is not
+    asking to check the built-ins (``minigrad check`` alone does that); a
+    file of nothing but built-ins is.
+    """
+    found = _find_rules(_import(path))
+    if not found:
+        raise _FileError(f"minigrad check: no Rule found in {path}")
+    builtin = {id(rule) for rule in ops.TABLE}
+    own = [(name, rule) for name, rule in found if id(rule) not in builtin]
+    if not own:
+        return [_rule_item(name, rule) for name, rule in found], []
+    skipped = [rule for _, rule in found if id(rule) in builtin]
+    return [_rule_item(name, rule) for name, rule in own], skipped
 
 
 def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    rng = random.Random(args.seed)
-    started = time.perf_counter()
-    if args.path:
+    if not args.path:
+        items = [_rule_item(rule.name, rule) for rule in ops.TABLE]
+        items += [_composite_item(*composite) for composite in COMPOSITES]
+        return _report(items, len(ops.TABLE), [], args, out, err)
+    # The file's folder is on sys.path while it is imported and checked (a
+    # forward may import lazily); afterwards sys.path is as it was, and the
+    # modules loaded from that folder are forgotten, so that another file's
+    # helper of the same name is not mistaken for this one's.
+    folder = Path(args.path).resolve().parent
+    saved_path, saved_modules = list(sys.path), set(sys.modules)
+    sys.path.insert(0, str(folder))
+    try:
         try:
-            rules = _load_rules(args.path)
-        except (OSError, ImportError) as exc:
+            items, skipped = _rules_of(args.path)
+        except _FileError as exc:
             print(exc, file=err)
+            if args.verbose and exc.cause is not None:
+                import traceback
+
+                print("".join(traceback.format_exception(exc.cause)), end="", file=err)
             return 2
-        if not rules:
-            print(f"minigrad check: no Rule found in {args.path}", file=err)
-            return 2
-        composites: Sequence[tuple[str, Callable[..., Value], tuple[tuple[float, float], ...]]]
-        composites = ()
-    else:
-        rules = list(ops.TABLE)
-        composites = COMPOSITES
-    colour = _use_colour(out)
+        return _report(items, len(items), skipped, args, out, err)
+    finally:
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved_modules:
+            file = getattr(sys.modules[name], "__file__", None)
+            if name.startswith("_minigrad_user_") or (
+                file and folder in Path(file).resolve().parents
+            ):
+                del sys.modules[name]
+
+
+def _report(
+    items: Sequence[_Item],
+    rules: int,
+    skipped: Sequence[Rule],
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Check every item, print the table and the details; the exit status."""
+    started = time.perf_counter()
+    rng = random.Random(args.seed)
     progress = err.isatty()
-    rows: list[tuple[str, str, str]] = []
-    failures: list[tuple[str, Report]] = []
-    total = len(rules) + len(composites)
-    for n, rule in enumerate(rules, 1):
+    results: list[tuple[_Item, Report | _Crash | None]] = []
+    for n, item in enumerate(items, 1):
         if progress:
-            print(f"\r[{n}/{total}] {rule.name:<12}", end="", file=err, flush=True)
-        report = _check_points(rule, rule.domain, args.points, args.order, rng, rule.sample)
-        rows.append((rule.name, str(args.points), "ok" if report is None else "FAIL"))
-        if report is not None:
-            failures.append((rule.name, report))
-    for n, (name, func, boxes) in enumerate(composites, len(rules) + 1):
-        if progress:
-            print(f"\r[{n}/{total}] {name[:24]:<24}", end="", file=err, flush=True)
-        report = _check_points(func, boxes, args.points, args.order, rng)
-        rows.append((name, str(args.points), "ok" if report is None else "FAIL"))
-        if report is not None:
-            failures.append((name, report))
+            print(f"\r[{n}/{len(items)}] {item.name[:24]:<24}", end="", file=err, flush=True)
+        results.append((item, _check_item(item, args.points, args.order, rng)))
     if progress:
         print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
-    width = max(len(r[0]) for r in rows)
+    colour = _use_colour(out)
+    width = max(len(item.name) for item in items)
     orders = f"1-{args.order}" if args.order > 1 else "1"
     print(f"{'rule':<{width}}  points  orders  result", file=out)
-    for name, points, result in rows:
+    for item, result in results:
+        word = "ok" if result is None else "ERROR" if isinstance(result, _Crash) else "FAIL"
+        row = f"{item.name:<{width}}  {args.points:>6}  {orders:>6}  {_coloured(word, colour)}"
+        print(row + (f"  {result.reason}" if isinstance(result, _Crash) else ""), file=out)
+    for item, result in results:
+        if isinstance(result, Report):
+            print(f"\n{item.name}: {result.text(full=True)}", file=out)
+        elif isinstance(result, _Crash) and args.verbose:
+            import traceback
+
+            trace = "".join(traceback.format_exception(result.exc)).rstrip()
+            print(f"\n{item.name}: {result.reason}\n{trace}", file=out)
+    if skipped:
+        names = ", ".join(rule.name for rule in skipped)
         print(
-            f"{name:<{width}}  {points:>6}  {orders:>6}  {_verdict(result == 'ok', colour)}",
+            f"\nskipped {len(skipped)} built-in rule(s) of minigrad.ops the file imports "
+            f"({names}); `minigrad check` without a file checks those",
             file=out,
         )
-    for name, report in failures:
-        print(f"\n{name}: {report.text(full=True)}", file=out)
+    failing = sum(isinstance(result, Report) for _, result in results)
+    crashed = sum(isinstance(result, _Crash) for _, result in results)
+    what = f"{rules} rule(s)"
+    if len(items) > rules:
+        what += f" and {len(items) - rules} composites"
+    bad = [f"{failing} failing"] if failing else []
+    bad += [f"{crashed} error" + "s" * (crashed > 1)] if crashed else []
+    verdict = f"FAILED ({', '.join(bad)})" if bad else "passed"
     seconds = time.perf_counter() - started
-    what = f"{len(rules)} rule(s)" + (f" and {len(composites)} composites" if composites else "")
-    verdict = "passed" if not failures else f"FAILED ({len(failures)} failing)"
     print(
         f"\n{what} at {args.points} random points each, orders {orders}: {verdict} "
         f"in {seconds:.1f} s",
         file=out,
     )
-    return 0 if not failures else 1
+    return 1 if bad else 0
 
 
 def _run_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -162,10 +378,18 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="check every rule (or the rules in a file) at orders 1-3",
         description="Check every derivative rule against central differences at random "
-        "points of its domain, orders 1 to --order; with a path, check the Rule "
-        "objects defined in that Python file instead.",
+        "points of its domain, orders 1 to --order; with a path, check every Rule "
+        "reachable from that Python file instead (its names, and inside lists, tuples, "
+        "dicts, sets and the classes it defines). Exit status: 0 all passed, 1 a rule "
+        "failed or crashed, 2 the file is missing, does not import or holds no Rule.",
     )
     p.add_argument("path", nargs="?", help="a Python file defining minigrad.Rule objects")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print the traceback of a file that does not import or a rule that crashes",
+    )
     p.add_argument("--points", type=int, default=40, help="random points per rule (40)")
     p.add_argument("--order", type=int, default=3, help="highest order checked (3)")
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")

@@ -86,8 +86,7 @@ class Module:
             >>> [p.grad for p in n.parameters()]
             [0.0, 0.0, 0.0]
         """
-        for p in self.parameters():
-            p.grad = 0.0
+        _zero_grads(self.parameters())
 
 
 class Neuron(Module):
@@ -152,7 +151,27 @@ class Neuron(Module):
         return f"Neuron({self.nin}, nonlin={self.nonlin!r})"
 
 
-class Layer(Module):
+class _Outputs(Module):
+    """A module whose :meth:`forward` gives a list: :class:`Layer` and :class:`MLP`."""
+
+    def forward(self, x: Sequence[Value | float]) -> list[Value]:
+        """The outputs, always as a list."""
+        raise NotImplementedError
+
+    def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
+        """The outputs; a single Value when there is one output.
+
+        This is micrograd's convention (``score = model(x)``); use
+        :meth:`forward` for a list whatever the size, e.g. in typed code.
+
+        Raises:
+            ValueError: ``x`` does not hold exactly ``nin`` inputs.
+        """
+        out = self.forward(x)
+        return out[0] if len(out) == 1 else out
+
+
+class Layer(_Outputs):
     """A row of ``nout`` neurons that all see the same ``nin`` inputs.
 
     Args:
@@ -197,14 +216,6 @@ class Layer(Module):
         """
         return [n(x) for n in self.neurons]
 
-    def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
-        """The outputs; a single Value when the layer has one neuron, as micrograd.
-
-        Use :meth:`forward` for a list whatever the size.
-        """
-        out = self.forward(x)
-        return out[0] if len(out) == 1 else out
-
     def parameters(self) -> list[Value]:
         """Every neuron's parameters, neuron by neuron.
 
@@ -219,7 +230,7 @@ class Layer(Module):
         return f"Layer({self.nin}, {self.nout}, nonlin={self.nonlin!r})"
 
 
-class MLP(Module):
+class MLP(_Outputs):
     """A multi-layer perceptron: layers of sizes ``nouts`` after ``nin`` inputs.
 
     Every layer but the last applies ``nonlin``; the last is linear, as in
@@ -292,18 +303,6 @@ class MLP(Module):
         for layer in self.layers[1:]:
             out = layer.forward(out)
         return out
-
-    def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
-        """The outputs; a single Value when the last layer has one neuron.
-
-        This is micrograd's convention (``score = model(x)``); use
-        :meth:`forward` for a list whatever the size, e.g. in typed code.
-
-        Raises:
-            ValueError: ``x`` does not hold exactly ``nin`` inputs.
-        """
-        out = self.forward(x)
-        return out[0] if len(out) == 1 else out
 
     def parameters(self) -> list[Value]:
         """Every layer's parameters, layer by layer.
@@ -404,16 +403,22 @@ class SGD:
 
         Example:
             >>> w = Value(2.0)
-            >>> w.grad = 4.0
-            >>> SGD([w], lr=0.1).zero_grad()
+            >>> opt = SGD([w], lr=0.1)
+            >>> (w * 3.0).backward()
+            >>> opt.zero_grad()
             >>> w.grad
             0.0
         """
-        for p in self.params:
-            p.grad = 0.0
+        _zero_grads(self.params)
 
     def __repr__(self) -> str:
         return f"SGD({len(self.params)} parameters, lr={self._lr!r})"
+
+
+def _zero_grads(params: Iterable[Value]) -> None:
+    """The one place that clears gradients: for a Module's parameters and SGD's."""
+    for p in params:
+        p.grad = 0.0
 
 
 def _check_count(n: object, what: str) -> None:
