@@ -252,7 +252,7 @@ class _Checker:
                     found.failures.append(Entry(k, out, path, i, a, n, s.allowed(n), False, note))
                 elif nominal is None or not s.close(a, n):
                     refine.append(r)
-                elif abs(a - n) > s.rtol * abs(n) + nominal.noise[r]:
+                elif abs(a - n) > s.rtol * abs(n):
                     by_atol.append(r)
                 elif looks_kinked(*nominal.slopes[r]):
                     kinked.append(r)
@@ -307,61 +307,79 @@ class _Checker:
         refine: list[int],
         by_atol: list[int],
     ) -> None:
-        """Decide the entries the nominal difference could not, by extrapolation."""
+        """Decide the entries the nominal difference could not, by extrapolation.
+
+        ``refine``: entries whose nominal difference disagreed (or left the
+        domain): do they pass within ``atol + rtol * |n|``? ``by_atol``:
+        entries that agreed by atol alone: do they also agree within rtol?
+        Agreement is believed from one sharp estimate; a disagreement only
+        when two neighbouring scales of step agree on it (a larger step that
+        straddles a kink or a pole can give a steady-looking wrong estimate),
+        and for ``refine`` entries only from steps no larger than the nominal.
+        """
         s = self.settings
         at = self.levels.xs[i].data
         judged = set(refine)
 
-        def decided(r: int, est: Estimate, before: Estimate | None) -> bool:
-            # Sharp enough to answer the question asked of this entry: within
-            # tolerance or not (judged), within rtol or not (by_atol).
-            a, n = analytic[r][i], est.value
-            if est.error > 0.25 * max(abs(a - n), s.allowed(n) if r in judged else s.rtol * abs(n)):
+        def tol(r: int, n: float) -> float:
+            return s.allowed(n) if r in judged else s.rtol * abs(n)
+
+        def agrees(r: int, e: Estimate) -> bool:
+            t = tol(r, e.value)
+            return abs(analytic[r][i] - e.value) <= t + e.error and e.error <= 0.5 * t
+
+        def differs(r: int, e: Estimate) -> bool:
+            d = abs(analytic[r][i] - e.value)
+            small = r not in judged or e.step <= h
+            return small and d > tol(r, e.value) + e.error and e.error <= 0.25 * d
+
+        def confirmed(r: int, ests: list[Estimate]) -> bool:
+            if len(ests) < 2:
                 return False
-            if r in judged and abs(a - n) <= s.allowed(n):
-                return True  # agreement is believed at once
-            # A disagreement must hold from two starts 100x apart: steps that
-            # straddle a nearby kink can give a steady-looking wrong estimate.
-            return before is not None and abs(before.value - n) <= before.error + est.error
+            one, two = ests[-2], ests[-1]
+            close = abs(one.value - two.value) <= one.error + two.error
+            return close and differs(r, one) and differs(r, two)
+
+        def decided(r: int, ests: list[Estimate]) -> bool:
+            return agrees(r, ests[-1]) if ests and agrees(r, ests[-1]) else confirmed(r, ests)
 
         estimates = extrapolate(evaluate, at, h, refine + by_atol, decided)
+        names = self.levels.names
         for r in refine:
             a = analytic[r][i]
             out, path = keys[r]
-            est = estimates.get(r)
-            if est is None:
+            ests = estimates[r]
+            if not ests:
                 note = (
                     "no central difference fits in the domain at this point (it sits on "
                     "the domain's edge), so the derivative cannot be checked here"
                 )
                 found.failures.append(Entry(k, out, path, i, a, math.nan, s.atol, False, note))
                 continue
-            n, bound = est.value, est.error
-            entry = Entry(k, out, path, i, a, n, s.allowed(n), False, "", bound, est.step)
-            if abs(a - n) > s.allowed(n) + bound:
-                found.failures.append(entry.replace(note=kink_note(evaluate, at, here, r, h, k)))
-            elif bound > s.allowed(n):
-                note = kink_note(evaluate, at, here, r, h, k)
-                if note:
-                    found.failures.append(entry.replace(note=note))
-                else:
-                    found.cautions.append(
-                        f"{where(entry, self.levels.names)}: the numerical derivative is "
-                        f"uncertain here ({n:.9g} +- {bound:.3g}, step {est.step:.3g}); the "
-                        f"analytic {a:.9g} agrees within that bound, which is wider than "
-                        f"the tolerance {s.allowed(n):.3g}"
-                    )
-        for r in by_atol:
-            a = analytic[r][i]
-            est = estimates.get(r)
-            if est is None:
+            if any(agrees(r, e) for e in ests):
                 continue
-            n, bound = est.value, est.error
-            if abs(a - n) > s.rtol * abs(n) + bound and bound <= 0.25 * abs(a - n):
+            sure = confirmed(r, ests)
+            best = ests[-1] if sure else min(ests, key=lambda e: e.error)
+            n, bound = best.value, best.error
+            entry = Entry(k, out, path, i, a, n, s.allowed(n), False, "", bound, best.step)
+            note = kink_note(evaluate, at, here, r, h, k)
+            if sure or note:
+                found.failures.append(entry.replace(note=note))
+            else:
+                found.cautions.append(
+                    f"{where(entry, names)}: the numerical derivative is uncertain here: "
+                    f"estimates from steps of different sizes disagree (best {n:.9g} +- "
+                    f"{bound:.3g} at step {best.step:.3g}), so the analytic {a:.9g} could "
+                    "be neither confirmed nor refuted"
+                )
+        for r in by_atol:
+            ests = estimates[r]
+            if confirmed(r, ests):
+                a, n, bound = analytic[r][i], ests[-1].value, ests[-1].error
                 entry = Entry(k, *keys[r], i, a, n, s.allowed(n), True)
                 found.cautions.append(
-                    f"{where(entry, self.levels.names)}: passed by atol only: analytic "
-                    f"{a:.9g} and numerical {n:.9g} (+- {bound:.3g}) differ by "
+                    f"{where(entry, names)}: passed by atol only: analytic {a:.9g} and "
+                    f"numerical {n:.9g} (+- {bound:.3g}) differ by "
                     f"{abs(a - n) / max(abs(n), abs(a)):.3g} relatively, more than "
                     f"rtol={s.rtol:g}, but by less than atol={s.atol:g}; pass atol=0 to "
                     "check relative to the derivative's own size"

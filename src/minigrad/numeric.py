@@ -17,17 +17,19 @@ Three ideas, in the order a check uses them:
    after rounding, not ``2 * h``.
 3. **When the nominal comparison disagrees**, :func:`extrapolate` estimates the
    derivative with an error bound: Ridders' method (a Richardson tableau over
-   steps shrinking by 1.4, as in Numerical Recipes' ``dfridr``), started from
-   the largest step whose both sides stay in the domain (found by bisection)
-   and again from steps 100x, 10^4x, ... smaller, keeping per function the
-   estimate with the smallest error. A smooth function always has a start that
-   converges; a domain edge only moves the first start; curvature near a pole
-   only makes the first steps useless.
+   steps shrinking by 1.4, as in Numerical Recipes' ``dfridr``), started at
+   several scales of step: 100x and 10x the nominal step when they fit, the
+   largest step up to the nominal one whose both sides stay in the domain
+   (found by bisection), and 10x, 100x, ... smaller. A smooth function has a
+   scale where the tableau converges; a domain edge only moves the first
+   start; a nearby pole or kink only spoils the larger scales. Which estimate
+   to believe is the caller's question (:mod:`minigrad.gradcheck` asks two
+   neighbouring scales to agree before it calls a rule wrong).
 
 Example:
     >>> import math
     >>> f = lambda x: [math.log(x)] if x > 0 else None  # log near its edge
-    >>> est = extrapolate(f, 1e-7, nominal_step(1e-7, 1e-6), [0])[0]
+    >>> est = min(extrapolate(f, 1e-7, nominal_step(1e-7, 1e-6), [0])[0], key=lambda e: e.error)
     >>> abs(est.value - 1e7) <= 1e7 * 1e-9 and est.error < 1e-2
     True
 """
@@ -54,10 +56,8 @@ Evaluate = Callable[[float], "list[float] | None"]
 _RATIO = 1.4
 _DEPTH = 10
 _SAFE = 2.0
-# Starts of the tableau: the largest valid step, then that divided by
-# _START_RATIO, ... at most _STARTS of them (down to min_step).
-_START_RATIO = 100.0
-_STARTS = 6
+# At most this many starts of the tableau (see extrapolate()).
+_STARTS = 9
 # Round-off of one evaluated function value, in units of its magnitude: a few
 # dozen ulps, for functions made of several ops.
 _ROUNDOFF = 2.0**-47
@@ -221,56 +221,64 @@ def extrapolate(
     x: float,
     h: float,
     rows: Sequence[int],
-    decided: Callable[[int, Estimate, Estimate | None], bool] | None = None,
-) -> dict[int, Estimate]:
-    """The best derivative estimate with an error bound, per row of ``evaluate``'s values.
+    decided: Callable[[int, list[Estimate]], bool] | None = None,
+) -> dict[int, list[Estimate]]:
+    """Derivative estimates with error bounds from several scales of step, per row.
 
-    Ridders' tableau from the largest valid step up to ``h``, then from steps
-    100x smaller, up to six starts; per row the estimate with the smallest
-    error bound is kept. A row is done early once ``decided(row, best,
-    previous)`` says its best estimate settles the question asked of it;
-    ``previous`` is the best estimate before the last start (None after the
-    first), so a caller can ask two starts to agree before believing them.
+    Ridders' tableau is started from ``100 * h`` and ``10 * h`` when those
+    fit in the domain, then from the largest valid step up to ``h`` and from
+    steps 10x, 100x, ... smaller, down to :func:`min_step`: at most nine
+    starts, each spanning a factor of 20 in step. Each start gives each row
+    its best estimate (the tableau entry with the smallest error). A row is
+    done once ``decided(row, its estimates so far)`` says they settle the
+    question the caller asks of it.
 
     Args:
         evaluate: The values of the checked functions at a coordinate, or None
             off the domain.
         x: The point.
-        h: The largest step to try (the nominal step).
+        h: The nominal step.
         rows: The indices of the values to estimate.
         decided: When it returns True for a row, that row needs no more starts.
 
     Returns:
-        An :class:`Estimate` per row that got one; a row gets none only when
-        no central step fits in the domain at ``x``.
+        Per row, its estimates, one per start that gave one, largest step
+        first; empty only when no central step fits in the domain at ``x``.
 
     Example:
-        >>> est = extrapolate(lambda x: [math.sin(x)], 1e8, 100.0, [0])[0]
-        >>> abs(est.value - math.cos(1e8)) < 1e-6
+        >>> ests = extrapolate(lambda x: [math.sin(x)], 1e8, 100.0, [0])[0]
+        >>> best = min(ests, key=lambda e: e.error)
+        >>> abs(best.value - math.cos(1e8)) < 1e-6
         True
     """
+    found: dict[int, list[Estimate]] = {r: [] for r in rows}
     top = largest_valid_step(evaluate, x, h)
-    best: dict[int, Estimate] = {}
     if top is None:
-        return best
+        return found
     if top < h:
         top /= 2.0  # off the domain's edge, where the first rows are not yet wild
-    pending = list(rows)
+        starts = []
+    else:
+        # Larger steps first: where f' is small beside f (tanh far out,
+        # sqrt(x*x + 1) near 0) only a large step resolves it above round-off.
+        starts = [top * f for f in (100.0, 10.0) if central(evaluate, x, top * f) is not None]
     floor = min_step(x)
-    for _ in range(_STARTS):
-        if top < floor or not pending:
+    while top >= floor and len(starts) < _STARTS:
+        starts.append(top)
+        top /= 10.0
+    pending = list(rows)
+    for start in starts:
+        if not pending:
             break
-        before = dict(best)
-        for r, est in _ridders(evaluate, x, top, pending).items():
-            if r not in best or est.error < best[r].error:
-                best[r] = est
-        pending = [
-            r
-            for r in pending
-            if r not in best or decided is None or not decided(r, best[r], before.get(r))
-        ]
-        top /= _START_RATIO
-    return best
+        got = _ridders(evaluate, x, start, pending)
+        still: list[int] = []
+        for r in pending:
+            if r in got:
+                found[r].append(got[r])
+            if decided is None or not decided(r, found[r]):
+                still.append(r)
+        pending = still
+    return found
 
 
 def one_sided_slopes(
