@@ -332,11 +332,11 @@ def minigrad_tool() -> Tool:
 
 
 def source_commit() -> str:
-    """The git commit of the minigrad that was imported, "+ changes" if its tree is dirty."""
+    """The last git commit to the imported package's folder, "+ changes" if it has edits."""
     where = os.path.dirname(os.path.abspath(mg.__file__))
     try:
         commit = subprocess.run(
-            ["git", "-C", where, "log", "-1", "--format=%h %cs"],
+            ["git", "-C", where, "log", "-1", "--format=%h %cs", "--", "."],
             capture_output=True,
             text=True,
             check=True,
