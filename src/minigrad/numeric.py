@@ -8,17 +8,21 @@ arithmetic can be read and tested on its own.
 
 Three ideas, in the order a check uses them:
 
-1. **The nominal step** is ``eps`` scaled to the input: ``eps * max(1, |x|)``,
-   and never fewer than a few dozen ulps of ``x``. Below 1 this is PyTorch's
-   absolute ``eps``; above 1 it is relative, so ``x + h == x`` cannot happen
-   (at ``x = 1e11`` an absolute 1e-6 step vanishes) and the round-off of
-   ``f(x + h) - f(x - h)`` stays a fixed fraction of the difference.
+1. **The nominal step** is ``eps`` scaled to the input:
+   ``eps * max(1, sqrt(|x|))``, and never fewer than 64 ulps of ``x``, so
+   ``x + h == x`` cannot happen (at ``x = 1e11`` an absolute 1e-6 step
+   vanishes). Below 1 it is PyTorch's absolute ``eps``. Above 1, the best step
+   depends on the function: for a power of ``x`` (``x * x`` at 1e8) it grows
+   with ``|x|``, or round-off swamps the difference; for a periodic function
+   (``sin`` at 1e8) it does not, or the step spans periods. The square root
+   keeps both within the default tolerances up to ``|x|`` near 1e9, and
+   extrapolation (3.) takes over beyond.
 2. **The step actually taken** divides the difference: ``(x + h) - (x - h)``
    after rounding, not ``2 * h``.
 3. **When the nominal comparison disagrees**, :func:`extrapolate` estimates the
    derivative with an error bound: Ridders' method (a Richardson tableau over
    steps shrinking by 1.4, as in Numerical Recipes' ``dfridr``), started at
-   several scales of step: 100x and 10x the nominal step when they fit, the
+   several scales of step: 1e4x down to 10x the nominal step when they fit, the
    largest step up to the nominal one whose both sides stay in the domain
    (found by bisection), and 10x, 100x, ... smaller. A smooth function has a
    scale where the tableau converges; a domain edge only moves the first
@@ -56,8 +60,10 @@ Evaluate = Callable[[float], "list[float] | None"]
 _RATIO = 1.4
 _DEPTH = 10
 _SAFE = 2.0
-# At most this many starts of the tableau (see extrapolate()).
-_STARTS = 9
+# Starts of the tableau above the nominal step, as multiples of it, and the
+# most starts in all (see extrapolate()).
+_LARGER = (1e4, 1e3, 1e2, 1e1)
+_STARTS = 12
 # Round-off of one evaluated function value, in units of its magnitude: a few
 # dozen ulps, for functions made of several ops.
 _ROUNDOFF = 2.0**-47
@@ -95,13 +101,13 @@ def min_step(x: float) -> float:
 
 
 def nominal_step(x: float, eps: float) -> float:
-    """``eps`` scaled to ``x``: ``eps * max(1, |x|)``, and at least :func:`min_step`.
+    """``eps`` scaled to ``x``: ``eps * max(1, sqrt(|x|))``, and at least :func:`min_step`.
 
     Example:
-        >>> nominal_step(0.5, 1e-6), nominal_step(-1e11, 1e-6)
-        (1e-06, 100000.0)
+        >>> nominal_step(0.5, 1e-6), nominal_step(-1e10, 1e-6)
+        (1e-06, 0.1)
     """
-    return max(eps * max(1.0, abs(x)), min_step(x))
+    return max(eps * max(1.0, math.sqrt(abs(x))), min_step(x))
 
 
 def roundoff(values: Sequence[float], step: float) -> list[float]:
@@ -225,10 +231,11 @@ def extrapolate(
 ) -> dict[int, list[Estimate]]:
     """Derivative estimates with error bounds from several scales of step, per row.
 
-    Ridders' tableau is started from ``100 * h`` and ``10 * h`` when those
-    fit in the domain, then from the largest valid step up to ``h`` and from
-    steps 10x, 100x, ... smaller, down to :func:`min_step`: at most nine
-    starts, each spanning a factor of 20 in step. Each start gives each row
+    Ridders' tableau is started from ``1e4 * h``, ``1e3 * h``, ``100 * h``
+    and ``10 * h`` when those fit in the domain, then from the largest valid
+    step up to ``h`` and from steps 10x, 100x, ... smaller, down to
+    :func:`min_step`: at most twelve starts, each spanning a factor of 20 in
+    step. Each start gives each row
     its best estimate (the tableau entry with the smallest error). A row is
     done once ``decided(row, its estimates so far)`` says they settle the
     question the caller asks of it.
@@ -261,7 +268,7 @@ def extrapolate(
     else:
         # Larger steps first: where f' is small beside f (tanh far out,
         # sqrt(x*x + 1) near 0) only a large step resolves it above round-off.
-        starts = [top * f for f in (100.0, 10.0) if central(evaluate, x, top * f) is not None]
+        starts = [top * f for f in _LARGER if central(evaluate, x, top * f) is not None]
     floor = min_step(x)
     while top >= floor and len(starts) < _STARTS:
         starts.append(top)
