@@ -312,10 +312,11 @@ class _Checker:
         ``refine``: entries whose nominal difference disagreed (or left the
         domain): do they pass within ``atol + rtol * |n|``? ``by_atol``:
         entries that agreed by atol alone: do they also agree within rtol?
-        Agreement is believed from one sharp estimate; a disagreement only
-        when two neighbouring scales of step agree on it (a larger step that
-        straddles a kink or a pole can give a steady-looking wrong estimate),
-        and for ``refine`` entries only from steps no larger than the nominal.
+        Agreement is believed from one sharp estimate. A disagreement only
+        when two scales of step resolve it and agree on it, far better than
+        with the analytic value: the nominal scale and the next smaller one,
+        or else the two smallest scales that resolve it (a larger step that
+        straddles a kink or a pole can give a steady-looking wrong estimate).
         """
         s = self.settings
         at = self.levels.xs[i].data
@@ -330,22 +331,27 @@ class _Checker:
 
         def differs(r: int, e: Estimate) -> bool:
             d = abs(analytic[r][i] - e.value)
-            small = r not in judged or e.step <= h
-            return small and d > tol(r, e.value) + e.error and e.error <= 0.25 * d
+            return d > tol(r, e.value) + e.error and e.error <= 0.25 * d
 
-        def confirmed(r: int, ests: list[Estimate]) -> bool:
-            if len(ests) < 2:
-                return False
-            one, two = ests[-2], ests[-1]
+        def pair(r: int, one: Estimate, two: Estimate) -> bool:
+            # Two scales that agree with each other far better than with the
+            # analytic value: within their bounds and within a tenth of the gap.
             if not (differs(r, one) and differs(r, two)):
                 return False
-            # The two scales agree with each other far better than with the
-            # analytic value: within their bounds and within a tenth of the gap.
             gap = abs(analytic[r][i] - two.value)
             return abs(one.value - two.value) <= min(one.error + two.error, 0.1 * gap)
 
         def decided(r: int, ests: list[Estimate]) -> bool:
-            return agrees(r, ests[-1]) if ests and agrees(r, ests[-1]) else confirmed(r, ests)
+            if agrees(r, ests[-1]) if ests else False:
+                return True
+            # Early, only from the nominal scale and the next smaller one.
+            small = [e for e in ests[:2] if e.step <= h]
+            return len(small) == 2 and pair(r, *small)
+
+        def confirming(r: int, ests: list[Estimate]) -> list[Estimate]:
+            """The two smallest scales that resolve the gap, if they agree on it; else []."""
+            sharp = sorted((e for e in ests if differs(r, e)), key=lambda e: e.step)[:2]
+            return sharp if len(sharp) == 2 and pair(r, *sharp) else []
 
         estimates = extrapolate(evaluate, at, h, refine + by_atol, decided)
         names = self.levels.names
@@ -362,8 +368,8 @@ class _Checker:
                 continue
             if any(agrees(r, e) for e in ests):
                 continue
-            sure = confirmed(r, ests)
-            best = min(ests[-2:] if sure else ests, key=lambda e: e.error)
+            sure = confirming(r, ests)
+            best = min(sure or ests, key=lambda e: e.error)
             n, bound = best.value, best.error
             entry = Entry(k, out, path, i, a, n, s.allowed(n), False, "", bound, best.step)
             note = kink_note(evaluate, at, here, r, h, k)
@@ -378,8 +384,9 @@ class _Checker:
                 )
         for r in by_atol:
             ests = estimates[r]
-            if confirmed(r, ests):
-                best = min(ests[-2:], key=lambda e: e.error)
+            sure = confirming(r, ests)
+            if sure:
+                best = min(sure, key=lambda e: e.error)
                 a, n, bound = analytic[r][i], best.value, best.error
                 entry = Entry(k, *keys[r], i, a, n, s.allowed(n), True)
                 found.cautions.append(

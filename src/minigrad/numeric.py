@@ -62,7 +62,7 @@ _DEPTH = 10
 _SAFE = 2.0
 # Starts of the tableau above the nominal step, as multiples of it, and the
 # most starts in all (see extrapolate()).
-_LARGER = (1e4, 1e3, 1e2, 1e1)
+_LARGER = (1e1, 1e2, 1e3, 1e4)
 _STARTS = 12
 # Round-off of one evaluated function value, in units of its magnitude: a few
 # dozen ulps, for functions made of several ops.
@@ -231,12 +231,12 @@ def extrapolate(
 ) -> dict[int, list[Estimate]]:
     """Derivative estimates with error bounds from several scales of step, per row.
 
-    Ridders' tableau is started from ``1e4 * h``, ``1e3 * h``, ``100 * h``
-    and ``10 * h`` when those fit in the domain, then from the largest valid
-    step up to ``h`` and from steps 10x, 100x, ... smaller, down to
+    Ridders' tableau is started from the largest valid step up to ``h`` and
+    from 10x smaller, then from ``10 * h`` up to ``1e4 * h`` when those fit
+    in the domain, then from steps 100x, 1000x, ... smaller, down to
     :func:`min_step`: at most twelve starts, each spanning a factor of 20 in
-    step. Each start gives each row
-    its best estimate (the tableau entry with the smallest error). A row is
+    step. Each start gives each row its best estimate (the tableau entry with
+    the smallest error). A row is
     done once ``decided(row, its estimates so far)`` says they settle the
     question the caller asks of it.
 
@@ -249,8 +249,8 @@ def extrapolate(
         decided: When it returns True for a row, that row needs no more starts.
 
     Returns:
-        Per row, its estimates, one per start that gave one, largest step
-        first; empty only when no central step fits in the domain at ``x``.
+        Per row, its estimates, one per start that gave one, in the order the
+        starts ran; empty only when no central step fits in the domain at ``x``.
 
     Example:
         >>> ests = extrapolate(lambda x: [math.sin(x)], 1e8, 100.0, [0])[0]
@@ -262,17 +262,17 @@ def extrapolate(
     top = largest_valid_step(evaluate, x, h)
     if top is None:
         return found
+    larger: list[float] = []
     if top < h:
         top /= 2.0  # off the domain's edge, where the first rows are not yet wild
-        starts = []
     else:
-        # Larger steps first: where f' is small beside f (tanh far out,
-        # sqrt(x*x + 1) near 0) only a large step resolves it above round-off.
-        starts = [top * f for f in _LARGER if central(evaluate, x, top * f) is not None]
-    floor = min_step(x)
-    while top >= floor and len(starts) < _STARTS:
-        starts.append(top)
-        top /= 10.0
+        # Where f' is small beside f (tanh far out, sqrt(x*x + 1) near 0) only
+        # a larger step resolves it above round-off.
+        larger = [top * f for f in _LARGER if central(evaluate, x, top * f) is not None]
+    smaller = [top * 10.0**-j for j in range(_STARTS) if top * 10.0**-j >= min_step(x)]
+    # The nominal scale and the next smaller one first: most questions are
+    # settled there; then the larger steps, then the rest of the smaller.
+    starts = [*smaller[:2], *larger, *smaller[2:]][:_STARTS]
     pending = list(rows)
     for start in starts:
         if not pending:
