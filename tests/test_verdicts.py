@@ -102,7 +102,9 @@ def test_a_right_derivative_passes_silently_at_any_magnitude_and_edge(
         for fast in (False, True):
             v = Value(x)
 
-            def run(checker: Callable[..., bool] = checker, fast: bool = fast) -> bool:
+            def run(
+                checker: Callable[..., bool] = checker, fast: bool = fast, v: Value = v
+            ) -> bool:
                 return checker(func, [v], raise_exception=False, fast_mode=fast)
 
             verdict, warned = _judge(run)
