@@ -32,10 +32,9 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from minigrad.diagnose import find_fault, kink_note, looks_kinked
-from minigrad.engine import Value, grad, toposort
+from minigrad.engine import Value, grad
 from minigrad.levels import DerivativeError, Func, Key, Levels, derivatives
-from minigrad.numeric import Estimate, central, extrapolate, nominal_step, roundoff
-from minigrad.ops import TABLE
+from minigrad.numeric import Estimate, central, extrapolate, nominal_step
 from minigrad.report import Entry, Report, where
 
 __all__ = [
@@ -50,10 +49,6 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
 ]
-
-# The built-in rules with the partials they were made with: pure functions of
-# their floats, so a reverse pass through them alone cannot differ from a second.
-_PARTIALS_AS_BUILT = {rule: rule.partials for rule in TABLE}
 
 
 class GradcheckWarning(UserWarning):
@@ -132,19 +127,6 @@ class _Level:
         self.cautions: list[str] = []
 
 
-class _Nominal:
-    """The central difference at the nominal step, per value of a level."""
-
-    __slots__ = ("noise", "slopes", "values")
-
-    def __init__(
-        self, values: list[float], noise: list[float], slopes: list[tuple[float, float]]
-    ) -> None:
-        self.values = values  # the difference quotients
-        self.noise = noise  # how far round-off alone can move each
-        self.slopes = slopes  # the one-sided (left, right) quotients
-
-
 class _Checker:
     """One check: the levels of ``func`` under one :class:`Settings`."""
 
@@ -155,13 +137,13 @@ class _Checker:
 
     def run(self, order: int) -> Report:
         levels, s = self.levels, self.settings
-        outputs = levels.outputs()
-        if levels.weights is not None and len(levels.weights) != len(outputs):
-            raise ValueError(
-                f"{s.where}: grad_outputs has {len(levels.weights)} entries "
-                f"for {len(outputs)} output(s)"
-            )
-        levels.fence(outputs)
+        if levels.weights is not None:
+            outputs = levels.outputs()
+            if len(levels.weights) != len(outputs):
+                raise ValueError(
+                    f"{s.where}: grad_outputs has {len(levels.weights)} entries "
+                    f"for {len(outputs)} output(s)"
+                )
         checked = 0
         kinks: list[str] = []
         cautions: list[str] = []
@@ -219,7 +201,7 @@ class _Checker:
         # The determinism check (nondet_tol) runs every reverse pass twice, as
         # PyTorch does; through the built-in rules alone it cannot differ.
         again = analytic
-        if _beyond_table(fs):
+        if levels.survey(fs, fence=k == 1):
             again = [[g.data for g in derivatives(f, xs, False)] for f in fs]
         lifted = [[g.data for g in derivatives(f, xs, True)] for f in fs] if both else None
         found = _Level()
@@ -228,7 +210,7 @@ class _Checker:
             evaluate = levels.evaluator(k, i)
             at = x.data
             h = nominal_step(at, s.eps)
-            nominal = self._nominal(evaluate, at, h, here)
+            nominal = self._nominal(evaluate, at, h)
             refine: list[int] = []  # the nominal difference disagrees or left the domain
             by_atol: list[int] = []  # agreed by atol alone
             kinked: list[int] = []  # passed, but the one-sided slopes differ
@@ -247,15 +229,17 @@ class _Checker:
                         f"a partial gives {a!r} on floats (backward) but {lifted[r][i]!r} "
                         "on Values (create_graph): it must compute the same on both"
                     )
-                n = nominal.values[r] if nominal is not None else math.nan
+                n = nominal[0][r] if nominal is not None else math.nan
                 if note:
                     found.failures.append(Entry(k, out, path, i, a, n, s.allowed(n), False, note))
                 elif nominal is None or not s.close(a, n):
                     refine.append(r)
                 elif abs(a - n) > s.rtol * abs(n):
                     by_atol.append(r)
-                elif looks_kinked(*nominal.slopes[r]):
-                    kinked.append(r)
+                else:
+                    _, up, down, left, right = nominal
+                    if looks_kinked((here[r] - down[r]) / left, (up[r] - here[r]) / right):
+                        kinked.append(r)
             if refine or by_atol:
                 self._refine(found, k, i, evaluate, h, here, analytic, keys, refine, by_atol)
             for r in kinked:
@@ -266,19 +250,15 @@ class _Checker:
         return found
 
     def _nominal(
-        self,
-        evaluate: Callable[[float], list[float] | None],
-        at: float,
-        h: float,
-        here: list[float],
-    ) -> _Nominal | None:
-        """The central difference at the nominal step (None when a side left the domain)."""
+        self, evaluate: Callable[[float], list[float] | None], at: float, h: float
+    ) -> tuple[list[float], list[float], list[float], float, float] | None:
+        """The central difference at the nominal step, the values it came from and
+        the one-sided steps (None when a side left the domain)."""
         sides = central(evaluate, at, h)
         if sides is None:
             return None
         up, down, half = sides
         values = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
-        noise = roundoff([max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)], half)
         if self.settings.method == "richardson":
             # Differences at h and h/2 cancel the h**2 error term.
             finer = central(evaluate, at, h / 2.0)
@@ -287,12 +267,7 @@ class _Checker:
             up2, down2, half2 = finer
             fine = [(u - d) / (2.0 * half2) for u, d in zip(up2, down2, strict=True)]
             values = [(4.0 * f - c) / 3.0 for c, f in zip(values, fine, strict=True)]
-        left_step, right_step = at - (at - h), (at + h) - at
-        slopes = [
-            ((c - d) / left_step, (u - c) / right_step)
-            for u, c, d in zip(up, here, down, strict=True)
-        ]
-        return _Nominal(values, noise, slopes)
+        return values, up, down, at - (at - h), (at + h) - at
 
     def _refine(
         self,
@@ -406,6 +381,8 @@ class _Checker:
         rng = random.Random(s.seed * 1_000_003 + k)
         u = _unit([rng.gauss(0.0, 1.0) for _ in xs])
         fs, _ = levels.level(k)
+        if k == 1:
+            levels.survey(fs, fence=True)
         w = _unit([rng.gauss(0.0, 1.0) for _ in fs])
         total = w[0] * fs[0]
         for wf, f in zip(w[1:], fs[1:], strict=True):
@@ -428,15 +405,6 @@ class _Checker:
         analytic = math.fsum(gi * ti for gi, ti in zip(g, taken, strict=True)) / (2.0 * h)
         numeric = math.fsum(wf * (a - b) for wf, a, b in zip(w, up, down, strict=True)) / (2.0 * h)
         return s.close(analytic, numeric)
-
-
-def _beyond_table(fs: list[Value]) -> bool:
-    """Whether a graph holds a rule other than the built-in ones with their own partials."""
-    for node in toposort(fs):
-        rule = node.rule
-        if rule is not None and _PARTIALS_AS_BUILT.get(rule) is not rule.partials:
-            return True
-    return False
 
 
 def _unit(v: list[float]) -> list[float]:

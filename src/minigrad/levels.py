@@ -90,7 +90,7 @@ class Levels:
             _name("v", i, w) for i, w in enumerate(weights or ()) if isinstance(w, Value)
         ]
         # Custom rules with a declared domain that the point lies inside:
-        # moved inputs must keep them inside (see fence()).
+        # moved inputs must keep them inside (see survey()).
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
 
     def outputs(self) -> list[Value]:
@@ -137,25 +137,34 @@ class Levels:
             raise ValueError("a declared domain was left")
         return [f.data for f in fs]
 
-    def fence(self, fs: Sequence[Value]) -> None:
-        """Keep moved inputs inside the declared domains the point is inside.
+    def survey(self, fs: Sequence[Value], *, fence: bool) -> bool:
+        """Whether the graph of ``fs`` holds a rule other than the built-in ones
+        with their own partials (those are pure functions of their floats, so
+        a second reverse pass through them alone cannot differ); with
+        ``fence``, also set the declared domains moved inputs must keep to.
 
         Built-in rules need no fence: their forwards raise off their domains.
         A custom rule's ``domain`` is a promise about where it is smooth; where
         the point itself is outside it, the user has chosen to go there, and
-        nothing is fenced.
+        nothing is fenced. One walk over the graph does both.
         """
-        candidates: dict[Rule, tuple[tuple[float, float], ...]] = {}
+        beyond = False
+        fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
         outside: set[Rule] = set()
         for node in toposort(fs):
             rule = node.rule
-            if rule is None or rule in _BUILT_IN or _unbounded(rule.domain):
+            if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
+                continue
+            beyond = True
+            if not fence or rule in _PARTIALS_AS_BUILT or _unbounded(rule.domain):
                 continue
             if _within(node, rule.domain):
-                candidates[rule] = rule.domain
+                fences[rule] = rule.domain
             else:
                 outside.add(rule)
-        self.fences = {r: d for r, d in candidates.items() if r not in outside}
+        if fence:
+            self.fences = {r: d for r, d in fences.items() if r not in outside}
+        return beyond
 
     def _inside(self, fs: Sequence[Value]) -> bool:
         for node in toposort(fs):
@@ -198,7 +207,8 @@ class Levels:
                 x.data = orig
 
 
-_BUILT_IN = frozenset(TABLE)
+# The built-in rules with the partials they were made with.
+_PARTIALS_AS_BUILT = {rule: rule.partials for rule in TABLE}
 
 
 def _unbounded(domain: tuple[tuple[float, float], ...]) -> bool:
