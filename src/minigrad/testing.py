@@ -22,12 +22,12 @@ Hypothesis is imported lazily, inside the functions, so ``import minigrad`` and
 Installing minigrad also registers a hypothesis plugin (the
 ``[project.entry-points.hypothesis]`` table of ``pyproject.toml``) that makes
 ``st.from_type(Value)`` draw leaf Values whose data is 0 or has a magnitude
-between 1e-8 and 1e8. That is the range minigrad's checkers are built to
-judge. Far outside it a finite difference has nothing to work with: at 1e11 a
-step of 1e-6 vanishes (``x + 1e-6 == x``), and at 1e-124 any step straddles
-a kink at 0, so a test drawing such values would fail for reasons that are
-not the code under test. For other magnitudes, draw them yourself:
-``st.floats(...).map(Value)``.
+between 1e-8 and 1e8 (log-uniform: every decade as often as any other). That
+is the range minigrad's checkers are built to judge. Far outside it a finite
+difference has nothing to work with: at 1e11 a step of 1e-6 vanishes
+(``x + 1e-6 == x``), and at 1e-124 any step straddles a kink at 0, so a test
+drawing such values would fail for reasons that are not the code under test.
+For other magnitudes, draw them yourself: ``st.floats(...).map(Value)``.
 
 Example:
     >>> from minigrad import ops, testing
@@ -37,6 +37,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -469,13 +471,22 @@ def _hypothesis_setup_hook() -> None:
     """
     from hypothesis import strategies as st
 
-    st.register_type_strategy(Value, st.floats(-_HUGE, _HUGE).map(_leaf))
+    # Magnitudes log-uniform, so each decade is drawn as often as any other;
+    # plain st.floats(-1e8, 1e8) puts most draws near 1e8 and few near 1.
+    magnitude = st.floats(-_DECADES, _DECADES).map(_power_of_ten)
+    data = st.one_of(st.just(0.0), magnitude, magnitude.map(operator.neg))
+    st.register_type_strategy(Value, data.map(_leaf))
 
 
-#: The magnitudes ``st.from_type(Value)`` draws, besides 0 (see the module docstring).
+#: ``st.from_type(Value)`` draws 0 or magnitudes in [1e-8, 1e8] (see the module docstring).
+_DECADES = 8.0
 _TINY, _HUGE = 1e-8, 1e8
 
 
+def _power_of_ten(e: float) -> float:
+    # The clamp keeps pow's last-bit rounding from stepping past either end.
+    return min(max(math.pow(10.0, e), _TINY), _HUGE)
+
+
 def _leaf(x: float) -> Value:
-    # Below _TINY a magnitude becomes 0, which keeps shrinking toward 0 simple.
-    return Value(0.0 if abs(x) < _TINY else x)
+    return Value(x)
