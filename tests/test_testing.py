@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import doctest
 import inspect
 import math
 import random
 import subprocess
 import sys
+import warnings
+from pathlib import Path
 
 import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from minigrad import Rule, Value, ops, toposort
+import minigrad
+from minigrad import GradcheckWarning, Rule, Value, gradgradcheck, ops, toposort
 from minigrad.testing import (
     DEFAULT_MARGIN,
     Expression,
@@ -437,3 +441,47 @@ def test_ops_all_lists_every_rule_and_function_it_defines() -> None:
     assert {rule.name for rule in ops.TABLE} == {
         getattr(ops, n).name for n in public if n.isupper()
     }
+
+
+# The docs' own custom ops pass the checks wherever minigrad's strategies draw.
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _rules_of(path: str, start: str, stop: str) -> list[tuple[str, Rule]]:
+    """The Rules the examples of one section of a doc define, run as the doctest runs them."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    begin = text.index(start)
+    section = text[begin : text.index(stop, begin)]
+    namespace: dict[str, object] = {"math": math, "mg": minigrad, "Rule": Rule, "Value": Value}
+    for example in doctest.DocTestParser().get_examples(section):
+        exec(example.source, namespace)
+    return [(f"{path}:{v.name}", v) for v in namespace.values() if isinstance(v, Rule)]
+
+
+DOC_RULES = [
+    *_rules_of("README.md", "## Your own op", "## Checking derivatives"),
+    *_rules_of("docs/tutorial.md", "## Ops of your own", "### Check a rule before you trust it"),
+]
+
+
+def test_the_docs_custom_ops_are_all_found() -> None:
+    assert sorted(where for where, _ in DOC_RULES) == [
+        "README.md:softsign",
+        "docs/tutorial.md:hypot",
+        "docs/tutorial.md:softsign",
+        "docs/tutorial.md:swish",
+    ]
+
+
+@pytest.mark.parametrize(("where", "rule"), DOC_RULES, ids=[where for where, _ in DOC_RULES])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_the_docs_custom_ops_pass_gradgradcheck_wherever_points_draws(
+    where: str, rule: Rule, data: st.DataObject
+) -> None:
+    point = data.draw(points(rule), label="point")
+    with warnings.catch_warnings():
+        # A warning here means a drawn point sits on an undeclared kink.
+        warnings.simplefilter("error", GradcheckWarning)
+        assert gradgradcheck(rule, [Value(x) for x in point])

@@ -117,7 +117,8 @@ class Rule:
         domain: Per argument, the open interval ``(lo, hi)`` where the op is
             defined and, apart from its ``avoid`` points, smooth; an end may
             be infinite. Default: the whole real line, ``(-inf, inf)``.
-            Checkers read it to keep perturbed points inside.
+            Declare it truthfully: a checker may evaluate the op anywhere
+            inside it.
         sample: Per argument, a finite interval inside ``domain`` where
             tests, :mod:`minigrad.testing` and ``minigrad check`` draw points
             (stored as ``sample_box``). Default: the domain, with an infinite
