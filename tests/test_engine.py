@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import gc
 import math
+import random
 import re
 import subprocess
 import sys
@@ -362,6 +363,50 @@ def test_methods_apply_the_rule_of_the_same_name(name: str) -> None:
     x = Value((lo + hi) / 2)
     node = METHODS[name](x)
     assert (node.op, node.parents, node.data) == (name, (x,), rule.forward(x.data))
+
+
+@pytest.mark.parametrize("rule", ops.TABLE, ids=lambda r: r.name)
+def test_each_rule_is_spelled_as_the_operator_or_method_that_applies_it(rule: Rule) -> None:
+    # The spelling in ops.py and the dunder block here must agree: the
+    # spelling, run as Python on Values (and with a float constant on either
+    # side), makes a node of this very rule, as rule.as_written does.
+    point = rule.sample(random.Random(0))
+    constants = [None, *range(rule.arity)] if rule.arity > 1 else [None]
+    for constant in constants:
+        args = [x if i == constant else Value(x) for i, x in enumerate(point)]
+        names = dict(zip(rule.arg_names, args, strict=True))
+        # Only abs among the builtins: a call of anything else is not Python's spelling.
+        written = eval(rule.spelling, {"__builtins__": {"abs": abs}}, names)
+        assert type(written) is Value and written.rule is rule, rule.spelling
+        assert written.data == rule.forward(*point)
+        as_written = rule.as_written(*args)
+        assert as_written.rule is rule and as_written.args == written.args
+
+
+def test_errors_name_the_arguments_as_the_rule_names_them() -> None:
+    ratio = Rule(
+        "ratio",
+        lambda num, den: num / den,
+        (lambda n, d, out: 1.0 / d, lambda n, d, out: -out / d),
+        arg_names=("num", "den"),
+        requires="den must be non-zero",
+    )
+    with pytest.raises(
+        ZeroDivisionError, match=r"ratio: den must be non-zero, got num=1.0, den=0.0"
+    ):
+        ratio(Value(1.0), 0.0)
+    root_of_product = Rule(
+        "root_of_product",
+        lambda a, b: math.sqrt(a * b),
+        (lambda a, b, out: 0.5 * b / out, lambda a, b, out: 0.5 * a / out),
+        arg_names=("a", "b"),
+    )
+    with pytest.raises(ZeroDivisionError, match=r"backward: derivative undefined at a=0.0, b=1.0"):
+        root_of_product(Value(0.0), Value(1.0)).backward()
+    # Beyond six arguments every one is still named (x0 ... x6), none dropped.
+    seven = Rule("seven", lambda *xs: math.log(sum(xs)), (lambda *a: 1.0 / sum(a[:-1]),) * 7)
+    with pytest.raises(ValueError, match=r"got x0=-1.0, x1=0.0, x2=0.0, .*, x6=0.0$"):
+        seven(Value(-1.0), *(Value(0.0) for _ in range(6)))
 
 
 # Errors: constructor, operands, domain.

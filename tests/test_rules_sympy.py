@@ -21,7 +21,15 @@ from hypothesis import strategies as st
 from minigrad import Rule, Value, cos, ops
 from minigrad.ops import value_of
 from minigrad.testing import points
-from sympy_oracle import SYMBOLS, compare, compare_rule, exact, rule_sympy, sympy_values
+from sympy_oracle import (
+    SYMBOLS,
+    compare,
+    compare_rule,
+    exact,
+    localize,
+    rule_sympy,
+    sympy_values,
+)
 
 X, Y = SYMBOLS[:2]
 EXAMPLES = settings(max_examples=25, deadline=None)
@@ -35,7 +43,36 @@ def _rule_id(rule: Rule) -> str:
 def test_rule_declares_math_domain_and_arity(rule: Rule) -> None:
     expr = rule_sympy(rule)  # raises if math is missing or uses stray symbols
     assert expr.free_symbols <= set(SYMBOLS[: rule.arity])
-    assert len(rule.domain) == rule.arity == len(rule.partials)
+    assert len(rule.domain) == rule.arity == len(rule.partials) == len(rule.sample_box)
+
+
+def _probe(rule: Rule, i: int, x: float) -> tuple[float, ...]:
+    """A point with argument ``i`` at ``x``, the others at ordinary drawable values."""
+    # 0.37 / 0.63 of the way along: not a midpoint, so no integer or 0 by symmetry
+    # (an integer exponent would make a negative base of ** real).
+    point = [0.37 * lo + 0.63 * hi for lo, hi in (rule.intervals(j)[0] for j in range(rule.arity))]
+    point[i] = x
+    return tuple(point)
+
+
+@pytest.mark.parametrize("rule", ops.TABLE, ids=_rule_id)
+def test_rule_domain_is_exactly_where_the_op_is_real_and_smooth(rule: Rule) -> None:
+    # Just inside every finite end, and far out along every infinite one, the
+    # op and its slope are real and finite; just outside a finite end, SymPy's
+    # value is not real. So a declared end is the op's own, not a test's choice.
+    expr = rule_sympy(rule)
+    syms = SYMBOLS[: rule.arity]
+    for i, (lo, hi) in enumerate(rule.domain):
+        inside = [lo + 1e-6 if math.isfinite(lo) else -100.0]
+        inside.append(hi - 1e-6 if math.isfinite(hi) else 100.0)
+        for x in inside:
+            point = _probe(rule, i, x)
+            local = localize(expr, syms, point)
+            values = sympy_values([local, sympy.diff(local, syms[i])], syms, point)
+            assert all(math.isfinite(v) for v in values), (rule.name, i, x, values)
+        for x in [lo - 1e-6] * math.isfinite(lo) + [hi + 1e-6] * math.isfinite(hi):
+            with pytest.raises(AssertionError, match="not a real number"):
+                sympy_values([expr], syms, _probe(rule, i, x))
 
 
 def constant_masks(arity: int) -> st.SearchStrategy[list[bool]]:

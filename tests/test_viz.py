@@ -7,6 +7,7 @@ absence is simulated by an empty PATH, and its presence by a small fake
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import re
@@ -184,6 +185,22 @@ def test_constants_get_nodes_and_non_commutative_ops_name_their_arguments() -> N
     assert into_sub == [("2.0", "label=<x>"), ("xdata 5.0grad 0.0", "label=<y>")]
     # + and * are commutative: their edges carry no argument names.
     assert [attrs for _, attrs in parsed.into(mul_op)] == ["", ""]
+
+
+def test_edges_take_their_argument_names_and_commutativity_from_the_rule() -> None:
+    def edge_names(rule: Rule) -> list[str]:
+        y = rule(Value(3.0, label="p"), 4.0)
+        parsed = Parsed(graph(y).dot)
+        (op,) = parsed.of_kind(r"v\d+op")
+        return [attrs for _, attrs in parsed.into(op)]
+
+    partials = (lambda a, b, out: a / out, lambda a, b, out: b / out)
+    named = Rule("hyp", math.hypot, partials, arg_names=("base", "height"))
+    symmetric = Rule("hyp", math.hypot, partials, arg_names=("a", "b"), commutative=True)
+    plain = Rule("hyp", math.hypot, partials)
+    assert edge_names(named) == ["label=<base>", "label=<height>"]
+    assert edge_names(symmetric) == ["", ""]
+    assert edge_names(plain) == ["label=<x>", "label=<y>"]
 
 
 def test_a_value_used_twice_is_drawn_once_with_two_edges() -> None:

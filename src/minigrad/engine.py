@@ -355,10 +355,10 @@ def apply(rule: Rule, *args: Value | float) -> Value:
     return node
 
 
-def _show(xs: Sequence[float]) -> str:
-    if len(xs) == 1:
-        return repr(xs[0])
-    return ", ".join(f"{name}={x!r}" for name, x in zip("xyzuvw", xs, strict=False))
+def _show(rule: Rule | None, xs: Sequence[float]) -> str:
+    if len(xs) == 1 or rule is None:
+        return ", ".join(map(repr, xs))
+    return ", ".join(f"{name}={x!r}" for name, x in zip(rule.arg_names, xs, strict=False))
 
 
 def _domain_error(rule: Rule, xs: Sequence[float], exc: BaseException | None) -> Exception:
@@ -371,14 +371,14 @@ def _domain_error(rule: Rule, xs: Sequence[float], exc: BaseException | None) ->
     else:
         kind = ZeroDivisionError if isinstance(exc, ZeroDivisionError) else ValueError
         detail = rule.requires or str(exc)
-    return kind(f"{rule.name}: {detail}, got {_show(xs)}")
+    return kind(f"{rule.name}: {detail}, got {_show(rule, xs)}")
 
 
 def _backward_error(node: Value, exc: Exception) -> Exception:
     """The error for a partial that failed, naming the op and its inputs."""
     name = node.op
     xs = [a.data if isinstance(a, Value) else a for a in node.args]
-    return type(exc)(f"{name} backward: derivative undefined at {_show(xs)} ({exc})")
+    return type(exc)(f"{name} backward: derivative undefined at {_show(node.rule, xs)} ({exc})")
 
 
 def _postorder(roots: Iterable[Value], prior: dict[Value, float] | None) -> list[Value]:

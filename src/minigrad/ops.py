@@ -10,6 +10,12 @@ with floats for the fast first-order ``backward`` and with Values when
 line serves every order of derivative. A user's custom op is a ``Rule`` too and
 goes through the same door.
 
+A rule also carries the rest of its op's contract, so no other module keeps a
+copy: where the op is defined (``domain``), where tests and checkers draw
+points (``sample`` and ``avoid``, read through :meth:`Rule.intervals`), how it
+is written in Python (``spelling``), whether it is ``commutative`` and what
+its arguments are called (``arg_names``).
+
 Example:
     >>> from minigrad import Value, ops
     >>> ops.TANH.partials[0](0.5, math.tanh(0.5))  # 1 - tanh(x)**2 on floats
@@ -20,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -36,7 +43,28 @@ if TYPE_CHECKING:
     S = TypeVar("S", float, "Value")
 
 __all__ = [
+    "ABS",
+    "ADD",
+    "COS",
+    "DEFAULT_MARGIN",
+    "DIV",
+    "ERF",
+    "EXP",
+    "GELU",
+    "LOG",
+    "LOG1P",
+    "MUL",
+    "NEG",
+    "POW",
+    "RELU",
+    "SIGMOID",
+    "SIN",
+    "SOFTPLUS",
+    "SQRT",
+    "SUB",
     "TABLE",
+    "TANH",
+    "Partial",
     "Rule",
     "cos",
     "erf",
@@ -54,9 +82,28 @@ __all__ = [
 #: d out / d arg: a function of (*args, out), or a constant float.
 Partial = Callable[..., "float | Value"] | float
 
+#: How far drawn points stay from the ends of a sample interval and from avoid points.
+DEFAULT_MARGIN = 1e-2
+
+_INF = math.inf
+#: Where a default sample interval stops on an infinite side: 2 from the finite
+#: end, or -2 and 2 on the whole line. Wide enough to see an op's shape, narrow
+#: enough that its values stay ordinary floats after a few ops are composed.
+_REACH = 2.0
+#: Default argument names: the symbols ``Rule.math`` is written in.
+_LETTERS = ("x", "y", "z", "u", "v", "w")
+#: The binary operators a Value implements, as a spelling writes them.
+_OPERATORS: dict[str, Callable[..., Value]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "**": operator.pow,
+}
+
 
 class Rule:
-    """A scalar op: a forward on floats and its partial derivatives.
+    """A scalar op's whole contract: forward, partials, where it lives, how it is written.
 
     Args:
         name: The op's name, shown as ``Value.op`` and in every report.
@@ -67,11 +114,31 @@ class Rule:
             a constant slope may be given as a plain float.
         math: The op as a SymPy expression in ``x`` (and ``y``, ``z``, ...),
             used by the exact-derivative tests and the docs. Optional.
-        domain: Per argument, an open interval ``(lo, hi)`` where the op is
-            smooth; tests and ``minigrad check`` draw points from it.
-        avoid: Points (kinks, poles) to keep away from when drawing points.
+        domain: Per argument, the open interval ``(lo, hi)`` where the op is
+            defined and, apart from its ``avoid`` points, smooth; an end may
+            be infinite. Default: the whole real line, ``(-inf, inf)``.
+            Declare it truthfully: a checker may evaluate the op anywhere
+            inside it.
+        sample: Per argument, a finite interval inside ``domain`` where
+            tests, :mod:`minigrad.testing` and ``minigrad check`` draw points
+            (stored as ``sample_box``). Default: the domain, with an infinite
+            end cut 2 away from the other end, or ``(-2, 2)`` when both ends
+            are infinite; so a rule that declares neither is drawn on
+            ``(-2, 2)``, and ``domain=((0, inf),)`` is drawn on ``(0, 2)``.
+        avoid: Points (kinks, poles) that points are drawn at least a margin
+            away from, in every argument.
         requires: The domain in words, used in error messages
             (e.g. ``"input must be > 0"``).
+        spelling: How the op is written in Python, with the argument names:
+            an operator (``"x * y"``, ``"-x"``), ``"abs(x)"``, a method
+            (``"x.exp()"``) or a call of the rule itself (``"cube(x)"``).
+            Default: a call, ``"NAME(x, y)"``. :meth:`as_written` applies it.
+        commutative: Whether swapping the arguments leaves the result
+            unchanged (``+`` and ``*``); pictures then leave the argument
+            names off their edges. Default False.
+        arg_names: One identifier per argument, used in error messages,
+            spellings and pictures. Default: ``x, y, z, u, v, w`` (the
+            symbols of ``math``), or ``x0, x1, ...`` beyond six arguments.
 
     Calling a rule applies it: ``rule(x, y)`` returns a new Value, exactly
     as the built-in operators do.
@@ -82,9 +149,25 @@ class Rule:
         >>> y = cube(Value(2.0))
         >>> y.op, y.data
         ('cube', 8.0)
+        >>> cube.domain, cube.sample_box, cube.spelling
+        (((-inf, inf),), ((-2.0, 2.0),), 'cube(x)')
     """
 
-    __slots__ = ("arity", "avoid", "domain", "forward", "math", "name", "partials", "requires")
+    __slots__ = (
+        "_written",
+        "arg_names",
+        "arity",
+        "avoid",
+        "commutative",
+        "domain",
+        "forward",
+        "math",
+        "name",
+        "partials",
+        "requires",
+        "sample_box",
+        "spelling",
+    )
 
     def __init__(
         self,
@@ -94,8 +177,12 @@ class Rule:
         *,
         math: str = "",
         domain: tuple[tuple[float, float], ...] | None = None,
+        sample: tuple[tuple[float, float], ...] | None = None,
         avoid: tuple[float, ...] = (),
         requires: str = "",
+        spelling: str | None = None,
+        commutative: bool = False,
+        arg_names: tuple[str, ...] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise TypeError(f"Rule: name must be a non-empty str, got {name!r}")
@@ -115,23 +202,100 @@ class Rule:
                 )
         arity = len(partials)
         if domain is None:
-            domain = ((-2.0, 2.0),) * arity
+            domain = ((-_INF, _INF),) * arity
         if len(domain) != arity or any(not lo < hi for lo, hi in domain):
             raise ValueError(
                 f"Rule {name!r}: domain must give one interval (lo, hi) with lo < hi "
                 f"per argument ({arity}), got {domain!r}"
             )
+        domain = tuple((float(lo), float(hi)) for lo, hi in domain)
+        sample_box = _sample_box(name, domain, sample)
+        avoid = _avoid(name, avoid)
+        if not isinstance(commutative, bool) or (commutative and arity < 2):
+            raise ValueError(
+                f"Rule {name!r}: commutative must be a bool, and True only for two or more "
+                f"arguments ({arity}), got {commutative!r}"
+            )
+        arg_names = _arg_names(name, arity, arg_names)
+        written: Callable[..., Value] | None = None
+        if spelling is None:
+            spelling = f"{name}({', '.join(arg_names)})"
+        else:
+            written = _parse_spelling(name, spelling, arg_names)
         self.name = name
         self.forward = forward
         self.partials = partials
         self.arity = arity
         self.math = math
         self.domain = domain
+        self.sample_box = sample_box
         self.avoid = avoid
         self.requires = requires
+        self.spelling = spelling
+        self.commutative = commutative
+        self.arg_names = arg_names
+        self._written = written
 
-    def sample(self, rng: random.Random, *, margin: float = 1e-2) -> tuple[float, ...]:
-        """A random point inside the domain, ``margin`` away from its ends and avoid points.
+    def intervals(
+        self, index: int, *, margin: float = DEFAULT_MARGIN
+    ) -> tuple[tuple[float, float], ...]:
+        """The closed intervals where argument ``index`` may be drawn.
+
+        That is the argument's sample interval (``sample_box[index]``), shrunk
+        by ``margin`` at both ends, minus a ``margin``-wide neighbourhood of
+        every ``avoid`` point. Every float in the result is at least
+        ``margin`` away from the interval ends and from every avoid point
+        (ends are nudged inward by one ulp where rounding would put them
+        closer). This is the one place that decides where a rule may be
+        evaluated: :meth:`sample`, :mod:`minigrad.testing` and
+        ``minigrad check`` all draw from it.
+
+        Args:
+            index: Which argument (0-based).
+            margin: The distance to keep; must be >= 0.
+
+        Returns:
+            Disjoint ``(lo, hi)`` pairs with ``lo <= hi``, in increasing order.
+
+        Raises:
+            IndexError: ``index`` is not an argument of the rule.
+            ValueError: ``margin`` is negative or leaves nothing to draw from.
+
+        Example:
+            >>> DIV.intervals(1)
+            ((-2.99, -0.01), (0.01, 2.99))
+            >>> EXP.intervals(0, margin=0.5)
+            ((-3.5, 3.5),)
+        """
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < self.arity:
+            raise IndexError(f"Rule {self.name!r}: has no argument {index!r}")
+        if not margin >= 0.0:
+            raise ValueError(f"Rule {self.name!r}: margin must be >= 0, got {margin!r}")
+        lo, hi = self.sample_box[index]
+        # Cut points: the interval's ends and every avoid point inside it.
+        cuts = [lo, *sorted(a for a in set(self.avoid) if lo < a < hi), hi]
+        pieces: list[tuple[float, float]] = []
+        for left, right in itertools.pairwise(cuts):
+            a = _away(left, margin, _INF)
+            b = _away(right, margin, -_INF)
+            if a <= b:
+                pieces.append((a, b))
+        if not pieces:
+            raise ValueError(
+                f"Rule {self.name!r}: margin {margin!r} leaves no point of argument {index} "
+                f"(sample {self.sample_box[index]!r}, avoid {self.avoid!r})"
+            )
+        return tuple(pieces)
+
+    def sample(self, rng: random.Random, *, margin: float = DEFAULT_MARGIN) -> tuple[float, ...]:
+        """A random point of :meth:`intervals`: uniform over each argument's pieces.
+
+        Args:
+            rng: The random source (``minigrad check`` passes a seeded one).
+            margin: The distance to keep, as for :meth:`intervals`.
+
+        Raises:
+            ValueError: ``margin`` leaves nothing to draw from.
 
         Example:
             >>> import random
@@ -140,13 +304,34 @@ class Rule:
             True
         """
         point = []
-        for lo, hi in self.domain:
-            while True:
-                x = rng.uniform(lo + margin, hi - margin)
-                if all(abs(x - a) >= margin for a in self.avoid):
-                    break
-            point.append(x)
+        for i in range(self.arity):
+            pieces = self.intervals(i, margin=margin)
+            lengths = [hi - lo for lo, hi in pieces]
+            if sum(lengths) > 0.0:
+                lo, hi = rng.choices(pieces, weights=lengths)[0]
+            else:  # every piece is a single float
+                lo, hi = rng.choice(pieces)
+            # lo + (hi - lo) * u can round one ulp past hi.
+            point.append(min(max(rng.uniform(lo, hi), lo), hi))
         return tuple(point)
+
+    def as_written(self, *args: Value | float) -> Value:
+        """Apply the op the way its ``spelling`` writes it.
+
+        ``x * y`` calls Python's ``*`` (so ``Value.__mul__`` or, for a float
+        on the left, ``__rmul__``), ``x.exp()`` the method, ``abs(x)`` the
+        builtin, and a call ``name(x)`` the rule itself. Tests use it to
+        exercise the operators and methods users call, not only :func:`apply`.
+
+        Example:
+            >>> from minigrad import Value
+            >>> y = POW.as_written(2.0, Value(3.0))  # 2.0 ** Value(3.0)
+            >>> POW.spelling, y.op, y.data
+            ('x ** y', '**', 8.0)
+        """
+        if self._written is None:
+            return self(*args)
+        return self._written(*args)
 
     def __call__(self, *args: Value | float) -> Value:
         """Apply the op to Values (or plain numbers, taken as constants)."""
@@ -156,6 +341,104 @@ class Rule:
 
     def __repr__(self) -> str:
         return f"Rule({self.name!r}, arity={self.arity})"
+
+
+# Reading a Rule's declarations.
+
+
+def _sample_box(
+    name: str,
+    domain: tuple[tuple[float, float], ...],
+    sample: tuple[tuple[float, float], ...] | None,
+) -> tuple[tuple[float, float], ...]:
+    """The sample intervals: as given (checked against the domain), or the default."""
+    if sample is None:
+        return tuple(_default_sample(lo, hi) for lo, hi in domain)
+    if len(sample) != len(domain) or any(
+        not (-_INF < lo < hi < _INF and d_lo <= lo and hi <= d_hi)
+        for (lo, hi), (d_lo, d_hi) in zip(sample, domain, strict=False)
+    ):
+        raise ValueError(
+            f"Rule {name!r}: sample must give one finite interval (lo, hi) with lo < hi "
+            f"inside the domain per argument ({len(domain)}), got {sample!r} "
+            f"for domain {domain!r}"
+        )
+    return tuple((float(lo), float(hi)) for lo, hi in sample)
+
+
+def _default_sample(lo: float, hi: float) -> tuple[float, float]:
+    if lo > -_INF and hi < _INF:
+        return (lo, hi)
+    if lo > -_INF:
+        return (lo, lo + _REACH)
+    if hi < _INF:
+        return (hi - _REACH, hi)
+    return (-_REACH, _REACH)
+
+
+def _avoid(name: str, avoid: tuple[float, ...]) -> tuple[float, ...]:
+    if not isinstance(avoid, tuple) or any(
+        isinstance(a, bool) or not isinstance(a, int | float) or not -_INF < a < _INF for a in avoid
+    ):
+        raise ValueError(f"Rule {name!r}: avoid must be a tuple of finite numbers, got {avoid!r}")
+    return tuple(float(a) for a in avoid)
+
+
+def _arg_names(name: str, arity: int, arg_names: tuple[str, ...] | None) -> tuple[str, ...]:
+    if arg_names is None:
+        if arity <= len(_LETTERS):
+            return _LETTERS[:arity]
+        return tuple(f"x{i}" for i in range(arity))
+    if (
+        not isinstance(arg_names, tuple)
+        or len(arg_names) != arity
+        or not all(isinstance(n, str) and n.isidentifier() for n in arg_names)
+        or len(set(arg_names)) != arity
+    ):
+        raise ValueError(
+            f"Rule {name!r}: arg_names must be {arity} distinct identifier(s), got {arg_names!r}"
+        )
+    return arg_names
+
+
+def _parse_spelling(
+    name: str, spelling: str, names: tuple[str, ...]
+) -> Callable[..., Value] | None:
+    """What applies a spelling: an operator, a builtin, a method; None to call the rule."""
+    if not isinstance(spelling, str):
+        raise TypeError(f"Rule {name!r}: spelling must be a str, got {spelling!r}")
+    if len(names) == 2:
+        x, y = names
+        for symbol, binary in _OPERATORS.items():
+            if spelling == f"{x} {symbol} {y}":
+                return binary
+    if len(names) == 1:
+        (x,) = names
+        if spelling == f"-{x}":
+            return operator.neg
+        if spelling == f"abs({x})":
+            return abs
+        method = spelling.removeprefix(f"{x}.").removesuffix("()")
+        if spelling == f"{x}.{method}()" and method.isidentifier():
+            return operator.methodcaller(method)
+    callee = spelling.removesuffix(f"({', '.join(names)})")
+    if callee != spelling and all(part.isidentifier() for part in callee.split(".")):
+        return None
+    shown = ", ".join(names)
+    raise ValueError(
+        f"Rule {name!r}: spelling must be an operator ('x + y', '-x'), 'abs(x)', a method "
+        f"('x.exp()') or a call ('{name}({shown})'), written with the argument names "
+        f"({shown}), got {spelling!r}"
+    )
+
+
+def _away(x: float, margin: float, toward: float) -> float:
+    """The float nearest ``x + margin`` (toward ``toward``) at least ``margin`` from ``x``."""
+    sign = 1.0 if toward > x else -1.0
+    y = x + sign * margin
+    while abs(y - x) < margin:
+        y = math.nextafter(y, toward)
+    return y
 
 
 # Functions that take a float or a Value. Partials are written with these so a
@@ -259,30 +542,36 @@ ADD = Rule(
     operator.add,
     (1.0, 1.0),
     math="x + y",
-    domain=((-3.0, 3.0), (-3.0, 3.0)),
+    sample=((-3.0, 3.0), (-3.0, 3.0)),
+    spelling="x + y",
+    commutative=True,
 )
 SUB = Rule(
     "-",
     operator.sub,
     (1.0, -1.0),
     math="x - y",
-    domain=((-3.0, 3.0), (-3.0, 3.0)),
+    sample=((-3.0, 3.0), (-3.0, 3.0)),
+    spelling="x - y",
 )
 MUL = Rule(
     "*",
     operator.mul,
     (lambda x, y, out: y, lambda x, y, out: x),
     math="x*y",
-    domain=((-3.0, 3.0), (-3.0, 3.0)),
+    sample=((-3.0, 3.0), (-3.0, 3.0)),
+    spelling="x * y",
+    commutative=True,
 )
 DIV = Rule(
     "/",
     operator.truediv,
     (lambda x, y, out: 1.0 / y, lambda x, y, out: -out / y),
     math="x/y",
-    domain=((-3.0, 3.0), (-3.0, 3.0)),
-    avoid=(0.0,),
+    sample=((-3.0, 3.0), (-3.0, 3.0)),
+    avoid=(0.0,),  # the pole of y (kept for x too: avoid applies to every argument)
     requires="divisor must be non-zero",
+    spelling="x / y",
 )
 POW = Rule(
     "**",
@@ -290,86 +579,118 @@ POW = Rule(
     # d/dy: where the power is 0 (x = 0, y > 0) it is 0 near y, so its slope is 0.
     (lambda x, y, out: y * x ** (y - 1.0), lambda x, y, out: _pow_dy(x, out)),
     math="x**y",
-    domain=((0.2, 3.0), (-2.5, 2.5)),
+    # A negative base is defined only for integer exponents: no open interval.
+    domain=((0.0, _INF), (-_INF, _INF)),
+    sample=((0.2, 3.0), (-2.5, 2.5)),
+    spelling="x ** y",
 )
-NEG = Rule("neg", operator.neg, (-1.0,), math="-x", domain=((-3.0, 3.0),))
+NEG = Rule("neg", operator.neg, (-1.0,), math="-x", sample=((-3.0, 3.0),), spelling="-x")
 ABS = Rule(
     "abs",
     abs,
     (lambda x, out: sign(x),),
     math="Abs(x)",
-    domain=((-3.0, 3.0),),
+    sample=((-3.0, 3.0),),
     avoid=(0.0,),
+    spelling="abs(x)",
 )
-EXP = Rule("exp", math.exp, (lambda x, out: out,), math="exp(x)", domain=((-4.0, 4.0),))
+EXP = Rule(
+    "exp", math.exp, (lambda x, out: out,), math="exp(x)", sample=((-4.0, 4.0),), spelling="x.exp()"
+)
 LOG = Rule(
     "log",
     math.log,
     (lambda x, out: 1.0 / x,),
     math="log(x)",
-    domain=((0.05, 8.0),),
+    domain=((0.0, _INF),),
+    sample=((0.05, 8.0),),
     requires="input must be > 0",
+    spelling="x.log()",
 )
 LOG1P = Rule(
     "log1p",
     math.log1p,
     (lambda x, out: 1.0 / (1.0 + x),),
     math="log(1 + x)",
-    domain=((-0.9, 5.0),),
+    domain=((-1.0, _INF),),
+    sample=((-0.9, 5.0),),
     requires="input must be > -1",
+    spelling="x.log1p()",
 )
 SQRT = Rule(
     "sqrt",
     math.sqrt,
     (lambda x, out: 0.5 / out,),
     math="sqrt(x)",
-    domain=((0.05, 8.0),),
+    domain=((0.0, _INF),),  # sqrt(0) is defined, but its slope is not: open at 0
+    sample=((0.05, 8.0),),
     requires="input must be >= 0",
+    spelling="x.sqrt()",
 )
-SIN = Rule("sin", math.sin, (lambda x, out: cos(x),), math="sin(x)", domain=((-4.0, 4.0),))
-COS = Rule("cos", math.cos, (lambda x, out: -sin(x),), math="cos(x)", domain=((-4.0, 4.0),))
+SIN = Rule(
+    "sin",
+    math.sin,
+    (lambda x, out: cos(x),),
+    math="sin(x)",
+    sample=((-4.0, 4.0),),
+    spelling="x.sin()",
+)
+COS = Rule(
+    "cos",
+    math.cos,
+    (lambda x, out: -sin(x),),
+    math="cos(x)",
+    sample=((-4.0, 4.0),),
+    spelling="x.cos()",
+)
 TANH = Rule(
     "tanh",
     math.tanh,
     (lambda x, out: 1.0 - out * out,),
     math="tanh(x)",
-    domain=((-3.0, 3.0),),
+    sample=((-3.0, 3.0),),
+    spelling="x.tanh()",
 )
 SIGMOID = Rule(
     "sigmoid",
     _sigmoid,
     (lambda x, out: out * (1.0 - out),),
     math="1/(1 + exp(-x))",
-    domain=((-4.0, 4.0),),
+    sample=((-4.0, 4.0),),
+    spelling="x.sigmoid()",
 )
 RELU = Rule(
     "relu",
     lambda x: x if x > 0.0 else 0.0,
     (lambda x, out: step(x),),
     math="Max(x, 0)",
-    domain=((-3.0, 3.0),),
+    sample=((-3.0, 3.0),),
     avoid=(0.0,),
+    spelling="x.relu()",
 )
 SOFTPLUS = Rule(
     "softplus",
     _softplus,
     (lambda x, out: sigmoid(x),),
     math="log(1 + exp(x))",
-    domain=((-4.0, 4.0),),
+    sample=((-4.0, 4.0),),
+    spelling="x.softplus()",
 )
 ERF = Rule(
     "erf",
     math.erf,
     (lambda x, out: _TWO_OVER_SQRT_PI * exp(-(x * x)),),
     math="erf(x)",
-    domain=((-3.0, 3.0),),
+    sample=((-3.0, 3.0),),
+    spelling="x.erf()",
 )
 GELU = Rule(
     "gelu",
     lambda x: 0.5 * x * (1.0 + math.erf(x * _INV_SQRT2)),
     (lambda x, out: 0.5 * (1.0 + erf(x * _INV_SQRT2)) + x * exp(-0.5 * x * x) * _INV_SQRT_2PI,),
     math="x*(1 + erf(x/sqrt(2)))/2",
-    domain=((-3.0, 3.0),),
+    sample=((-3.0, 3.0),),
+    spelling="x.gelu()",
 )
 
 #: Every built-in rule, in the order the docs and ``minigrad check`` list them.

@@ -1,22 +1,33 @@
 """Hypothesis strategies for testing minigrad ops, built-in or your own.
 
-Every :class:`~minigrad.Rule` declares the open intervals where it is smooth
-(``domain``) and the points to keep away from (``avoid``). The strategies here
-read those declarations, so one test written against them covers every rule,
-including rules added later and users' custom ops:
+Every :class:`~minigrad.Rule` declares where it is defined and smooth
+(``domain``), the finite intervals to draw test points from (``sample``,
+stored as ``sample_box``; by default the domain cut to a finite width) and the
+points to keep away from (``avoid``). The strategies here read those
+declarations through :meth:`Rule.intervals <minigrad.Rule.intervals>`, the
+same method ``Rule.sample`` and ``minigrad check`` draw with, so one test
+written against them covers every rule, including rules added later and
+users' custom ops:
 
 * :func:`points` draws argument tuples (floats) where a rule is smooth;
 * :func:`values` draws the same points as fresh leaf :class:`~minigrad.Value`\\ s;
 * :func:`expressions` draws random composite expressions over a set of rules,
   with shared subexpressions, ``x * x``, ``x + x``, diamonds and Value
   exponents, that stay inside every rule's domain;
-* :func:`safe_intervals` is the arithmetic behind all three.
+* :func:`safe_intervals` is the arithmetic behind all three (an alias of
+  :meth:`Rule.intervals <minigrad.Rule.intervals>`).
 
 Hypothesis is imported lazily, inside the functions, so ``import minigrad`` and
 ``import minigrad.testing`` work without it; only calling a strategy needs it.
 Installing minigrad also registers a hypothesis plugin (the
 ``[project.entry-points.hypothesis]`` table of ``pyproject.toml``) that makes
-``st.from_type(Value)`` draw leaf Values.
+``st.from_type(Value)`` draw leaf Values whose data is 0 or has a magnitude
+between 1e-8 and 1e8 (log-uniform: every decade as often as any other). That
+is the range minigrad's checkers are built to judge. Far outside it a finite
+difference has nothing to work with: at 1e11 a step of 1e-6 vanishes
+(``x + 1e-6 == x``), and at 1e-124 any step straddles a kink at 0, so a test
+drawing such values would fail for reasons that are not the code under test.
+For other magnitudes, draw them yourself: ``st.floats(...).map(Value)``.
 
 Example:
     >>> from minigrad import ops, testing
@@ -26,7 +37,6 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 import math
 import operator
 from collections.abc import Callable, Iterable, Sequence
@@ -51,7 +61,7 @@ __all__ = [
 ]
 
 #: How far drawn points stay from interval ends and from ``avoid`` points.
-DEFAULT_MARGIN = 1e-2
+DEFAULT_MARGIN = ops.DEFAULT_MARGIN
 
 T = TypeVar("T")
 
@@ -61,12 +71,11 @@ def safe_intervals(
 ) -> tuple[tuple[float, float], ...]:
     """The closed intervals where argument ``index`` of ``rule`` may be drawn.
 
-    That is the rule's open ``domain`` interval for that argument, shrunk by
-    ``margin`` at both ends, minus a ``margin``-wide neighbourhood of every
-    ``avoid`` point. Every float in the result is at least ``margin`` away
-    from the interval ends and from every avoid point (ends are nudged inward
-    by one ulp where rounding would put them closer). The ``avoid`` points of
-    a rule apply to each of its arguments.
+    The same as ``rule.intervals(index, margin=margin)``
+    (:meth:`~minigrad.Rule.intervals`), which holds the arithmetic: the
+    argument's sample interval shrunk by ``margin`` at both ends, minus a
+    ``margin``-wide neighbourhood of every ``avoid`` point (the ``avoid``
+    points of a rule apply to each of its arguments).
 
     Args:
         rule: The rule whose declarations to read.
@@ -87,34 +96,7 @@ def safe_intervals(
         >>> safe_intervals(ops.EXP, 0, margin=0.5)
         ((-3.5, 3.5),)
     """
-    if not 0 <= index < rule.arity:
-        raise IndexError(f"safe_intervals: {rule.name} has no argument {index}")
-    if not margin >= 0.0:
-        raise ValueError(f"safe_intervals: margin must be >= 0, got {margin!r}")
-    lo, hi = rule.domain[index]
-    # Cut points: the domain ends and every avoid point inside the domain.
-    cuts = [lo, *sorted(a for a in set(rule.avoid) if lo < a < hi), hi]
-    pieces: list[tuple[float, float]] = []
-    for left, right in itertools.pairwise(cuts):
-        a = _away(left, margin, math.inf)
-        b = _away(right, margin, -math.inf)
-        if a <= b:
-            pieces.append((a, b))
-    if not pieces:
-        raise ValueError(
-            f"safe_intervals: margin {margin!r} leaves no point of {rule.name} argument "
-            f"{index} (domain {rule.domain[index]!r}, avoid {rule.avoid!r})"
-        )
-    return tuple(pieces)
-
-
-def _away(x: float, margin: float, toward: float) -> float:
-    """The float nearest ``x + margin`` (toward ``toward``) at least ``margin`` from ``x``."""
-    sign = 1.0 if toward > x else -1.0
-    y = x + sign * margin
-    while abs(y - x) < margin:
-        y = math.nextafter(y, toward)
-    return y
+    return rule.intervals(index, margin=margin)
 
 
 def _in(x: float, pieces: Iterable[tuple[float, float]]) -> bool:
@@ -125,8 +107,9 @@ def points(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tupl
     """Argument tuples (floats) where ``rule`` is smooth.
 
     Each coordinate is drawn from :func:`safe_intervals`: inside the rule's
-    ``domain``, and at least ``margin`` away from the interval ends and from
-    every ``avoid`` point. No filtering, so every draw succeeds.
+    sample interval (``sample_box``, which lies in its ``domain``), and at
+    least ``margin`` away from the interval ends and from every ``avoid``
+    point. No filtering, so every draw succeeds.
 
     Args:
         rule: The rule to draw arguments for (built-in or custom).
@@ -210,29 +193,8 @@ def _is_ref(arg: int | float) -> bool:
     return isinstance(arg, int) and not isinstance(arg, bool)
 
 
-#: How the built-in rules are spelled in Python, so that expressions exercise
-#: the operators and methods users call, not only :func:`minigrad.apply`.
-_SPELLING: dict[Rule, Callable[..., Value]] = {
-    **{
-        rule: operator.methodcaller(rule.name)
-        for rule in ops.TABLE
-        if rule.arity == 1 and rule.name.isidentifier() and hasattr(Value, rule.name)
-    },
-    ops.ADD: operator.add,
-    ops.SUB: operator.sub,
-    ops.MUL: operator.mul,
-    ops.DIV: operator.truediv,
-    ops.POW: operator.pow,
-    ops.NEG: operator.neg,
-    ops.ABS: abs,
-}
-
-
 def _apply_value(rule: Rule, args: tuple[Value | float, ...]) -> Value:
-    spelled = _SPELLING.get(rule)
-    if spelled is not None:
-        return spelled(*args)
-    return rule(*args)
+    return rule.as_written(*args)
 
 
 @dataclass(frozen=True)
@@ -291,8 +253,10 @@ class Expression:
     def __call__(self, *xs: Value) -> Value:
         """Evaluate on Values with minigrad's operators and methods.
 
-        Built-in rules are applied the way users write them (``a * b``,
-        ``2.0 ** a``, ``a.tanh()``), other rules through ``rule(*args)``.
+        Each rule is applied as its ``spelling`` writes it
+        (:meth:`Rule.as_written <minigrad.Rule.as_written>`): the built-in
+        rules the way users write them (``a * b``, ``2.0 ** a``,
+        ``a.tanh()``), custom rules by default through ``rule(*args)``.
 
         Args:
             *xs: One Value per input.
@@ -369,8 +333,8 @@ def expressions(
     Staying in the domain, by squashing. While drawing, the strategy
     evaluates the program on floats. When an argument of a drawn op falls
     outside that argument's :func:`safe_intervals` (outside the rule's
-    ``domain`` shrunk by ``margin``, or within ``margin`` of an ``avoid``
-    point), it is replaced by ``mid + half * sin(arg)``, which lies in the
+    sample interval shrunk by ``margin``, or within ``margin`` of an
+    ``avoid`` point), it is replaced by ``mid + half * sin(arg)``, which lies in the
     safe interval ``[mid - half, mid + half]`` nearest to the argument. The
     squash is made of ``sin``, ``*`` and ``+``, which are smooth everywhere,
     so the expression is a smooth function near its inputs; and every drawn
@@ -398,7 +362,7 @@ def expressions(
         max_depth: At most this many drawn ops on any path from an input to
             the output (glue not counted).
         constants: Whether float constants may appear as op arguments.
-        margin: The distance to keep from domain ends and avoid points.
+        margin: The distance to keep from sample interval ends and avoid points.
 
     Returns:
         A strategy of :class:`Expression`.
@@ -502,11 +466,26 @@ def expressions(
 def _hypothesis_setup_hook() -> None:
     """Register minigrad's strategies with hypothesis (run by its plugin entry point).
 
-    Afterwards ``st.from_type(Value)`` draws fresh leaf Values with finite data.
+    Afterwards ``st.from_type(Value)`` draws fresh leaf Values whose data is 0
+    or has a magnitude in [1e-8, 1e8] (see the module docstring for why).
     """
     from hypothesis import strategies as st
 
-    st.register_type_strategy(Value, st.floats(allow_nan=False, allow_infinity=False).map(_leaf))
+    # Magnitudes log-uniform, so each decade is drawn as often as any other;
+    # plain st.floats(-1e8, 1e8) puts most draws near 1e8 and few near 1.
+    magnitude = st.floats(-_DECADES, _DECADES).map(_power_of_ten)
+    data = st.one_of(st.just(0.0), magnitude, magnitude.map(operator.neg))
+    st.register_type_strategy(Value, data.map(_leaf))
+
+
+#: ``st.from_type(Value)`` draws 0 or magnitudes in [1e-8, 1e8] (see the module docstring).
+_DECADES = 8.0
+_TINY, _HUGE = 1e-8, 1e8
+
+
+def _power_of_ten(e: float) -> float:
+    # The clamp keeps pow's last-bit rounding from stepping past either end.
+    return min(max(math.pow(10.0, e), _TINY), _HUGE)
 
 
 def _leaf(x: float) -> Value:

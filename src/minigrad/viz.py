@@ -37,11 +37,6 @@ __all__ = ["DotNotFoundError", "Graph", "graph"]
 RENDERED = (".svg", ".png", ".pdf")
 _TEXT = (".dot", ".gv")
 
-# Commutative ops need no argument names on their edges; any other op with two
-# or more arguments gets x, y, z, ... so ``a - b`` is not read as ``b - a``.
-_COMMUTATIVE = frozenset({"+", "*"})
-_ARG_NAMES = "xyzuvw"
-
 _INSTALL_HINT = (
     "install Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz; "
     "conda: conda install graphviz) and make sure `dot` is on PATH"
@@ -279,17 +274,20 @@ def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:
     cut_ops: list[str] = []
     for i, node in enumerate(drawn):
         lines.append(f"  v{i} {_value_node(node)};")
-        if not node.op:
+        rule = node.rule
+        if rule is None:
             continue
         ops += 1
         op_id = f"v{i}op"
-        lines.append(f"  {op_id} [shape=ellipse, label=<{_escape(node.op)}>];")
+        lines.append(f"  {op_id} [shape=ellipse, label=<{_dot_escape(rule.name)}>];")
         lines.append(f"  {op_id} -> v{i};")
         args = node.args
-        named = len(args) > 1 and node.op not in _COMMUTATIVE
+        # A commutative op needs no argument names on its edges; any other op of
+        # two or more arguments names them, so ``a - b`` is not read as ``b - a``.
+        named = len(args) > 1 and not rule.commutative
         cut = False
         for k, arg in enumerate(args):
-            edge = f" [label=<{_ARG_NAMES[k] if k < len(_ARG_NAMES) else k}>]" if named else ""
+            edge = f" [label=<{_dot_escape(rule.arg_names[k])}>]" if named else ""
             if isinstance(arg, Value):
                 j = index[arg]
                 if j < max_nodes:
@@ -301,7 +299,7 @@ def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:
                 const_id = f"v{i}c{k}"
                 lines.append(
                     f"  {const_id} [shape=box, style=dashed, fontcolor=gray30, "
-                    f"label=<{_escape(_number(arg))}>];"
+                    f"label=<{_dot_escape(_number(arg))}>];"
                 )
                 lines.append(f"  {const_id} -> {op_id}{edge};")
         if cut:
@@ -343,9 +341,9 @@ def _value_node(node: Value) -> str:
     cells = []
     if node.label:
         # str(): .label is a plain attribute, and a picture should not fail on a non-str one.
-        cells.append(f"<td><b>{_escape(str(node.label))}</b></td>")
-    cells.append(f"<td>data {_escape(_number(node.data))}</td>")
-    cells.append(f"<td>grad {_escape(_number(node.grad))}</td>")
+        cells.append(f"<td><b>{_dot_escape(str(node.label))}</b></td>")
+    cells.append(f"<td>data {_dot_escape(_number(node.data))}</td>")
+    cells.append(f"<td>grad {_dot_escape(_number(node.grad))}</td>")
     # Leaves (inputs, parameters) are tinted: they are what a gradient is for.
     tint = "" if node.op else ' bgcolor="#e8f0fe"'
     return (
@@ -362,7 +360,7 @@ def _number(x: float) -> str:
     return text if any(c in text for c in ".en") else text + ".0"
 
 
-def _escape(text: str) -> str:
+def _dot_escape(text: str) -> str:
     """``text`` made safe inside a Graphviz HTML-like label.
 
     ``&``, ``<``, ``>`` and quotes become entities; control characters (a
