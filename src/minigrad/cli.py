@@ -136,8 +136,9 @@ def _check_item(item: _Item, points: int, order: int, rng: random.Random) -> Rep
             item.func(*[Value(x) for x in xs])
         except Exception as exc:
             hint = (
-                "; declare where the rule is defined with domain= (points are drawn "
-                "from (-2, 2) by default) or points to keep away from with avoid="
+                "; declare where the rule is defined with domain= and where to draw "
+                "points with sample= (by default (-2, 2)), or points to keep away "
+                "from with avoid="
                 if item.is_rule
                 else ""
             )
@@ -377,8 +378,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "check",
         help="check every rule (or the rules in a file) at orders 1-3",
-        description="Check every derivative rule against central differences at random "
-        "points of its domain, orders 1 to --order; with a path, check every Rule "
+        description="Check every derivative rule against numerical derivatives at random "
+        "points of its sample intervals, orders 1 to --order; with a path, check every Rule "
         "reachable from that Python file instead (its names, and inside lists, tuples, "
         "dicts, sets and the classes it defines). Exit status: 0 all passed, 1 a rule "
         "failed or crashed, 2 the file is missing, does not import or holds no Rule.",
