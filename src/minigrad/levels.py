@@ -102,14 +102,15 @@ class Levels:
         ys = self.outputs()
         fs = ys
         keys: list[Key] = [(j, ()) for j in range(len(ys))]
+        if self.weights is not None and len(self.weights) != len(ys):
+            # Checked at every level, order 1 too: a mistake is a mistake.
+            raise ValueError(
+                f"{self.where}: grad_outputs has {len(self.weights)} entries "
+                f"for {len(ys)} output(s)"
+            )
         if k == 1:
             return fs, keys
         if self.weights is not None:
-            if len(self.weights) != len(ys):
-                raise ValueError(
-                    f"{self.where}: grad_outputs has {len(self.weights)} entries "
-                    f"for {len(ys)} output(s)"
-                )
             total = self.weights[0] * ys[0]
             for w, y in zip(self.weights[1:], ys[1:], strict=True):
                 total = total + w * y
