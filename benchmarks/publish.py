@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from engines import BARE, FLOATS, HANDWRITTEN, MICROGRAD, MINIGRAD, TORCH, Engine
+from engines import BARE, FLOATS, HANDWRITTEN, MICROGRAD, MINIGRAD, TORCH
 from harness import REPO, Measurements, Target, fmt_ratio, table, targets_table
 
 BEGIN = "<!-- benchmark summary: written by `python benchmarks/run.py --readme`; do not edit -->"
@@ -78,12 +78,13 @@ def summary(found: Measurements, targets: Sequence[Target], about: str) -> str:
 
 
 def about(
-    date: str, machine: str, python: str, clock: str, reps: int, engines: list[Engine]
+    command: str, date: str, machine: str, clock: str, reps: int, versions: Sequence[str]
 ) -> str:
-    versions = ", ".join(f"{e.package} {e.version}" for e in engines if e.package)
+    """The first line of the summary: the run, the machine and the versions measured."""
+    rounds = f"{reps} round{'s' if reps > 1 else ''}"
     return (
-        f"One run of `python benchmarks/run.py --readme` on {date}: {machine}; {python}; "
-        f"{clock} clock, medians over {reps} rounds; {versions}."
+        f"One run of `{command}` on {date}: {machine}; {clock} clock, medians over {rounds}; "
+        f"{', '.join(versions)}."
     )
 
 

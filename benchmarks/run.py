@@ -29,6 +29,7 @@ import datetime
 import gc
 import io
 import sys
+from collections.abc import Iterable
 from typing import TextIO
 
 import minigrad
@@ -111,6 +112,24 @@ class Tee(io.StringIO):
         self.out.flush()
 
 
+def print_header(
+    date: str, versions: list[str], missing: Iterable[str], command: str, args: argparse.Namespace
+) -> None:
+    print("# minigrad benchmarks\n")
+    print(f"- date: {date}")
+    load = load_average()
+    print(f"- machine: {machine()}" + (f", {load} at start" if load else ""))
+    print(f"- {python()}, gc on, thresholds {gc.get_threshold()}")
+    for line in [*versions, *missing]:
+        print(f"- {line}")
+    print(f"- command: `{command}`; medians of {args.reps} runs unless a table says otherwise")
+    print(f"- clock: {args.clock} (`{clock_name()}`){CLOCK_NOTES[args.clock]}")
+    print(
+        f"- reference loop (1e6 iterations of `s += i`): {fmt_time(calibration())} at the "
+        "start (a measure of how busy the machine is; it is printed again at the end)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     use_clock(args.clock)
@@ -118,25 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     bench = Bench(engines, args.reps, Measurements())
     command = " ".join(["python benchmarks/run.py", *(argv if argv is not None else sys.argv[1:])])
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    versions = [f"minigrad {minigrad.__version__} (git {git_revision()})"]
+    versions += [f"{e.package} {e.version}" for e in engines if e.package not in ("", "minigrad")]
     report = Tee(sys.stdout)
     with contextlib.redirect_stdout(report):
-        print("# minigrad benchmarks\n")
-        print(f"- date: {date}")
-        load = load_average()
-        print(f"- machine: {machine()}" + (f", {load} at start" if load else ""))
-        print(f"- {python()}, gc on, thresholds {gc.get_threshold()}")
-        print(f"- minigrad {minigrad.__version__} (git {git_revision()})")
-        for e in engines:
-            if e.package and e.package != "minigrad":
-                print(f"- {e.package} {e.version}")
-        for line in missing.values():
-            print(f"- {line}")
-        print(f"- command: `{command}`; medians of {args.reps} runs unless a table says otherwise")
-        print(f"- clock: {args.clock} (`{clock_name()}`){CLOCK_NOTES[args.clock]}")
-        print(
-            f"- reference loop (1e6 iterations of `s += i`): {fmt_time(calibration())} at the "
-            "start (a measure of how busy the machine is; it is printed again at the end)"
-        )
+        print_header(date, versions, missing.values(), command, args)
         for s in SECTIONS:
             if s.letter in args.only:
                 heading(f"({s.letter}) {s.title}")
@@ -147,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         print(targets_table(targets, bench.found))
     if args.readme:
         clock = "CPU-time" if args.clock == "cpu" else "wall-clock"
-        run = about(date, machine(), python(), clock, args.reps, engines)
+        run = about(command, date, f"{machine()}; {python()}", clock, args.reps, versions)
         for path in publish(report.getvalue(), summary(bench.found, targets, run)):
             print(f"wrote {path}", file=sys.stderr)
     return 0
