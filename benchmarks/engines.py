@@ -57,66 +57,54 @@ def _zero_float(p: Any) -> None:
     p.grad = 0.0
 
 
-def _grad(p: Any) -> float:
-    return float(p.grad)
+def _zero_int(p: Any) -> None:
+    p.grad = 0  # as micrograd's own zero_grad
 
 
-def _data(v: Any) -> float:
-    return float(v.data)
+def value_like(
+    name: str,
+    package: str,
+    version: str,
+    cls: type[Any],
+    children: Callable[[Any], Sequence[Any]],
+    zero: Callable[[Any], None] = _zero_float,
+) -> Engine:
+    """An engine whose nodes have micrograd's shape.
+
+    That is: a leaf is ``cls(x)``; a node has ``.relu()``, ``.backward()``,
+    ``.data`` and ``.grad``. relu and backward are the class's own functions,
+    not wrapped in a lambda: the timed code calls them directly.
+    """
+    return Engine(
+        name=name,
+        package=package,
+        version=version,
+        leaf=cls,
+        relu=cls.relu,
+        backward=cls.backward,
+        zero=zero,
+        grad=lambda p: float(p.grad),
+        data=lambda v: float(v.data),
+        children=children,
+    )
 
 
 def minigrad_engine() -> Engine:
     value = minigrad.Value
-    return Engine(
-        name=MINIGRAD,
-        package="minigrad",
-        version=minigrad.__version__,
-        leaf=value,
-        relu=value.relu,
-        backward=value.backward,
-        zero=_zero_float,
-        grad=_grad,
-        data=_data,
-        children=lambda v: v.parents,
-    )
+    return value_like(MINIGRAD, "minigrad", minigrad.__version__, value, lambda v: v.parents)
 
 
 def bare_engine() -> Engine:
-    return Engine(
-        name=BARE,
-        package="",
-        version="",
-        leaf=Bare,
-        relu=Bare.relu,
-        backward=Bare.backward,
-        zero=_zero_float,
-        grad=_grad,
-        data=_data,
-        children=Bare.parents,
-    )
+    return value_like(BARE, "", "", Bare, Bare.parents)
 
 
 def micrograd_engine() -> Engine | None:
     try:
-        micro_value = importlib.import_module("micrograd.engine").Value
+        value = importlib.import_module("micrograd.engine").Value
     except ImportError:
         return None
-
-    def zero(p: Any) -> None:
-        p.grad = 0  # as micrograd's own zero_grad
-
-    return Engine(
-        name=MICROGRAD,
-        package="micrograd",
-        version=_dist_version("micrograd"),
-        leaf=micro_value,
-        relu=micro_value.relu,
-        backward=micro_value.backward,
-        zero=zero,
-        grad=_grad,
-        data=_data,
-        children=lambda v: tuple(v._prev),
-    )
+    version = _dist_version("micrograd")
+    return value_like(MICROGRAD, "micrograd", version, value, lambda v: tuple(v._prev), _zero_int)
 
 
 def torch_engine() -> Engine | None:
