@@ -3,7 +3,7 @@
 One command; every engine runs in the same process, on the same workloads;
 each figure is the median of several runs::
 
-    python benchmarks/run.py              # full run (about 10 minutes on 2 cores)
+    python benchmarks/run.py              # full run (7-30 minutes on 2 cores, by machine)
     python benchmarks/run.py --quick      # smoke run of every section, small sizes
     python benchmarks/run.py --reps 21    # more runs per median
     python benchmarks/run.py --only a,e   # some sections only
