@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from minigrad import demo
+from minigrad._gc import gc_paused
 
 
 class TtyStringIO(io.StringIO):
@@ -130,6 +131,24 @@ def test_the_garbage_collector_is_left_as_it_was(enabled: bool) -> None:
     else:
         gc.disable()
     _run(io.StringIO(), steps=1)
+    assert gc.isenabled() is enabled
+
+
+@pytest.mark.usefixtures("gc_state")
+@pytest.mark.parametrize("enabled", [True, False])
+def test_gc_paused_turns_the_collector_off_and_back_as_it_was_even_on_an_error(
+    enabled: bool,
+) -> None:
+    # The demo and the benchmarks share this one context manager.
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
+    inside: list[bool] = []
+    with pytest.raises(KeyError, match="raised inside"), gc_paused():
+        inside.append(gc.isenabled())
+        raise KeyError("raised inside")
+    assert inside == [False]
     assert gc.isenabled() is enabled
 
 

@@ -13,11 +13,11 @@ so stdout is identical on every run with the same seed except the last line,
 
 from __future__ import annotations
 
-import gc
 import random
 import time
 from typing import TextIO
 
+from minigrad._gc import gc_paused
 from minigrad.data import make_moons
 from minigrad.engine import Value
 from minigrad.nn import MLP, SGD
@@ -95,9 +95,7 @@ def run(stdout: TextIO, stderr: TextIO, *, seed: int = 0, steps: int = 100) -> i
     # A graph has no reference cycles (nodes hold no closures), so reference
     # counting frees each step's graph; the cyclic collector would only rescan
     # its ~70,000 live nodes again and again, which costs about a third of the run.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         step = 0
         while True:
             loss, accuracy = _evaluate(model, params, points, labels)
@@ -114,9 +112,6 @@ def run(stdout: TextIO, stderr: TextIO, *, seed: int = 0, steps: int = 100) -> i
             opt.lr = _LR_START - (_LR_START - _LR_END) * step / steps
             opt.step()
             step += 1
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     seconds = time.perf_counter() - start
 
     why = "100% training accuracy" if accuracy == 1.0 else "the step limit"

@@ -1,0 +1,718 @@
+"""The sections of the report, registered with their targets in one table: SECTIONS.
+
+A section is a function ``(bench, sizes) -> None`` that prints its table and
+footnote and puts the numbers its targets read into ``bench.found``; its row
+in SECTIONS gives its letter, title, sizes (``--quick`` and full) and targets.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import statistics
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import minigrad
+from engines import (
+    BARE,
+    FLOATS,
+    HANDWRITTEN,
+    MICROGRAD,
+    MINIGRAD,
+    TORCH,
+    Engine,
+    float_relu,
+)
+from harness import (
+    Case,
+    Measurements,
+    Target,
+    Timing,
+    clock_name,
+    fmt_n,
+    fmt_ratio,
+    fmt_time,
+    progress,
+    stopwatch,
+    table,
+    timed_runs,
+)
+from minigrad._gc import gc_paused
+from workloads import (
+    chain,
+    flat,
+    handwritten_step,
+    manual_first,
+    manual_second,
+    mlp_loss,
+    mlp_ops,
+    mlp_problem,
+    random_leaves,
+    ring,
+    to_engine,
+    tree_sum,
+)
+
+Prepare = Callable[[], Callable[[], object]]
+
+
+@dataclass
+class Bench:
+    """What every section gets: the engines, the runs per median, where its numbers go."""
+
+    engines: list[Engine]
+    reps: int
+    found: Measurements
+
+    def has(self, name: str) -> bool:
+        return any(e.name == name for e in self.engines)
+
+
+def no_setup(run: Callable[[], object]) -> Prepare:
+    """A case whose run needs nothing prepared."""
+    return lambda: run
+
+
+# (a) The MLP step.
+
+
+def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
+    for name in (MICROGRAD, TORCH):
+        if not bench.has(name):
+            bench.found.missing[f"mlp {name}"] = "not installed"
+    layers, xs, ys = mlp_problem()
+    n_ops, n_values = mlp_ops(layers, xs, ys)
+    n_params = len(flat(layers))
+
+    # The same workload on every engine: the same loss and the same gradient.
+    want_loss, want_grads = handwritten_step(layers, xs, ys)
+    models = {e.name: to_engine(e.leaf, layers) for e in bench.engines}
+    checks = []
+    for e in bench.engines:
+        loss = mlp_loss(models[e.name], xs, ys, e.relu)
+        e.backward(loss)
+        params = flat(models[e.name])
+        got = [e.grad(p) for p in params]
+        worst = max(abs(a - b) for a, b in zip(got, want_grads, strict=True))
+        checks.append(f"{e.name} {abs(e.data(loss) - want_loss):.1e} / {worst:.1e}")
+        for p in params:
+            e.zero(p)
+        del loss
+    print(
+        f"One step builds {n_ops:,} ops ({n_values:,} minigrad Values with the "
+        f"{n_params:,} parameters). Largest difference in loss / gradient "
+        f"from the hand-written pass: {'; '.join(checks)}.\n"
+    )
+
+    def step(e: Engine) -> Callable[[], None]:
+        model = models[e.name]
+        params = flat(model)
+        relu, zero, backward = e.relu, e.zero, e.backward
+
+        def run() -> None:
+            for p in params:
+                zero(p)
+            backward(mlp_loss(model, xs, ys, relu))
+
+        return run
+
+    cases: list[Case] = [
+        (FLOATS, no_setup(lambda: mlp_loss(layers, xs, ys, float_relu))),
+        (HANDWRITTEN, no_setup(lambda: handwritten_step(layers, xs, ys))),
+        *((e.name, no_setup(step(e))) for e in bench.engines),
+    ]
+    # Each engine runs its steps back to back, with the collector on, as in a
+    # training loop: micrograd's graphs are reference cycles, and collecting
+    # them is part of its step. Hence the untimed warm-up step in each round.
+    result = timed_runs(cases, bench.reps, warm_up=True, label="MLP step")
+    base = result[MINIGRAD]
+    rows = []
+    for name, timing in result.items():
+        ratio = timing.over(base)
+        rows.append(
+            [
+                name,
+                fmt_time(timing.median),
+                fmt_time(statistics.fmean(timing.times)),
+                fmt_time(timing.median / n_ops),
+                fmt_ratio(ratio),
+                fmt_ratio(1.0 / ratio),
+            ]
+        )
+        bench.found.numbers[f"mlp {name}"] = ratio
+        bench.found.numbers[f"floor {name}"] = timing.over(result[BARE])
+    header = ["engine", "median / step", "mean / step", "per op", "time vs minigrad"]
+    print(table([*header, "minigrad speed-up"], rows))
+    print(
+        f"\nA step: zero the {n_params} parameters' grads, forward, backward; "
+        "the graph is freed when the step returns (its freeing is timed). "
+        f"{bench.reps} rounds; in each, every engine runs an untimed step and then the "
+        "timed one; gc on. 'per op' divides by the minigrad op count. The two ratio "
+        "columns are medians over the rounds of the ratio within a round."
+    )
+    bench.found.numbers["mlp ops"] = n_ops
+    bench.found.numbers["mlp minigrad / floats"] = base.over(result[FLOATS])
+    bench.found.numbers["floor / floats"] = result[BARE].over(result[FLOATS])
+
+
+def _faster_than(engine: str, label: str) -> Target:
+    def show(m: Mapping[str, float]) -> str:
+        return (
+            f"{fmt_ratio(m[f'mlp {engine}'])} faster (floor row: {fmt_ratio(m[f'floor {engine}'])})"
+        )
+
+    return Target(f"MLP step >= 10x faster than {label}", f"mlp {engine}", ">=", 10, show)
+
+
+def _times_floats(m: Mapping[str, float]) -> str:
+    return f"{fmt_ratio(m['mlp minigrad / floats'])} (floor row: {fmt_ratio(m['floor / floats'])})"
+
+
+MLP_TITLE = "MLP step: 2-16-16-1 relu MLP, batch 100, squared loss + L2"
+MLP_TARGETS = (
+    _faster_than(MICROGRAD, "micrograd"),
+    _faster_than(TORCH, "torch 0-d"),
+    Target(
+        "MLP step <= 8x the plain-float forward", "mlp minigrad / floats", "<=", 8, _times_floats
+    ),
+)
+
+
+# (b) The chain, and (c) sum(): time per op at growing sizes.
+
+
+def chain_case(engine: Engine, depth: int) -> Prepare:
+    relu, backward, leaf = engine.relu, engine.backward, engine.leaf
+
+    def prepare() -> Callable[[], object]:
+        x0 = leaf(1.0)
+
+        def run() -> object:
+            x = chain(x0, depth, relu)
+            backward(x)
+            return x  # freed after the clock stops
+
+        return run
+
+    return prepare
+
+
+def float_chain(depth: int) -> Prepare:
+    return no_setup(lambda: chain(1.0, depth, float_relu))
+
+
+def sum_case(engine: Engine, n: int) -> Prepare:
+    leaf, backward = engine.leaf, engine.backward
+
+    def prepare() -> Callable[[], object]:
+        leaves = random_leaves(leaf, n, seed=n)
+
+        def run() -> object:
+            total = sum(leaves)
+            backward(total)
+            return total
+
+        return run
+
+    return prepare
+
+
+def float_sum(n: int) -> Prepare:
+    def prepare() -> Callable[[], object]:
+        leaves = random_leaves(float, n, seed=n)
+        return lambda: sum(leaves)
+
+    return prepare
+
+
+def sized_reps(reps: int, ops: int) -> int:
+    """Fewer runs for the big sizes: they are slow and vary less."""
+    if ops >= 1_000_000:
+        return min(reps, 3)
+    if ops >= 100_000:
+        return min(reps, 5)
+    return reps
+
+
+def repeated(prepare: Prepare, times: int) -> Prepare:
+    """A case that runs ``times`` prepared runs of another, back to back."""
+
+    def prepare_all() -> Callable[[], object]:
+        runs = [prepare() for _ in range(times)]
+        return lambda: [run() for run in runs]  # the results are freed after the clock stops
+
+    return prepare_all
+
+
+def scaling_table(
+    bench: Bench,
+    sizes: Sequence[int],
+    ops_of: Callable[[int], int],
+    case_of: Callable[[Engine, int], Prepare],
+    float_case: Callable[[int], Prepare],
+    label: str,
+    paired: tuple[int, int] | None = None,
+) -> float | None:
+    """Print the time per op of every engine at every size.
+
+    With ``paired=(big, small)``, minigrad at size ``small`` is timed again in
+    the rounds of size ``big``, right after it (as many graphs as make a tenth
+    of the big one per run), and the per-op ratio big / small is returned: the
+    median over the rounds of the ratio within a round, since the machine's
+    speed drifts between rows. In brackets in the table, each engine's median
+    relative to minigrad's.
+    """
+    engines = bench.engines
+    failed: dict[str, int] = {}
+    rows = []
+    ratio = None
+    for n in sizes:
+        ops = ops_of(n)
+        progress(f"{label} {fmt_n(n)}")
+        cases: list[Case] = [(FLOATS, float_case(n))]
+        slow: list[Case] = []
+        for e in engines:
+            if e.name not in failed:
+                (slow if e.slow and ops >= 1_000_000 else cases).append((e.name, case_of(e, n)))
+        small_ops = 0
+        if paired is not None and n == paired[0]:
+            repeat = max(1, ops // ops_of(paired[1]) // 10)
+            small_ops = repeat * ops_of(paired[1])
+            cases.append(("paired", repeated(case_of(engines[0], paired[1]), repeat)))
+        result = timed_runs(cases, sized_reps(bench.reps, ops))
+        result.update(timed_runs(slow, 1))
+        base = result[MINIGRAD]
+        if small_ops:
+            ratio = base.over(result["paired"]) * small_ops / ops
+        row: list[object] = [fmt_n(n), f"{ops:,}"]
+        for name in [FLOATS, *(e.name for e in engines)]:
+            if name in failed:
+                row.append(f"RecursionError (as at {fmt_n(failed[name])})")
+            elif result[name].failure:
+                failed[name] = n
+                row.append(result[name].failure)
+            else:
+                row.append(_per_op_cell(result[name], base, ops, name == MINIGRAD))
+        row.append(fmt_time(base.median))
+        rows.append(row)
+    header = [label, "ops", "plain floats (forward only)", *(e.name for e in engines)]
+    print(table([*header, "minigrad total"], rows))
+    return ratio
+
+
+def _per_op_cell(t: Timing, base: Timing, ops: int, is_base: bool) -> str:
+    cell = fmt_time(t.median / ops)
+    if not is_base:
+        cell += f" ({fmt_ratio(t.median / base.median)})"
+    return cell + (" [1 run]" if len(t.times) == 1 else "")
+
+
+def bench_chain(bench: Bench, depths: Sequence[int]) -> None:
+    both = 10_000 in depths and 1_000_000 in depths
+    ratio = scaling_table(
+        bench,
+        depths,
+        lambda d: 3 * d,
+        chain_case,
+        float_chain,
+        "depth",
+        paired=(1_000_000, 10_000) if both else None,
+    )
+    print(
+        "\nPer op: the median time of forward + backward over 3 * depth ops; in brackets, "
+        "the time relative to minigrad. The graph is freed after the clock stops. "
+        "micrograd's recursive topological sort overflows Python's recursion limit "
+        f"({sys.getrecursionlimit()}, not raised here) beyond about 1,000 nodes; an engine "
+        "that failed at a depth is not run at larger ones."
+    )
+    if ratio is None:
+        bench.found.missing["chain"] = "depths 1e4 and 1e6 not both run (--quick)"
+        return
+    print(
+        f"\nminigrad's time per op at depth 1e6 is {fmt_ratio(ratio)} that at depth 1e4: "
+        "the median over the rounds of the ratio within a round, where ten chains of depth "
+        "1e4 run right after each chain of 1e6, since the machine's speed can drift between "
+        "the rows above."
+    )
+    bench.found.numbers["chain"] = ratio
+
+
+CHAIN_TARGET = Target("chain per-op time at depth 1e6 <= 1.5x that at 1e4", "chain", "<=", 1.5)
+
+
+def bench_sum(bench: Bench, sizes: Sequence[int]) -> None:
+    scaling_table(bench, sizes, lambda n: n, sum_case, float_sum, "leaves")
+    print(
+        "\nPython's builtin sum(): n additions in a chain (0 + x0 + x1 + ...). The leaves "
+        "are made before the clock starts."
+    )
+
+
+# (d) Bytes per node.
+
+
+def traced(build: Callable[[], Any], backward: Callable[[Any], None]) -> tuple[Any, int, int]:
+    """Bytes allocated by ``build()`` and still held, and still held after ``backward``.
+
+    The bytes after backward are -1 when backward raised RecursionError.
+    """
+    gc.collect()
+    with gc_paused():
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            root = build()
+            built = tracemalloc.get_traced_memory()[0] - base
+            try:
+                backward(root)
+                after = tracemalloc.get_traced_memory()[0] - base
+            except RecursionError:
+                after = -1
+        finally:
+            tracemalloc.stop()
+    return root, built, after
+
+
+def count_nodes(root: Any, children: Callable[[Any], Sequence[Any]]) -> int:
+    """Every distinct node reachable from ``root`` (iterative: any depth)."""
+    seen = {id(root)}
+    stack = [root]
+    while stack:
+        for child in children(stack.pop()):
+            if id(child) not in seen:
+                seen.add(id(child))
+                stack.append(child)
+    return len(seen)
+
+
+def bench_memory(bench: Bench, sizes: Sequence[int]) -> None:
+    (chain_depth,) = sizes
+    layers, xs, ys = mlp_problem()
+    mlp_op_count = mlp_ops(layers, xs, ys)[0]
+    rows = []
+    for e in bench.engines:
+        if e.children is None:
+            continue  # torch: tracemalloc does not see its C++ allocations
+        children = e.children
+
+        def mlp_graph(e: Engine = e) -> Any:
+            return mlp_loss(to_engine(e.leaf, layers), xs, ys, e.relu)
+
+        def chain_graph(e: Engine = e) -> Any:
+            return chain(e.leaf(1.0), chain_depth, e.relu)
+
+        graphs: list[tuple[str, Callable[[], Any], int]] = [
+            ("MLP step", mlp_graph, mlp_op_count),
+            (f"chain depth {fmt_n(chain_depth)}", chain_graph, 3 * chain_depth),
+        ]
+        for label, build, ops in graphs:
+            progress(f"bytes per node: {e.name}, {label}")
+            root, built, after = traced(build, e.backward)
+            nodes = count_nodes(root, children)
+            del root
+            after_cell = "RecursionError in backward" if after < 0 else f"{after / nodes:.0f}"
+            rows.append(
+                [
+                    e.name,
+                    label,
+                    f"{nodes:,}",
+                    f"{built / nodes:.0f}",
+                    after_cell,
+                    f"{built / ops:.0f}",
+                ]
+            )
+            if label == "MLP step":
+                bench.found.numbers[f"bytes {e.name}"] = built / nodes
+                bench.found.numbers[f"bytes after {e.name}"] = after / nodes
+    bench.found.numbers["bytes"] = max(
+        bench.found.numbers["bytes minigrad"], bench.found.numbers["bytes after minigrad"]
+    )
+    header = ["engine", "graph", "nodes", "bytes / node, built", "bytes / node, after backward"]
+    print(table([*header, "bytes / op of the workload"], rows))
+    print(
+        "\nA node is every Value object alive in the graph: leaves (the parameters, "
+        "the chain's input) and results of ops, counted by walking the graph "
+        "(minigrad: `parents`; micrograd: `_prev`, which also holds the Values "
+        "micrograd wraps around constants such as 1.0001). Bytes are everything "
+        "allocated while building (the parameters included; the data set, made before, "
+        "not) and still held: the node objects, their float data and whatever they "
+        "reference. After backward every node also holds a .grad float of its own. "
+        "The last column divides by the workload's op count, which is the same for "
+        "both engines. torch is left out: tracemalloc does not see its C++ allocations."
+    )
+
+
+BYTES_TARGET = Target(
+    "bytes per node <= 130 (MLP graph, built / after backward)",
+    "bytes",
+    "<=",
+    130,
+    lambda m: f"{m['bytes minigrad']:.0f} / {m['bytes after minigrad']:.0f}",
+)
+
+
+# (e) Cycles.
+
+
+def bench_cycles(bench: Bench, sizes: Sequence[int]) -> None:
+    (n_leaves,) = sizes
+    rows = []
+    nodes = 2 * n_leaves - 1
+    for e in bench.engines:
+        progress(f"cycles: {e.name}")
+        gc.collect()
+        with gc_paused():
+            graph = [tree_sum(random_leaves(e.leaf, n_leaves, seed=1))]
+            e.backward(graph[0])
+            _, t_drop = stopwatch(graph.clear)  # drops the one reference to the root
+            found, t_collect = stopwatch(gc.collect)
+        rows.append([e.name, f"{nodes:,}", f"{found:,}", fmt_time(t_drop), fmt_time(t_collect)])
+        bench.found.numbers[f"cycles {e.name}"] = found
+    header = ["engine", "nodes", "objects gc.collect() then finds", "time to drop the graph"]
+    print(table([*header, "gc.collect() time"], rows))
+    print(
+        f"\nA balanced tree of additions over {n_leaves:,} leaves (shallow, so micrograd's "
+        "backward works too), built and run backward with the collector paused, then "
+        "dropped; gc.collect() returns how many unreachable objects it found. 0 means "
+        "reference counting freed the whole graph the moment it was dropped. micrograd's "
+        "backward closures capture `out`, so each of its nodes is in a reference cycle."
+    )
+
+
+CYCLES_TARGET = Target(
+    "no cycles: gc.collect() finds 0 after a graph is dropped",
+    "cycles minigrad",
+    "<=",
+    0,
+    lambda m: f"{m['cycles minigrad']:.0f}",
+)
+
+
+# (f) Import time.
+
+
+def import_time(module: str, reps: int) -> float | None:
+    """The median time of ``import module`` in a new interpreter, or None if it failed."""
+    now = f"{clock_name()}()"
+    code = f"import time; t0 = {now}; import {module}; print({now} - t0)"
+    times = []
+    # Bytecode caching on, as after any install (some shells turn it off).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONWARNINGS"] = "ignore"
+    for _ in range(reps + 1):  # the first run may write .pyc files
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+        if proc.returncode != 0:
+            return None
+        times.append(float(proc.stdout.split()[-1]))
+    return statistics.median(times[1:])
+
+
+def bench_import(bench: Bench, sizes: Sequence[int]) -> None:
+    (reps,) = sizes
+    modules = [("minigrad", reps)]
+    if bench.has(MICROGRAD):
+        modules.append(("micrograd.engine", reps))
+    if bench.has(TORCH):
+        modules.append(("torch", min(reps, 3)))
+    rows = []
+    for module, n in modules:
+        progress(f"import {module}")
+        t = import_time(module, n)
+        rows.append([f"`import {module}`", "failed" if t is None else fmt_time(t), n])
+        if module == "minigrad" and t is not None:
+            bench.found.numbers["import"] = t
+    print(table(["statement", "median", "runs"], rows))
+    print(
+        f"\n`{clock_name()}()` around the import statement in `python -c`, in a new "
+        "process each run (interpreter start-up not included), bytecode caching on; "
+        "one untimed run first. "
+        "micrograd's `__init__` is empty, so its engine module is what users import."
+    )
+
+
+IMPORT_TARGET = Target(
+    "`import minigrad` < 30 ms", "import", "<", 0.030, lambda m: fmt_time(m["import"])
+)
+
+
+# (g) gradcheck.
+
+
+def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
+    eps = 1e-6
+    rows = []
+    worst = 0.0
+    for n in sizes:
+        inputs = random_leaves(minigrad.Value, n, seed=n)
+        kinds: list[tuple[str, Callable[..., Any], Callable[..., None], int, int]] = [
+            ("gradcheck", minigrad.gradcheck, manual_first, 2 * n + 1, 1)
+        ]
+        if n <= 30:  # gradgradcheck costs O(N^2) reverse passes of O(N) each
+            kinds.append(
+                ("gradgradcheck", minigrad.gradgradcheck, manual_second, 2 * (2 * n + 1), n + 1)
+            )
+        for name, check, manual, evals, passes in kinds:
+            progress(f"{name} N={n}")
+            try:
+                ok = check(ring, inputs)
+            except Exception as exc:
+                print(f"{name} raised on a correct function: {type(exc).__name__}: {exc}")
+                continue
+
+            def checked(
+                check: Callable[..., Any] = check, inputs: list[Any] = inputs
+            ) -> Callable[[], object]:
+                return lambda: check(ring, inputs)
+
+            def by_hand(
+                manual: Callable[..., None] = manual, inputs: list[Any] = inputs
+            ) -> Callable[[], object]:
+                return lambda: manual(ring, inputs, eps)
+
+            # A check at small N takes about a millisecond: more runs steady its median.
+            runs = max(bench.reps, 51) if n <= 30 else bench.reps
+            result = timed_runs([("check", checked), ("manual", by_hand)], runs)
+            ratio = result["check"].over(result["manual"])
+            if name == "gradcheck":
+                worst = max(worst, ratio)
+            rows.append(
+                [
+                    name,
+                    n,
+                    f"{evals} evaluations + {passes} reverse pass{'es' if passes > 1 else ''}",
+                    fmt_time(result["check"].median),
+                    fmt_time(result["manual"].median),
+                    fmt_ratio(ratio),
+                    "" if ok else "returned False",
+                ]
+            )
+    if worst:
+        bench.found.numbers["gradcheck"] = worst
+    rows += _fast_mode(bench)
+    header = ["check", "inputs N", "the work it must do", "median", "that work, done by hand"]
+    print(table([*header, "ratio", ""], rows))
+    print(
+        "\nThe function: sum of tanh(x_i * x_(i+1)) around a ring of N inputs (3N ops), one "
+        "output. 'By hand' is the least a checker can do, timed in the same process: "
+        "evaluate the function at the inputs and at each input moved by +eps and -eps "
+        "(2N + 1 evaluations), and one reverse pass per output with `minigrad.grad`; for "
+        "gradgradcheck, that again for the gradient function (grad with create_graph=True, "
+        "N outputs). minigrad's checkers run each reverse pass a second time, to test that "
+        "backward is deterministic (nondet_tol), only through rules outside the built-in "
+        "table; this function has none. Each ratio is the median over the rounds of the "
+        "ratio within a round (the two cases run alternately)."
+    )
+
+
+def _fast_mode(bench: Bench) -> list[list[object]]:
+    """gradcheck(fast_mode=True) against the exhaustive check at N = 100: one row."""
+    n = 100
+    inputs = random_leaves(minigrad.Value, n, seed=n)
+    progress("gradcheck fast_mode N=100")
+    try:
+        minigrad.gradcheck(ring, inputs, fast_mode=True)
+    except Exception as exc:
+        print(f"gradcheck(fast_mode=True) raised: {type(exc).__name__}: {exc}")
+        bench.found.missing["fast_mode"] = "gradcheck(fast_mode=True) raised"
+        return []
+
+    def mode(fast: bool) -> Prepare:
+        return no_setup(lambda: minigrad.gradcheck(ring, inputs, fast_mode=fast))
+
+    result = timed_runs([("fast", mode(True)), ("exhaustive", mode(False))], bench.reps)
+    speedup = result["exhaustive"].over(result["fast"])
+    bench.found.numbers["fast_mode"] = speedup
+    exhaustive = f"exhaustive: {fmt_time(result['exhaustive'].median)}"
+    fast = fmt_time(result["fast"].median)
+    work = "3 evaluations + 1 reverse pass"
+    return [["gradcheck fast_mode", n, work, fast, exhaustive, f"{fmt_ratio(speedup)} faster", ""]]
+
+
+CHECK_TARGETS = (
+    Target(
+        "gradcheck <= 1.2x its 2N+1 evaluations + reverse passes (worst N)", "gradcheck", "<=", 1.2
+    ),
+    Target(
+        "gradcheck fast_mode >= 10x faster than exhaustive at N=100",
+        "fast_mode",
+        ">=",
+        10,
+        lambda m: f"{fmt_ratio(m['fast_mode'])} faster",
+    ),
+)
+
+
+# The table of sections.
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the report: its letter for ``--only``, and what it runs."""
+
+    letter: str
+    title: str
+    run: Callable[[Bench, Sequence[int]], None]
+    #: The sizes ``run`` gets with ``--quick``, and without.
+    quick: tuple[int, ...]
+    full: tuple[int, ...]
+    #: The targets that read this section's numbers, in the order of the targets table.
+    targets: tuple[Target, ...] = ()
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section("a", MLP_TITLE, bench_mlp, quick=(), full=(), targets=MLP_TARGETS),
+    Section(
+        "b",
+        "Chain x = relu(x * 1.0001 + 0.001): time per op, forward + backward",
+        bench_chain,
+        quick=(100, 1_000, 10_000),
+        full=(100, 1_000, 10_000, 100_000, 1_000_000),
+        targets=(CHAIN_TARGET,),
+    ),
+    Section(
+        "c",
+        "sum() of n leaves: time per op, forward + backward",
+        bench_sum,
+        quick=(10_000,),
+        full=(100_000, 1_000_000),
+    ),
+    Section(
+        "d",
+        "Bytes per graph node (tracemalloc)",
+        bench_memory,
+        quick=(10_000,),  # the depth of the chain; the MLP graph is the same
+        full=(100_000,),
+        targets=(BYTES_TARGET,),
+    ),
+    Section(
+        "e",
+        "Graphs freed by reference counting alone",
+        bench_cycles,
+        quick=(2**14,),  # the leaves of the tree
+        full=(2**19,),
+        targets=(CYCLES_TARGET,),
+    ),
+    Section(
+        "f",
+        "Import time in a fresh interpreter",
+        bench_import,
+        quick=(5,),  # the runs per median
+        full=(15,),
+        targets=(IMPORT_TARGET,),
+    ),
+    Section(
+        "g",
+        "gradcheck and gradgradcheck against the evaluations they must make",
+        bench_gradcheck,
+        quick=(10, 30),
+        full=(10, 30, 100),
+        targets=CHECK_TARGETS,
+    ),
+)
