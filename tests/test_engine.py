@@ -643,5 +643,6 @@ def test_import_minigrad_loads_only_the_standard_library() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert (
         done.stdout.strip()
-        == "['minigrad', 'minigrad.engine', 'minigrad.gradcheck', 'minigrad.ops']"
+        == "['minigrad', 'minigrad._validate', 'minigrad.engine', 'minigrad.gradcheck', "
+        "'minigrad.ops']"
     )
