@@ -12,8 +12,8 @@ hot paths too, where it is a subtraction and a comparison instead of a call to
 ``math.isfinite`` or a chained comparison with two global lookups).
 
 This module imports nothing from minigrad at import time (``ops`` needs it
-while ``engine`` is not yet loaded), so the Value class is looked up inside
-the functions that need it.
+while ``engine`` is not yet loaded), so the Value class is looked up on first
+use (:func:`_value_type`).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def non_negative(x: object, what: str) -> float:
         ValueError: gradcheck: atol must be finite and >= 0, got -1e-05
     """
     f = as_float(x, what)
-    if not 0.0 <= f < _INF:
+    if f - f != 0.0 or f < 0.0:
         raise ValueError(f"{what} must be finite and >= 0, got {x!r}")
     return f
 
@@ -112,12 +112,9 @@ def positive(x: object, what: str) -> float:
         ValueError: gradcheck: eps must be finite and > 0, got 0.0
     """
     f = as_float(x, what)
-    if not 0.0 < f < _INF:
+    if f - f != 0.0 or f <= 0.0:
         raise ValueError(f"{what} must be finite and > 0, got {x!r}")
     return f
-
-
-_INF = float("inf")
 
 
 def value_list(
@@ -152,9 +149,8 @@ def value_list(
             ...
         TypeError: grad: inputs[1] must be a Value, got float 2.0
     """
-    from minigrad.engine import Value
-
-    if type(xs) is Value:
+    value_type = _value_type()
+    if type(xs) is value_type:
         items = [xs]
     elif isinstance(xs, str) or not isinstance(xs, Sequence):
         raise TypeError(
@@ -164,13 +160,14 @@ def value_list(
         items = list(xs)
     if nonempty and not items:
         raise ValueError(f"{what} is empty; give at least one Value")
-    first: dict[int, int] = {}  # id -> the first index of that Value
     for i, x in enumerate(items):
-        if type(x) is not Value:
+        if type(x) is not value_type:
             raise TypeError(f"{what}[{i}] must be a Value, got {type(x).__name__} {x!r}")
         if finite and x.data - x.data != 0.0:
             raise ValueError(f"{what}[{i}] is not finite: {x.data!r}")
-        if distinct:
+    if distinct and len({id(x) for x in items}) < len(items):
+        first: dict[int, int] = {}  # id -> the first index of that Value
+        for i, x in enumerate(items):
             j = first.setdefault(id(x), i)
             if j != i:
                 raise ValueError(
@@ -202,8 +199,7 @@ def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Valu
             ...
         ValueError: grad: grad_outputs has 1 entries for 2 output(s)
     """
-    from minigrad.engine import Value
-
+    value_type = _value_type()
     if grad_outputs is None:
         if n is None:
             raise ValueError(f"{what} is None, and the number of outputs is not known")
@@ -219,7 +215,7 @@ def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Valu
         raise ValueError(f"{what} is empty")
     out: list[float | Value] = []
     for i, w in enumerate(grad_outputs):
-        if type(w) is Value:
+        if type(w) is value_type:
             if w.data - w.data != 0.0:
                 raise ValueError(f"{what}[{i}] must be finite, got a Value holding {w.data!r}")
             out.append(w)
@@ -230,6 +226,19 @@ def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Valu
                 f"{what}[{i}] must be a finite float or a Value, got {type(w).__name__} {w!r}"
             )
     return out
+
+
+_VALUE: type[Value] | None = None
+
+
+def _value_type() -> type[Value]:
+    """The Value class, imported on first use: an import statement costs ~1 us a call."""
+    global _VALUE
+    if _VALUE is None:
+        from minigrad.engine import Value
+
+        _VALUE = Value
+    return _VALUE
 
 
 def arg_names(n: int) -> tuple[str, ...]:
