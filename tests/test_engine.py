@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import gc
 import math
+import operator
 import random
 import re
 import subprocess
@@ -20,7 +21,16 @@ import sympy
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
-from minigrad import Rule, Value, cos, exp, grad, ops, sin, toposort
+from minigrad import Rule, Value, apply, cos, exp, grad, ops, sin, toposort
+from minigrad._validate import (
+    as_float,
+    finite_float,
+    non_negative,
+    positive,
+    value_list,
+)
+from minigrad._validate import weights as valid_weights
+from minigrad.engine import _args, _float_step, _node, _postorder
 from minigrad.testing import Expression, Node, expressions, points, safe_intervals
 from sympy_oracle import apply_sympy, compare, compare_rule
 
@@ -401,7 +411,9 @@ def test_errors_name_the_arguments_as_the_rule_names_them() -> None:
         (lambda a, b, out: 0.5 * b / out, lambda a, b, out: 0.5 * a / out),
         arg_names=("a", "b"),
     )
-    with pytest.raises(ZeroDivisionError, match=r"backward: derivative undefined at a=0.0, b=1.0"):
+    with pytest.raises(
+        ZeroDivisionError, match=r"backward: partials\[0\] failed on floats at a=0.0, b=1.0"
+    ):
         root_of_product(Value(0.0), Value(1.0)).backward()
     # Beyond six arguments every one is still named (x0 ... x6), none dropped.
     seven = Rule("seven", lambda *xs: math.log(sum(xs)), (lambda *a: 1.0 / sum(a[:-1]),) * 7)
@@ -507,7 +519,7 @@ def test_backward_time_domain_errors_name_the_op(
         else:
             grad(y, inputs, create_graph=how == "grad create_graph")
     message = str(info.value)
-    assert message.startswith(f"{op} backward") and shown in message, message
+    assert message.startswith(f"op {op!r} backward") and shown in message, message
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
@@ -674,10 +686,178 @@ def test_no_gradient_flows_through_a_dead_relu_so_an_undefined_slope_is_not_reac
 def test_where_gradient_flows_an_undefined_slope_raises_naming_the_op() -> None:
     x = Value(0.0)
     y = x.sqrt() + 1.0
-    with pytest.raises(ZeroDivisionError, match="sqrt backward"):
+    with pytest.raises(ZeroDivisionError, match="op 'sqrt' backward"):
         y.backward()
-    with pytest.raises(ZeroDivisionError, match="sqrt backward"):
+    with pytest.raises(ZeroDivisionError, match="op 'sqrt' backward"):
         grad(y, [x])
+
+
+# The node's layout: the hot paths' inlined copies agree with the reference.
+
+#: Each built-in rule as its operator or method is spelled.
+SPELLED: dict[str, Callable[..., Value]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "**": operator.pow,
+    "neg": operator.neg,
+    "abs": abs,
+}
+
+
+def _slots(node: Value) -> tuple[object, ...]:
+    return tuple(getattr(node, slot) for slot in Value.__slots__)
+
+
+@pytest.mark.parametrize("rule", ops.TABLE, ids=lambda r: r.name)
+def test_operators_and_methods_build_the_node_apply_builds(rule: Rule) -> None:
+    point = rule.sample(random.Random(1))
+    spelled = SPELLED.get(rule.name) or getattr(Value, rule.name)
+    # Every way to pass the arguments: Values, and (binary) a number on either side.
+    shapes = [(True,)] if rule.arity == 1 else [(True, True), (True, False), (False, True)]
+    for shape in shapes:
+        for number in (float, int):
+            args: list[Value | float] = [
+                Value(x) if is_value else number(round(x)) if number is int else x
+                for x, is_value in zip(point, shape, strict=True)
+            ]
+            if rule.name == "**" and isinstance(args[0], int) and args[0] <= 0:
+                continue  # 0 ** negative or a negative base: not this test's subject
+            try:
+                by_operator = spelled(*args)
+            except (ArithmeticError, ValueError):
+                continue  # a rounded int left the domain
+            by_apply = apply(rule, *args)
+            assert _slots(by_operator) == _slots(by_apply), (rule.name, args)
+            assert _args(by_operator) == tuple(float(a) if isinstance(a, int) else a for a in args)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_node_and_args_are_inverse(n: int) -> None:
+    args: list[Value | float] = [Value(float(i)) if i % 2 == 0 else float(i) for i in range(n)]
+    node = _node(ops.ADD, 1.5, args)
+    assert _args(node) == tuple(args)
+    assert node.parents == tuple(a for a in args if isinstance(a, Value))
+    assert (node.data, node.grad, node.label, node.rule) == (1.5, 0.0, "", ops.ADD)
+    assert _args(Value(1.0)) == ()
+
+
+def _reference_postorder(roots: list[Value]) -> list[Value]:
+    """_postorder, written plainly with _args: recursive, a set for the marks."""
+    order: list[Value] = []
+    done: set[Value] = set()
+
+    def visit(node: Value) -> None:
+        if node in done:
+            return
+        # _postorder takes a node's last argument first (a stack), so this does too.
+        for a in reversed(_args(node)):
+            if isinstance(a, Value):
+                visit(a)
+        if node not in done:
+            done.add(node)
+            order.append(node)
+
+    for root in reversed(roots):
+        visit(root)
+    return order
+
+
+GRAPH_RULES = [*CUSTOM, ops.MUL, ops.ADD, ops.TANH, ops.POW, ops.EXP]
+
+
+@EXAMPLES
+@given(expressions(GRAPH_RULES, max_ops=8), st.data())
+def test_postorder_equals_the_reference_traversal(expr: Expression, data: st.DataObject) -> None:
+    xs = leaves(expr)
+    out = expr(*xs)
+    nodes = toposort([out])
+    roots = data.draw(st.lists(st.sampled_from(nodes), min_size=1, max_size=4), label="roots")
+    assert _postorder(roots) == _reference_postorder(roots)
+    # Moving the grads aside changes neither the order nor anything but .grad.
+    for i, n in enumerate(nodes):
+        n.grad = float(i % 3)
+    prior: dict[Value, float] = {}
+    order = _postorder(roots, move_grads_to=prior)
+    assert order == _reference_postorder(roots)
+    assert prior == {n: float(i % 3) for i, n in enumerate(nodes) if i % 3 and n in order}
+    assert all(n.grad == 0.0 for n in order)
+
+
+@EXAMPLES
+@given(expressions(GRAPH_RULES, max_ops=8), st.floats(-2.0, 2.0))
+def test_backward_agrees_bit_for_bit_with_the_reference_float_step(
+    expr: Expression, seed: float
+) -> None:
+    xs = leaves(expr)
+    out = expr(*xs)
+    nodes = toposort([out])
+    # The reference: _float_step on every node, in the order backward takes.
+    acc: dict[Value, float] = {out: seed}
+    for node in nodes:
+        if acc.get(node) and node.rule is not None:
+            _float_step(node, acc[node], None, acc)
+    out.backward(seed)
+    assert [n.grad for n in nodes] == [acc.get(n, 0.0) for n in nodes]
+
+
+# Argument validation (minigrad._validate), shared by the whole package.
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "shown"),
+    [
+        (lambda: as_float(True, "eps"), TypeError, "eps must be an int or float, got bool True"),
+        (lambda: as_float("1", "eps"), TypeError, "eps must be an int or float, got str '1'"),
+        (lambda: as_float(10**400, "eps"), OverflowError, "eps: 1000"),
+        (lambda: finite_float(math.inf, "grad"), ValueError, "grad must be finite, got inf"),
+        (lambda: finite_float(None, "grad"), TypeError, "grad must be an int or float"),
+        (lambda: non_negative(-0.5, "atol"), ValueError, "atol must be finite and >= 0, got -0.5"),
+        (lambda: non_negative(math.nan, "atol"), ValueError, "atol must be finite and >= 0"),
+        (lambda: non_negative(False, "atol"), TypeError, "atol must be an int or float, got bool"),
+        (lambda: positive(0, "eps"), ValueError, "eps must be finite and > 0, got 0"),
+        (lambda: positive(math.inf, "eps"), ValueError, "eps must be finite and > 0, got inf"),
+        (lambda: value_list("ab", "f: xs"), TypeError, "f: xs must be a Value or a sequence"),
+        (lambda: value_list(3.0, "f: xs"), TypeError, "got float 3.0"),
+        (lambda: value_list([Value(1.0), 2], "f: xs"), TypeError, "f: xs[1] must be a Value"),
+        (lambda: value_list([], "f: xs", nonempty=True), ValueError, "f: xs is empty"),
+        (lambda: value_list([Value(math.nan)], "f: xs", finite=True), ValueError, "xs[0]"),
+        (
+            lambda: valid_weights([1.0, 2.0], 1, "g: w"),
+            ValueError,
+            "g: w has 2 entries for 1 output",
+        ),
+        (lambda: valid_weights(2.0, 1, "g: w"), TypeError, "g: w must be a sequence of floats"),
+        (lambda: valid_weights([True], 1, "g: w"), TypeError, "g: w[0] must be a finite float or"),
+        (
+            lambda: valid_weights([math.nan], 1, "g: w"),
+            ValueError,
+            "g: w[0] must be finite, got nan",
+        ),
+        (lambda: valid_weights([Value(math.inf)], 1, "g: w"), ValueError, "g: w[0] must be finite"),
+        (lambda: valid_weights([], None, "g: w"), ValueError, "g: w is empty"),
+        (lambda: valid_weights(None, None, "g: w"), ValueError, "g: w is None"),
+    ],
+)
+def test_validation_names_the_argument_and_the_value(
+    call: Callable[[], object], error: type[Exception], shown: str
+) -> None:
+    with pytest.raises(error) as info:
+        call()
+    assert shown in str(info.value), str(info.value)
+
+
+def test_validation_passes_good_values_through() -> None:
+    x, y = Value(1.0), Value(2.0)
+    assert (as_float(3, "n"), type(as_float(3, "n"))) == (3.0, float)
+    assert value_list(x, "xs") == [x]
+    assert value_list((x, y, x), "xs") == [x, y, x]
+    with pytest.raises(ValueError, match=r"xs\[2\] is the same Value as xs\[0\]"):
+        value_list((x, y, x), "xs", distinct=True)
+    assert valid_weights([x, 2], 2, "w") == [x, 2.0]
+    assert valid_weights([0.5], None, "w") == [0.5]
+    assert valid_weights(None, 3, "w") == [1.0, 1.0, 1.0]
 
 
 def test_import_minigrad_loads_only_the_standard_library() -> None:

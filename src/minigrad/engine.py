@@ -6,6 +6,14 @@ each). Its backward step is its rule's partials applied to those arguments,
 so a node owns no closure, holds no reference to itself, and a graph is freed
 by reference counting alone. Operators and methods are generated from their
 rules (:func:`_operator`, :func:`_method`), so each is the rule, applied.
+
+A node's layout is written by :func:`_node` and read by :func:`_args`; the hot
+paths (:func:`_operator`, :func:`_method`, :meth:`Value.backward`,
+:func:`_postorder`) inline them, and tests check the copies agree.
+
+A reverse pass either completes or raises: a partial that fails, or returns
+NaN or inf, raises an error of its own type naming the op, the partial, the
+point and what to do, and ``backward`` then leaves every ``.grad`` as it was.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 
 from minigrad import ops
+from minigrad._validate import as_float, finite_float, value_list, weights
 from minigrad.ops import Rule
 
 # typing costs ~15 ms to import; annotations need it only for mypy, which
@@ -26,8 +35,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Value", "apply", "grad", "toposort"]
 
-_INF = math.inf
 _new = object.__new__
+
+# Finite means ``x - x == 0.0`` everywhere in minigrad (see minigrad._validate):
+# inf - inf and nan - nan are nan, and it costs a subtraction and a comparison.
 
 
 def _operator(rule: Rule, *, reflected: bool = False) -> Callable[[Value, Value | float], Value]:
@@ -52,8 +63,9 @@ def _operator(rule: Rule, *, reflected: bool = False) -> Callable[[Value, Value 
             out = forward(x, y)
         except (ArithmeticError, ValueError) as exc:
             raise _domain_error(rule, (x, y), exc) from None
-        if out - out != 0.0:  # not finite: inf - inf and nan - nan are nan
+        if out - out != 0.0:  # not finite
             raise _domain_error(rule, (x, y), None)
+        # _node(rule, out, (a, other)), inlined: this runs once per op.
         node: Value = _new(Value)
         node._data = out
         node.grad = 0.0
@@ -80,6 +92,7 @@ def _method(rule: Rule, doc: str) -> Callable[[Value], Value]:
             raise _domain_error(rule, (x,), exc) from None
         if out - out != 0.0:  # not finite
             raise _domain_error(rule, (x,), None)
+        # _node(rule, out, (self,)), inlined: this runs once per op.
         node: Value = _new(Value)
         node._data = out
         node.grad = 0.0
@@ -116,15 +129,14 @@ class Value:
     grad: float
     label: str
     _rule: Rule | None
-    # Arguments: a Value or a float constant each; for an op of three or more
-    # arguments ``_a`` holds all of them as a tuple and ``_b`` is None.
+    # Arguments: a Value or a float constant each, laid out by _node.
     _a: Any
     _b: Any
     # Traversal mark: which token of which sort last saw this node.
     _mark: object
 
     def __init__(self, data: float, *, label: str = "") -> None:
-        self._data = _as_float(data, "Value: data")
+        self._data = as_float(data, "Value: data")
         if not isinstance(label, str):
             raise TypeError(f"Value: label must be a str, got {type(label).__name__} {label!r}")
         self.grad = 0.0
@@ -141,7 +153,7 @@ class Value:
 
     @data.setter
     def data(self, value: float) -> None:
-        self._data = _as_float(value, "Value.data")
+        self._data = as_float(value, "Value.data")
 
     @property
     def op(self) -> str:
@@ -156,14 +168,7 @@ class Value:
     @property
     def args(self) -> tuple[Value | float, ...]:
         """The op's arguments as recorded: Values and float constants."""
-        rule = self._rule
-        if rule is None:
-            return ()
-        if rule.arity == 1:
-            return (self._a,)
-        if rule.arity == 2:
-            return (self._a, self._b)
-        return tuple(self._a)
+        return _args(self)
 
     @property
     def parents(self) -> tuple[Value, ...]:
@@ -214,8 +219,12 @@ class Value:
         evaluated, so a slope that is undefined (or infinite) where no
         gradient flows raises no error and makes no NaN.
 
+        All or nothing: if a partial raises, or a gradient comes out NaN or
+        infinite, the error names the op and the point, and every ``.grad``
+        is left exactly as it was before the call.
+
         Args:
-            grad: The upstream weight of this node (d loss / d self).
+            grad: The upstream weight of this node (d loss / d self); finite.
 
         Example:
             >>> a = Value(3.0)
@@ -224,12 +233,18 @@ class Value:
             >>> round(a.grad, 6)
             1.024653
         """
-        seed = _as_float(grad, "backward: grad")
+        seed = finite_float(grad, "backward: grad")
         # Each node's .grad is its accumulator for this pass; what it held
         # before is set aside and added back at the end, so that earlier
-        # calls accumulate instead of being propagated a second time.
+        # calls accumulate instead of being propagated a second time, and a
+        # pass that fails can put every .grad back.
         prior: dict[Value, float] = {}
-        order = _postorder([self], prior)
+        try:
+            order = _postorder([self], move_grads_to=prior)
+        except BaseException:  # KeyboardInterrupt, MemoryError: put back what moved
+            for n, before in prior.items():
+                n.grad = before
+            raise
         self.grad = seed
         node = self
         try:
@@ -239,9 +254,15 @@ class Value:
                     # Nothing flows back through this node (half the nodes of
                     # a relu network): its partials are not even evaluated.
                     continue
+                if g - g != 0.0:
+                    # NaN or inf: one test per node covers every partial that
+                    # fed it; _failure finds the culprit by evaluating again.
+                    raise _NotFiniteError
                 rule = node._rule
                 if rule is None:
                     continue  # a leaf
+                # _float_step, inlined for one and two arguments, reading the
+                # node's layout (_args) straight from its slots.
                 a = node._a
                 b = node._b
                 partials: tuple[Any, ...] = rule.partials
@@ -250,7 +271,7 @@ class Value:
                         d = partials[0]
                         a.grad += g * (d if type(d) is float else d(a._data, node._data))
                     elif type(a) is tuple:
-                        _backward_nary(node, g)
+                        _float_step(node, g, None, None)
                     continue
                 # Two arguments; a partial is a function or a constant slope.
                 da, db = partials
@@ -264,11 +285,29 @@ class Value:
                         a.grad += g * (da if type(da) is float else da(x, b, node._data))
                 elif type(b) is Value:
                     b.grad += g * (db if type(db) is float else db(a, b._data, node._data))
-        except (ArithmeticError, ValueError) as exc:
-            raise _backward_error(node, exc) from exc
-        finally:
-            for n, before in prior.items():
-                n.grad += before
+        except BaseException as exc:
+            try:
+                # Explained before the grads are put back: the explanation
+                # reads the gradients that reached the nodes done so far.
+                done = order[order.index(node) + 1 :]
+                error = _failure(exc, node, done, _grad_of, None)
+            finally:
+                for n in order:
+                    n.grad = prior.get(n, 0.0)
+            if error is None:
+                raise
+            raise error from (None if isinstance(exc, _NotFiniteError) else exc)
+        for n, before in prior.items():
+            total = n.grad + before
+            if total - total != 0.0 and before - before == 0.0:
+                for m in order:
+                    m.grad = prior.get(m, 0.0)
+                raise OverflowError(
+                    f"backward: {_describe(n)} held the gradient {before!r} from earlier calls, "
+                    f"and adding this call's {n.grad!r} overflows a float; call zero_grad() "
+                    "between steps, or rescale the loss"
+                )
+            n.grad = total
 
     def graph(self, *, max_nodes: int = 100) -> Graph:
         """A picture of this node's graph (see :func:`minigrad.viz.graph`).
@@ -292,20 +331,53 @@ class Value:
             >>> x.grad, y.grad
             (0.0, 0.0)
         """
-        for node in _postorder([self], None):
+        for node in _postorder([self]):
             node.grad = 0.0
 
 
-def _as_float(x: object, what: str) -> float:
-    """``x`` as a float, or a TypeError that names ``what`` and the value."""
-    if type(x) is float:
-        return x
-    if isinstance(x, int | float) and not isinstance(x, bool):
-        try:
-            return float(x)
-        except OverflowError:
-            raise OverflowError(f"{what}: {x!r} is too large for a float") from None
-    raise TypeError(f"{what} must be an int or float, got {type(x).__name__} {x!r}")
+# The node's layout: written by _node, read by _args. Two slots instead of a
+# tuple of arguments per node save a tuple per op (most ops have one or two
+# arguments); the hot paths inline these two and test_engine checks they agree.
+
+
+def _node(rule: Rule, out: float, args: Sequence[Value | float]) -> Value:
+    """A new node: ``rule`` applied to ``args`` (Values and float constants) gave ``out``.
+
+    Layout: one argument is ``_a`` with ``_b`` None; two are ``_a`` and
+    ``_b``; three or more are a tuple in ``_a`` with ``_b`` None. A leaf has
+    both None. Inlined in :func:`_operator` and :func:`_method`.
+    """
+    node: Value = _new(Value)
+    node._data = out
+    node.grad = 0.0
+    node.label = ""
+    node._rule = rule
+    if len(args) == 2:
+        node._a, node._b = args
+    elif len(args) == 1:
+        node._a = args[0]
+        node._b = None
+    else:
+        node._a = tuple(args)
+        node._b = None
+    node._mark = None
+    return node
+
+
+def _args(node: Value) -> tuple[Value | float, ...]:
+    """A node's arguments as recorded (see :func:`_node`); ``()`` for a leaf.
+
+    Inlined in :meth:`Value.backward` and :func:`_postorder`.
+    """
+    a = node._a
+    b = node._b
+    if b is not None:
+        return (a, b)
+    if a is None:
+        return ()
+    if type(a) is tuple:
+        return a
+    return (a,)
 
 
 def apply(rule: Rule, *args: Value | float) -> Value:
@@ -330,42 +402,51 @@ def apply(rule: Rule, *args: Value | float) -> Value:
             kept.append(arg)
             xs.append(arg._data)
         else:
-            x = _as_float(arg, f"{rule.name}: argument {i}")
+            x = as_float(arg, f"{rule.name}: argument {i}")
             kept.append(x)
             xs.append(x)
     try:
         out = rule.forward(*xs)
     except (ArithmeticError, ValueError) as exc:
         raise _domain_error(rule, xs, exc) from None
+    if isinstance(out, complex):
+        # Python's ** and a few others answer off their real domain with a
+        # complex number (-1.0 ** 0.5): that is a domain error, not a bad type.
+        raise ValueError(
+            f"{rule.name}: outside its real domain, got {_show(rule, xs)} "
+            f"(its forward returned the complex {out!r})"
+        )
     if isinstance(out, bool) or not isinstance(out, int | float):
         raise TypeError(
             f"{rule.name}: forward must return a float, got {type(out).__name__} {out!r}"
         )
-    out = float(out)
-    if not -_INF < out < _INF:
+    try:
+        out = float(out)
+    except OverflowError:  # an int beyond the floats
+        raise _domain_error(rule, xs, None) from None
+    if out - out != 0.0:  # not finite
         raise _domain_error(rule, xs, None)
-    node: Value = _new(Value)
-    node._data = out
-    node.grad = 0.0
-    node.label = ""
-    node._rule = rule
-    node._a = kept[0] if rule.arity <= 2 else tuple(kept)
-    node._b = kept[1] if rule.arity == 2 else None
-    node._mark = None
-    return node
+    return _node(rule, out, kept)
 
 
-def _show(rule: Rule | None, xs: Sequence[float]) -> str:
-    if len(xs) == 1 or rule is None:
-        return ", ".join(map(repr, xs))
-    return ", ".join(f"{name}={x!r}" for name, x in zip(rule.arg_names, xs, strict=False))
+def _show(rule: Rule, xs: Sequence[float]) -> str:
+    """The inputs of a forward error: ``-1.0``, or ``x=1.0, y=-1.0``."""
+    return repr(xs[0]) if len(xs) == 1 else _point(rule, xs)
+
+
+def _point(rule: Rule, xs: Sequence[Value | float]) -> str:
+    """An op's arguments by name: ``x=0.5, y=2.0`` (a Value shows its data)."""
+    return ", ".join(
+        f"{n}={x._data if type(x) is Value else x!r}"
+        for n, x in zip(rule.arg_names, xs, strict=False)
+    )
 
 
 def _domain_error(rule: Rule, xs: Sequence[float], exc: BaseException | None) -> Exception:
     """The error for an op whose forward failed, naming the op and its inputs."""
     kind: type[Exception]
     if exc is None or isinstance(exc, OverflowError):
-        finite = all(-_INF < x < _INF for x in xs)
+        finite = all(x - x == 0.0 for x in xs)
         kind = OverflowError if finite else ValueError
         detail = "result overflows a float" if finite else "input is not finite"
     else:
@@ -374,14 +455,9 @@ def _domain_error(rule: Rule, xs: Sequence[float], exc: BaseException | None) ->
     return kind(f"{rule.name}: {detail}, got {_show(rule, xs)}")
 
 
-def _backward_error(node: Value, exc: Exception) -> Exception:
-    """The error for a partial that failed, naming the op and its inputs."""
-    name = node.op
-    xs = [a.data if isinstance(a, Value) else a for a in node.args]
-    return type(exc)(f"{name} backward: derivative undefined at {_show(node.rule, xs)} ({exc})")
-
-
-def _postorder(roots: Iterable[Value], prior: dict[Value, float] | None) -> list[Value]:
+def _postorder(
+    roots: Iterable[Value], *, move_grads_to: dict[Value, float] | None = None
+) -> list[Value]:
     """Every node the roots depend on, each after all the nodes it was made from.
 
     An iterative depth-first search (no recursion, so any depth works). Nodes
@@ -389,9 +465,10 @@ def _postorder(roots: Iterable[Value], prior: dict[Value, float] | None) -> list
     no hashing is needed and no mark has to be cleared afterwards. A node with
     an argument not yet done goes back on the stack under its arguments and is
     emitted when it comes up again; a node with none (a leaf, say) is emitted
-    at once. When ``prior`` is a dict, each node's non-zero ``.grad`` is moved
-    into it.
+    at once. With ``move_grads_to`` (backward's use), each node's non-zero
+    ``.grad`` is moved into that dict on the way: one walk instead of two.
     """
+    prior = move_grads_to
     seen = object()
     done = object()
     order: list[Value] = []
@@ -412,7 +489,7 @@ def _postorder(roots: Iterable[Value], prior: dict[Value, float] | None) -> list
         if prior is not None and node.grad:
             prior[node] = node.grad
             node.grad = 0.0
-        # A leaf has no arguments (_a and _b None), one argument leaves _b
+        # _args, inlined: a leaf has _a and _b None, one argument leaves _b
         # None, and three or more are a tuple in _a.
         a = node._a
         b = node._b
@@ -447,19 +524,6 @@ def _postorder(roots: Iterable[Value], prior: dict[Value, float] | None) -> list
     return order
 
 
-def _backward_nary(node: Value, g: float) -> None:
-    """The float backward step of an op with three or more arguments."""
-    rule = node._rule
-    assert rule is not None
-    args = node._a
-    xs = [a._data if type(a) is Value else a for a in args]
-    xs.append(node._data)
-    partials: tuple[Any, ...] = rule.partials
-    for p, d in zip(args, partials, strict=True):
-        if type(p) is Value:
-            p.grad += g * (d if type(d) is float else d(*xs))
-
-
 def toposort(roots: Iterable[Value]) -> list[Value]:
     """Every node the roots depend on, each before the nodes it was made from.
 
@@ -472,83 +536,137 @@ def toposort(roots: Iterable[Value]) -> list[Value]:
         >>> [n.op or n.label for n in toposort([y])]
         ['exp', '*', 'x']
     """
-    order = _postorder(roots, None)
+    order = _postorder(roots)
     order.reverse()
     return order
 
 
-def _propagate(
-    order: list[Value],
-    acc: dict[Value, Any],
-    keep: set[Value],
-    wanted: set[Value],
-    *,
-    create_graph: bool,
-) -> dict[Value, Any]:
-    """Run the rules of the nodes in ``order``; return d outputs / d node for ``keep``.
+# The reverse step, on floats and on Values.
 
-    ``acc`` holds the seeds; ``wanted`` is the set of the nodes in ``order``.
-    Only the partials towards those are evaluated (a partial nobody asked for
-    may not even exist there, such as d/dy x ** y at x < 0). No ``.grad`` is
-    touched. With ``create_graph`` the partials are applied to Values, so the
-    results are differentiable.
+
+def _float_step(
+    node: Value, g: float, wanted: set[Value] | None, acc: dict[Value, float] | None
+) -> None:
+    """Add g * d node / d arg into ``acc[arg]`` (into ``arg.grad`` when ``acc`` is None).
+
+    For each argument that is a Value (and in ``wanted``, if given): the
+    reverse step on floats. :meth:`Value.backward` inlines it for one and two
+    arguments. The floats a partial is called with are gathered only when a
+    partial is a function (``+`` and ``-`` have constant slopes), in a loop
+    rather than a comprehension, which costs a frame in CPython 3.11: this
+    runs once per node in ``grad``.
     """
-    kept: dict[Value, Any] = {}
+    rule = node._rule
+    assert rule is not None
+    args = _args(node)
+    partials: tuple[Any, ...] = rule.partials
+    xs: list[Any] | None = None
+    for p, d in zip(args, partials, strict=True):
+        if type(p) is Value and (wanted is None or p in wanted):
+            if type(d) is not float:
+                if xs is None:
+                    xs = []
+                    for a in args:
+                        xs.append(a._data if type(a) is Value else a)
+                    xs.append(node._data)
+                d = d(*xs)
+            if acc is None:
+                p.grad += g * d
+            else:
+                old = acc.get(p)
+                acc[p] = g * d if old is None else old + g * d
+
+
+def _propagate_floats(
+    order: list[Value], acc: dict[Value, float], keep: set[Value], wanted: set[Value]
+) -> dict[Value, float]:
+    """Run the rules of the nodes in ``order`` on floats; return d outputs / d node for ``keep``.
+
+    ``order`` runs from the outputs down; ``acc`` holds the seeds and receives
+    every node's gradient (entries stay, so a failure can be explained);
+    ``wanted`` is the set of the nodes in ``order``: only the partials towards
+    those are evaluated (a partial nobody asked for may not even exist there,
+    such as d/dy x ** y at x < 0). No ``.grad`` is touched.
+    """
+    kept: dict[Value, float] = {}
     node = None
     try:
         for node in order:
-            g = acc.pop(node, None)
+            g = acc.get(node)
             if g is None:
                 continue
+            if g - g != 0.0:
+                raise _NotFiniteError  # as in backward
             if node in keep:
                 kept[node] = g
-            if not create_graph and g == 0.0:
+            if not g or node._rule is None:
                 continue  # as in backward: nothing flows back through this node
-            rule = node._rule
-            if rule is None:
+            _float_step(node, g, wanted, acc)
+    except BaseException as exc:
+        assert node is not None
+        error = _failure(exc, node, order[: order.index(node)], acc.get, wanted)
+        if error is None:
+            raise
+        raise error from (None if isinstance(exc, _NotFiniteError) else exc)
+    return kept
+
+
+def _propagate_values(
+    order: list[Value], acc: dict[Value, Value], keep: set[Value], wanted: set[Value]
+) -> dict[Value, Value]:
+    """As :func:`_propagate_floats`, with the partials applied to Values (create_graph).
+
+    The results are Values built from the inputs, so they are differentiable.
+    """
+    kept: dict[Value, Value] = {}
+    for node in order:
+        g = acc.pop(node, None)
+        if g is None:
+            continue
+        if node in keep:
+            kept[node] = g
+        rule = node._rule
+        if rule is None:
+            continue
+        args = _args(node)
+        xs = (*args, node)
+        partials: tuple[Any, ...] = rule.partials
+        for i, p in enumerate(args):
+            if type(p) is not Value or p not in wanted:
                 continue
-            if rule.arity == 1:
-                a = node._a
-                args: tuple[Any, ...] = (a,)
-                if create_graph:
-                    xs: tuple[Any, ...] = (a, node)
-                else:
-                    xs = (a._data if type(a) is Value else a, node._data)
-            elif rule.arity == 2:
-                a, b = node._a, node._b
-                args = (a, b)
-                if create_graph:
-                    xs = (a, b, node)
-                else:
-                    xs = (
-                        a._data if type(a) is Value else a,
-                        b._data if type(b) is Value else b,
-                        node._data,
-                    )
-            else:
-                args = node._a
-                if create_graph:
-                    xs = (*args, node)
-                else:
-                    xs = (*[a._data if type(a) is Value else a for a in args], node._data)
-            partials: tuple[Any, ...] = rule.partials
-            for p, partial in zip(args, partials, strict=True):
-                if type(p) is not Value or p not in wanted:
-                    continue
-                d = partial if type(partial) is float else partial(*xs)
+            d = partials[i]
+            if type(d) is not float:
+                try:
+                    d = d(*xs)
+                except _CAUGHT as exc:
+                    raise _partial_raised(node, i, exc, on_values=True) from exc
+                # A Value is finite unless a partial made a leaf of NaN or inf,
+                # which g * d refuses below; anything else is checked here.
+                if type(d) is not Value:
+                    bad = _not_a_slope(d)
+                    if bad:
+                        raise _partial_returned(node, i, d, bad, on_values=True)
+            try:
                 if type(d) is Value:
                     c = g * d
-                elif d == 0.0 and create_graph:
-                    continue  # a constant zero slope adds nothing
-                elif d == 1.0 and create_graph:
-                    c = g  # a constant unit slope passes g through
+                elif d == 0.0:
+                    continue  # a zero slope adds nothing
+                elif d == 1.0:
+                    c = g  # a unit slope passes g through
                 else:
                     c = g * d
                 old = acc.get(p)
                 acc[p] = c if old is None else old + c
-    except (ArithmeticError, ValueError) as exc:
-        assert node is not None
-        raise _backward_error(node, exc) from exc
+            except (ArithmeticError, ValueError) as exc:
+                bad = _not_a_slope(d)
+                if bad:
+                    raise _partial_returned(node, i, d, bad, on_values=True) from exc
+                raise _retyped(
+                    exc,
+                    f"op {rule.name!r} backward: the gradient overflowed on Values "
+                    f"(create_graph=True) at {_point(rule, args)}, passing through partials[{i}]: "
+                    f"{exc}; {_OVERFLOW_ADVICE}",
+                ) from exc
     return kept
 
 
@@ -564,13 +682,17 @@ def grad(
     Args:
         outputs: A Value or a sequence of Values.
         inputs: The Values to differentiate with respect to.
-        grad_outputs: The weights v (floats or Values); ones when None.
+        grad_outputs: The weights v (finite floats or Values); ones when None.
         create_graph: Return Values that are differentiable functions of the
             inputs (and of Value weights), so ``grad`` can be applied again.
 
     Returns:
         One Value per input; ``Value(0.0)`` for an input the outputs do not
         depend on.
+
+    Raises:
+        ArithmeticError, ValueError, TypeError, AttributeError: A partial
+            failed or gave NaN or inf; the message names the op and the point.
 
     Example:
         >>> x = Value(3.0)
@@ -580,30 +702,34 @@ def grad(
         >>> dx.data, dxx.data, dxxx.data
         (27.0, 18.0, 6.0)
     """
-    outs = _value_list(outputs, "outputs")
-    ins = _value_list(inputs, "inputs")
-    if not outs:
-        raise ValueError("grad: outputs is empty")
-    weights = _weights(grad_outputs, len(outs), create_graph)
+    outs = value_list(outputs, "grad: outputs", nonempty=True)
+    ins = value_list(inputs, "grad: inputs")
     acc: dict[Value, Any] = {}
-    for out, w in zip(outs, weights, strict=True):
+    for out, w in zip(outs, weights(grad_outputs, len(outs), "grad: grad_outputs"), strict=True):
+        seed: Any = w
+        if isinstance(w, Value):
+            seed = w if create_graph else w._data
+        elif create_graph:
+            seed = Value(w)
         old = acc.get(out)
-        acc[out] = w if old is None else old + w
-    wanted = set(ins)
+        acc[out] = seed if old is None else old + seed
+    keep = set(ins)
     order = toposort(outs)
     # Only nodes that depend on some input need their rule run: walk from
     # the leaves up, marking every node with a marked argument.
-    needed = set(wanted)
+    needed = set(keep)
     for node in reversed(order):
-        rule = node._rule
-        if rule is None or node in needed:
+        if node._rule is None or node in needed:
             continue
-        for p in (node._a, node._b) if rule.arity <= 2 else node._a:
+        for p in _args(node):
             if type(p) is Value and p in needed:
                 needed.add(node)
                 break
     order = [node for node in order if node in needed]
-    kept = _propagate(order, acc, wanted, needed, create_graph=create_graph)
+    if create_graph:
+        kept: dict[Value, Any] = _propagate_values(order, acc, keep, needed)
+    else:
+        kept = _propagate_floats(order, acc, keep, needed)
     result: list[Value] = []
     for x in ins:
         g = kept.get(x)
@@ -616,37 +742,200 @@ def grad(
     return tuple(result)
 
 
-def _value_list(xs: Value | Sequence[Value], what: str) -> list[Value]:
-    if type(xs) is Value:
-        return [xs]
-    if isinstance(xs, str) or not isinstance(xs, Sequence):
-        raise TypeError(
-            f"grad: {what} must be a Value or a sequence of Values, got {type(xs).__name__}"
+# Errors of the reverse pass: what went wrong, in which op, at which point.
+
+#: What a partial may raise that is turned into an error naming the op.
+_CAUGHT = (ArithmeticError, ValueError, TypeError, AttributeError)
+
+_NOT_FINITE_ADVICE = (
+    "a partial must be finite wherever a gradient flows through the op: check its "
+    "formula, or keep the op's inputs where it is differentiable"
+)
+_OVERFLOW_ADVICE = (
+    "the derivative is too large for a float here: rescale the function or its inputs"
+)
+
+
+class _NotFiniteError(Exception):
+    """A gradient came out NaN or inf; :func:`_failure` says where. Never escapes."""
+
+
+def _grad_of(node: Value) -> float:
+    return node.grad
+
+
+def _failure(
+    exc: BaseException,
+    node: Value,
+    done: list[Value],
+    incoming: Callable[[Value], float | None],
+    wanted: set[Value] | None,
+) -> Exception | None:
+    """The error to raise for a float reverse pass stopped by ``exc`` at ``node``.
+
+    ``done`` holds the nodes whose step already ran, ``incoming`` gives the
+    gradient that reached each. None: ``exc`` is no concern of the engine's
+    (KeyboardInterrupt, or an exception type a partial made up) and goes on.
+    """
+    if isinstance(exc, _NotFiniteError):
+        return _not_finite(node, done, incoming)
+    if not isinstance(exc, _CAUGHT):
+        return None
+    rule = node._rule
+    args = _args(node)
+    if rule is not None:
+        xs = [a._data if type(a) is Value else a for a in args]
+        xs.append(node._data)
+        # Which partial? Evaluate them again, one at a time.
+        for i, (p, partial) in enumerate(zip(args, rule.partials, strict=True)):
+            if type(p) is not Value or isinstance(partial, float):
+                continue
+            if wanted is not None and p not in wanted:
+                continue
+            try:
+                d = partial(*xs)
+            except _CAUGHT as again:
+                return _partial_raised(node, i, again, on_values=False)
+            if not isinstance(d, int | float):
+                return _partial_returned(node, i, d, "is not a number", on_values=False)
+    if rule is None:
+        return _retyped(exc, f"backward failed at {_describe(node)}: {exc}")
+    return _retyped(exc, f"op {rule.name!r} backward failed at {_point(rule, args)}: {exc}")
+
+
+def _not_finite(node: Value, done: list[Value], incoming: Callable[[Value], Any]) -> Exception:
+    """The error for a NaN or infinite gradient reaching ``node``: which partial made it."""
+    for user in done:
+        rule = user._rule
+        g = incoming(user)
+        if rule is None or not g:
+            continue
+        args = _args(user)
+        xs = [a._data if type(a) is Value else a for a in args]
+        xs.append(user._data)
+        for i, (p, partial) in enumerate(zip(args, rule.partials, strict=True)):
+            if p is not node:
+                continue
+            try:
+                d = partial if isinstance(partial, float) else partial(*xs)
+            except _CAUGHT:
+                continue  # it did not raise the first time: not this one
+            bad = _not_a_slope(d) if type(d) is not Value else "is a Value, not a float"
+            if bad:
+                return _partial_returned(user, i, d, bad, on_values=False)
+            if g * d - g * d != 0.0:
+                return OverflowError(
+                    f"op {rule.name!r} backward: the gradient overflowed: partials[{i}] is "
+                    f"{d!r} at {_point(rule, args)}, and times the gradient {g!r} reaching "
+                    f"the op's result it is {g * d!r}, which is not finite; {_OVERFLOW_ADVICE}"
+                )
+    return OverflowError(
+        f"backward: the gradient of {_describe(node)} overflowed to {incoming(node)!r}, which "
+        f"is not finite, when its contributions (each finite) were added; {_OVERFLOW_ADVICE}"
+    )
+
+
+def _describe(node: Value) -> str:
+    """A node in words: ``the result of op 'exp'``, ``the leaf 'x'``."""
+    if node._rule is not None:
+        return f"the result of op {node._rule.name!r}"
+    return f"the leaf {node.label!r}" if node.label else f"a leaf ({node._data!r})"
+
+
+def _not_a_slope(d: object) -> str:
+    """Why ``d`` cannot be a partial's value, or ``""``."""
+    if type(d) is Value:
+        return "" if d._data - d._data == 0.0 else "is not finite"
+    if not isinstance(d, int | float):
+        return "is not a number or a Value"
+    return "" if d - d == 0.0 else "is not finite"
+
+
+def _partial_returned(node: Value, i: int, d: object, bad: str, *, on_values: bool) -> Exception:
+    """The error for a partial that returned something unusable."""
+    rule = node._rule
+    assert rule is not None
+    where = "on Values (create_graph=True)" if on_values else "on floats"
+    shown = repr(d) if isinstance(d, int | float | Value) else f"{type(d).__name__} {d!r}"
+    if bad == "is not finite":
+        return ValueError(
+            f"op {rule.name!r} backward: partials[{i}] returned {shown} {where} at "
+            f"{_point(rule, _args(node))}, which {bad}; {_NOT_FINITE_ADVICE}"
         )
-    items = list(xs)
-    for i, x in enumerate(items):
-        if type(x) is not Value:
-            raise TypeError(f"grad: {what}[{i}] must be a Value, got {type(x).__name__} {x!r}")
-    return items
+    return TypeError(
+        f"op {rule.name!r} backward: partials[{i}] returned {shown} {where} at "
+        f"{_point(rule, _args(node))}, which {bad}; a partial must return a float when given "
+        "floats (backward) and a Value or a float when given Values (create_graph)"
+    )
 
 
-def _weights(grad_outputs: Sequence[float | Value] | None, n: int, create_graph: bool) -> list[Any]:
-    if grad_outputs is None:
-        raw: list[float | Value] = [1.0] * n
-    else:
-        if isinstance(grad_outputs, str) or not isinstance(grad_outputs, Sequence):
-            raise TypeError(
-                "grad: grad_outputs must be a sequence of floats or Values, "
-                f"got {type(grad_outputs).__name__}"
-            )
-        raw = list(grad_outputs)
-        if len(raw) != n:
-            raise ValueError(f"grad: grad_outputs has {len(raw)} entries for {n} output(s)")
-    weights: list[Any] = []
-    for i, w in enumerate(raw):
-        if type(w) is Value:
-            weights.append(w if create_graph else w._data)
-        else:
-            x = _as_float(w, f"grad: grad_outputs[{i}]")
-            weights.append(Value(x) if create_graph else x)
-    return weights
+def _partial_raised(node: Value, i: int, exc: BaseException, *, on_values: bool) -> Exception:
+    """The error for a partial that raised ``exc``: same type, naming the op and the point."""
+    rule = node._rule
+    assert rule is not None
+    where = "on Values (create_graph=True)" if on_values else "on floats"
+    return _retyped(
+        exc,
+        f"op {rule.name!r} backward: partials[{i}] failed {where} at {_point(rule, _args(node))}: "
+        f"{exc}; {_advice(exc, rule.partials[i], on_values)}",
+    )
+
+
+def _advice(exc: BaseException, partial: object, on_values: bool) -> str:
+    """What to do about a partial that raised ``exc``."""
+    if isinstance(exc, TypeError) and on_values:
+        return (
+            f"write partials with minigrad's functions ({_math_hint(partial)}), "
+            "which accept floats and Values"
+        )
+    if isinstance(exc, AttributeError) and not on_values:
+        name = getattr(exc, "name", None) or "cos"
+        return (
+            f"write partials with minigrad's functions (minigrad.{name}(x), not x.{name}()), "
+            "which accept floats and Values"
+        )
+    if isinstance(exc, ArithmeticError | ValueError):
+        return "the op is not differentiable at this point, or the partial is wrong there"
+    return (
+        "a partial is called as partials[i](*args, out), with floats by backward and with "
+        "Values by grad(..., create_graph=True), and must work on both"
+    )
+
+
+def _math_hint(partial: object) -> str:
+    """``minigrad.cos, not math.cos`` for the math function the partial calls, if seen."""
+    code = getattr(partial, "__code__", None)
+    scope = getattr(partial, "__globals__", None)
+    if code is not None and isinstance(scope, dict):
+        import minigrad
+
+        for name in code.co_names:
+            found = scope.get(name)
+            if found is math:  # math.cos(x): the attribute's name is among co_names too
+                used = [n for n in code.co_names if callable(getattr(math, n, None))]
+            elif callable(found) and getattr(found, "__module__", None) == "math":
+                used = [found.__name__]  # from math import cos (as anything)
+            else:
+                continue
+            for n in used:
+                if callable(getattr(minigrad, n, None)):
+                    return f"minigrad.{n}, not math.{n}"
+    return "such as minigrad.cos, not math.cos"
+
+
+def _retyped(exc: BaseException, message: str) -> Exception:
+    """An exception of ``exc``'s type carrying ``message``.
+
+    An exception class that cannot be made from a message alone (such as
+    UnicodeDecodeError) gives way to its nearest built-in base.
+    """
+    try:
+        new = type(exc)(message)
+        if isinstance(new, Exception) and str(new) == message:
+            return new
+    except Exception:
+        pass
+    for base in (ZeroDivisionError, OverflowError, ArithmeticError, ValueError, TypeError):
+        if isinstance(exc, base):
+            return base(message)
+    return AttributeError(message) if isinstance(exc, AttributeError) else ValueError(message)

@@ -31,6 +31,8 @@ import math
 import operator
 from collections.abc import Callable
 
+from minigrad._validate import signature_problem
+
 # typing costs ~15 ms to import and is needed only by mypy (see engine.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -201,6 +203,23 @@ class Rule:
                     f"got {partial!r}"
                 )
         arity = len(partials)
+        # The engine calls forward(*args) and partials[i](*args, out): a wrong
+        # count is refused here, naming the rule, not deep inside backward.
+        names = _arg_names(name, arity, arg_names)
+        problem = signature_problem(forward, arity)
+        if problem:
+            raise TypeError(
+                f"Rule {name!r}: forward {problem} but must take {arity}, one per partial: "
+                f"forward({', '.join(names)})"
+            )
+        for i, partial in enumerate(partials):
+            problem = "" if isinstance(partial, float) else signature_problem(partial, arity + 1)
+            if problem:
+                raise TypeError(
+                    f"Rule {name!r}: partials[{i}] {problem} but must take {arity + 1}: the op's "
+                    f"arguments then its result, partials[{i}]({', '.join(names)}, out) "
+                    f"= d out / d {names[i]}"
+                )
         if domain is None:
             domain = ((-_INF, _INF),) * arity
         if len(domain) != arity or any(not lo < hi for lo, hi in domain):
@@ -216,7 +235,7 @@ class Rule:
                 f"Rule {name!r}: commutative must be a bool, and True only for two or more "
                 f"arguments ({arity}), got {commutative!r}"
             )
-        arg_names = _arg_names(name, arity, arg_names)
+        arg_names = names
         written: Callable[..., Value] | None = None
         if spelling is None:
             spelling = f"{name}({', '.join(arg_names)})"

@@ -1,0 +1,352 @@
+"""Argument validation for the whole package: one wording for each kind of bad input.
+
+Every function takes ``what``, the argument's name as the message should show
+it (``"grad: grad_outputs"``, ``"gradcheck: eps"``), and raises a TypeError for
+a value of the wrong kind or a ValueError for a value out of range, naming
+``what`` and the value. A bool is never a number here: ``True`` as a tolerance
+or a size is a mistake, even though Python lets it add.
+
+Finite means ``x - x == 0.0``: that is 0.0 for every finite float and NaN for
+NaN and the infinities. minigrad uses this one test everywhere (the engine's
+hot paths too, where it is a subtraction and a comparison instead of a call to
+``math.isfinite`` or a chained comparison with two global lookups).
+
+This module imports nothing from minigrad at import time (``ops`` needs it
+while ``engine`` is not yet loaded), so the Value class is looked up on first
+use (:func:`_value_type`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# typing costs ~15 ms to import and is needed only by mypy (see engine.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from minigrad.engine import Value
+
+__all__ = [
+    "as_float",
+    "finite_float",
+    "non_negative",
+    "positive",
+    "signature_problem",
+    "value_list",
+    "weights",
+]
+
+
+def as_float(x: object, what: str) -> float:
+    """``x`` as a float: an int or a float, not a bool.
+
+    Args:
+        x: The value given.
+        what: Its name in messages.
+
+    Raises:
+        TypeError: ``x`` is not an int or a float (or is a bool).
+        OverflowError: ``x`` is an int too large for a float.
+
+    Example:
+        >>> as_float(3, "Value: data")
+        3.0
+        >>> as_float(True, "Value: data")
+        Traceback (most recent call last):
+            ...
+        TypeError: Value: data must be an int or float, got bool True
+    """
+    if type(x) is float:
+        return x
+    if isinstance(x, int | float) and not isinstance(x, bool):
+        try:
+            return float(x)
+        except OverflowError:
+            raise OverflowError(f"{what}: {x!r} is too large for a float") from None
+    raise TypeError(f"{what} must be an int or float, got {type(x).__name__} {x!r}")
+
+
+def finite_float(x: object, what: str) -> float:
+    """``x`` as a float (see :func:`as_float`) that is neither NaN nor infinite.
+
+    Example:
+        >>> finite_float(2, "backward: grad")
+        2.0
+        >>> finite_float(float("nan"), "backward: grad")
+        Traceback (most recent call last):
+            ...
+        ValueError: backward: grad must be finite, got nan
+    """
+    f = as_float(x, what)
+    if f - f != 0.0:
+        raise ValueError(f"{what} must be finite, got {f!r}")
+    return f
+
+
+def non_negative(x: object, what: str) -> float:
+    """``x`` as a finite float >= 0: a tolerance such as ``atol``.
+
+    Example:
+        >>> non_negative(0, "gradcheck: atol")
+        0.0
+        >>> non_negative(-1e-5, "gradcheck: atol")
+        Traceback (most recent call last):
+            ...
+        ValueError: gradcheck: atol must be finite and >= 0, got -1e-05
+    """
+    f = as_float(x, what)
+    if f - f != 0.0 or f < 0.0:
+        raise ValueError(f"{what} must be finite and >= 0, got {x!r}")
+    return f
+
+
+def positive(x: object, what: str) -> float:
+    """``x`` as a finite float > 0: a step such as ``eps``.
+
+    Example:
+        >>> positive(1e-6, "gradcheck: eps")
+        1e-06
+        >>> positive(0.0, "gradcheck: eps")
+        Traceback (most recent call last):
+            ...
+        ValueError: gradcheck: eps must be finite and > 0, got 0.0
+    """
+    f = as_float(x, what)
+    if f - f != 0.0 or f <= 0.0:
+        raise ValueError(f"{what} must be finite and > 0, got {x!r}")
+    return f
+
+
+def value_list(
+    xs: object,
+    what: str,
+    *,
+    nonempty: bool = False,
+    finite: bool = False,
+    distinct: bool = False,
+) -> list[Value]:
+    """A Value or a sequence of Values, as a new list.
+
+    Args:
+        xs: The argument given.
+        what: Its name in messages.
+        nonempty: Refuse an empty sequence.
+        finite: Refuse a Value whose data is NaN or infinite.
+        distinct: Refuse the same Value twice (checkers perturb each once).
+
+    Raises:
+        TypeError: ``xs`` is neither a Value nor a sequence (a str is not one),
+            or an item is not a Value (the message gives its index).
+        ValueError: Empty, not finite or repeated, when refused.
+
+    Example:
+        >>> from minigrad import Value
+        >>> x = Value(1.0)
+        >>> value_list(x, "grad: inputs") == [x]
+        True
+        >>> value_list([x, 2.0], "grad: inputs")
+        Traceback (most recent call last):
+            ...
+        TypeError: grad: inputs[1] must be a Value, got float 2.0
+    """
+    value_type = _value_type()
+    if type(xs) is value_type:
+        items = [xs]
+    elif isinstance(xs, str) or not isinstance(xs, Sequence):
+        raise TypeError(
+            f"{what} must be a Value or a sequence of Values, got {type(xs).__name__} {xs!r}"
+        )
+    else:
+        items = list(xs)
+    if nonempty and not items:
+        raise ValueError(f"{what} is empty; give at least one Value")
+    for i, x in enumerate(items):
+        if type(x) is not value_type:
+            raise TypeError(f"{what}[{i}] must be a Value, got {type(x).__name__} {x!r}")
+        if finite and x.data - x.data != 0.0:
+            raise ValueError(f"{what}[{i}] is not finite: {x.data!r}")
+    if distinct and len({id(x) for x in items}) < len(items):
+        first: dict[int, int] = {}  # id -> the first index of that Value
+        for i, x in enumerate(items):
+            j = first.setdefault(id(x), i)
+            if j != i:
+                raise ValueError(
+                    f"{what}[{i}] is the same Value as {what.rpartition(' ')[2]}[{j}]; "
+                    "perturbing one would move both"
+                )
+    return items
+
+
+def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Value]:
+    """Upstream weights: one finite float or Value per output; ones when None.
+
+    Args:
+        grad_outputs: The argument given: None or a sequence.
+        n: How many outputs there are (None: any number but none at all).
+        what: Its name in messages.
+
+    Raises:
+        TypeError: Not a sequence, or an entry is neither a number nor a Value.
+        ValueError: An entry is NaN or infinite, or the count is wrong.
+
+    Example:
+        >>> weights(None, 2, "grad: grad_outputs")
+        [1.0, 1.0]
+        >>> weights([1, 0.5], 2, "grad: grad_outputs")
+        [1.0, 0.5]
+        >>> weights([1.0], 2, "grad: grad_outputs")
+        Traceback (most recent call last):
+            ...
+        ValueError: grad: grad_outputs has 1 entries for 2 output(s)
+    """
+    value_type = _value_type()
+    if grad_outputs is None:
+        if n is None:
+            raise ValueError(f"{what} is None, and the number of outputs is not known")
+        return [1.0] * n
+    if isinstance(grad_outputs, str) or not isinstance(grad_outputs, Sequence):
+        raise TypeError(
+            f"{what} must be a sequence of floats or Values, got {type(grad_outputs).__name__} "
+            f"{grad_outputs!r}"
+        )
+    if n is not None and len(grad_outputs) != n:
+        raise ValueError(f"{what} has {len(grad_outputs)} entries for {n} output(s)")
+    if not grad_outputs:
+        raise ValueError(f"{what} is empty")
+    out: list[float | Value] = []
+    for i, w in enumerate(grad_outputs):
+        if type(w) is value_type:
+            if w.data - w.data != 0.0:
+                raise ValueError(f"{what}[{i}] must be finite, got a Value holding {w.data!r}")
+            out.append(w)
+        elif isinstance(w, int | float) and not isinstance(w, bool):
+            out.append(finite_float(w, f"{what}[{i}]"))
+        else:
+            raise TypeError(
+                f"{what}[{i}] must be a finite float or a Value, got {type(w).__name__} {w!r}"
+            )
+    return out
+
+
+_VALUE: type[Value] | None = None
+
+
+def _value_type() -> type[Value]:
+    """The Value class, imported on first use: an import statement costs ~1 us a call."""
+    global _VALUE
+    if _VALUE is None:
+        from minigrad.engine import Value
+
+        _VALUE = Value
+    return _VALUE
+
+
+# Signatures: what the engine will call a forward or a partial with.
+
+
+def signature_problem(fn: object, n: int) -> str:
+    """Why ``fn(*n positional arguments)`` cannot work, or ``""`` if it can.
+
+    Plain functions and lambdas are read from their code object (cheap: the
+    built-in rules are made when minigrad is imported); functions written in
+    C from their ``__text_signature__``; anything else with
+    :func:`inspect.signature`, imported only then. A signature that cannot be
+    read is taken to fit.
+
+    Example:
+        >>> signature_problem(lambda x: x, 2)
+        'takes 1 argument (x)'
+        >>> signature_problem(lambda x, out, k=2.0: k * x, 2)
+        ''
+    """
+    if type(fn) is _FUNCTION:
+        fewest, most, names = _from_code(fn)
+    elif type(fn) is _BUILTIN:
+        read = _from_text_signature(getattr(fn, "__text_signature__", None))
+        if read is None:
+            return ""
+        fewest, most, names = read
+    else:
+        read = _from_inspect(fn)
+        if read is None:
+            return ""
+        fewest, most, names = read
+    if fewest <= n and (most is None or n <= most):
+        return ""
+    shown = ", ".join(names)
+    if most is None:
+        count = f"at least {fewest} argument{'s' * (fewest != 1)}"
+    elif fewest == most:
+        count = f"{fewest} argument{'s' * (fewest != 1)}"
+    else:
+        count = f"{fewest} to {most} arguments"
+    return f"takes {count} ({shown})"
+
+
+_FUNCTION = type(signature_problem)
+_BUILTIN = type(len)
+_CO_VARARGS = 0x04  # inspect.CO_VARARGS, without importing inspect
+
+#: (fewest, most or None for *args, names as shown) positional arguments.
+_Positional = tuple[int, "int | None", list[str]]
+
+
+def _from_code(fn: object) -> _Positional:
+    code = fn.__code__  # type: ignore[attr-defined]
+    count = code.co_argcount  # positional-only and positional-or-keyword
+    defaults = len(fn.__defaults__ or ())  # type: ignore[attr-defined]
+    names = list(code.co_varnames[:count])
+    for i in range(count - defaults, count):
+        names[i] += "=..."
+    if code.co_flags & _CO_VARARGS:
+        names.append("*" + code.co_varnames[count + code.co_kwonlyargcount])
+        return count - defaults, None, names
+    return count - defaults, count, names
+
+
+def _from_text_signature(text: object) -> _Positional | None:
+    """Read ``"($module, x, y=None, /)"``; None for anything less plain."""
+    if not isinstance(text, str) or not (text.startswith("(") and text.endswith(")")):
+        return None
+    params = [p.strip() for p in text[1:-1].split(",")]
+    if any(c in p for p in params for c in "()[]{}'\""):
+        return None  # a default with commas of its own: not worth a parser
+    fewest = most = 0
+    names: list[str] = []
+    for p in params:
+        if p.startswith("$") or p in ("", "/"):
+            continue
+        if p == "*" or p.startswith("**"):
+            break
+        if p.startswith("*"):
+            names.append(p)
+            return fewest, None, names
+        most += 1
+        if "=" in p:
+            names.append(p.partition("=")[0] + "=...")
+        else:
+            fewest += 1
+            names.append(p)
+    return fewest, most, names
+
+
+def _from_inspect(fn: object) -> _Positional | None:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    fewest = most = 0
+    names: list[str] = []
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            names.append(f"*{p.name}")
+            return fewest, None, names
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            most += 1
+            if p.default is p.empty:
+                fewest += 1
+                names.append(p.name)
+            else:
+                names.append(f"{p.name}=...")
+    return fewest, most, names
