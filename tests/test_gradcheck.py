@@ -485,7 +485,7 @@ BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], list[str]]
     ),
     ("order zero", lambda: check_grads(_sin, [X], order=0), ValueError, ["order", "0"]),
     ("order negative", lambda: check(_sin, [X], order=-2), ValueError, ["order", "-2"]),
-    ("order float", lambda: check(_sin, [X], order=1.5), ValueError, ["order", "1.5"]),  # type: ignore[arg-type]
+    ("order float", lambda: check(_sin, [X], order=1.5), TypeError, ["order", "1.5"]),  # type: ignore[arg-type]
     (
         "func returns a float",
         lambda: gradcheck(_returning(2.5), [X]),
@@ -520,8 +520,9 @@ BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], list[str]]
     ),
     (
         "grad_outputs NaN",
+        # A number out of range: ValueError, as grad's own grad_outputs check.
         lambda: gradgradcheck(_sin, [X], [math.nan]),
-        TypeError,
+        ValueError,
         ["grad_outputs[0]", "nan"],
     ),
     (

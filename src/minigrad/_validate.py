@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "as_float",
+    "as_int",
     "finite_float",
     "non_negative",
     "positive",
@@ -63,6 +64,24 @@ def as_float(x: object, what: str) -> float:
         except OverflowError:
             raise OverflowError(f"{what}: {x!r} is too large for a float") from None
     raise TypeError(f"{what} must be an int or float, got {type(x).__name__} {x!r}")
+
+
+def as_int(x: object, what: str, *, least: int | None = None) -> int:
+    """``x`` as an int (not a bool), at least ``least`` when given: a count or an order.
+
+    Example:
+        >>> as_int(3, "check: order", least=1)
+        3
+        >>> as_int(0, "check: order", least=1)
+        Traceback (most recent call last):
+            ...
+        ValueError: check: order must be an int >= 1, got 0
+    """
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"{what} must be an int, got {type(x).__name__} {x!r}")
+    if least is not None and x < least:
+        raise ValueError(f"{what} must be an int >= {least}, got {x!r}")
+    return x
 
 
 def finite_float(x: object, what: str) -> float:

@@ -31,6 +31,7 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 
+from minigrad._validate import as_int, non_negative, positive, value_list, weights
 from minigrad.diagnose import find_fault, kink_note, looks_kinked
 from minigrad.engine import Value, grad
 from minigrad.levels import DerivativeError, Func, Key, Levels, derivatives
@@ -96,10 +97,10 @@ class Settings:
         seed: int = 0,
     ) -> None:
         self.where = where
-        self.eps = _non_negative(eps, "eps", where, allow_zero=False)
-        self.atol = _non_negative(atol, "atol", where, allow_zero=True)
-        self.rtol = _non_negative(rtol, "rtol", where, allow_zero=True)
-        self.nondet_tol = _non_negative(nondet_tol, "nondet_tol", where, allow_zero=True)
+        self.eps = positive(eps, f"{where}: eps")
+        self.atol = non_negative(atol, f"{where}: atol")
+        self.rtol = non_negative(rtol, f"{where}: rtol")
+        self.nondet_tol = non_negative(nondet_tol, f"{where}: nondet_tol")
         if method not in ("central", "richardson"):
             raise ValueError(f"{where}: method must be 'central' or 'richardson', got {method!r}")
         self.method = method
@@ -405,68 +406,20 @@ def _unit(v: list[float]) -> list[float]:
     return [x / norm for x in v]
 
 
-# Argument checking shared by every entry point.
+# Argument checking: the package's one wording (minigrad._validate).
 
 
 def _inputs(inputs: object, where: str) -> list[Value]:
-    if isinstance(inputs, Value):
-        return [inputs]
-    if isinstance(inputs, str) or not isinstance(inputs, Sequence):
-        raise TypeError(
-            f"{where}: inputs must be a sequence of Values, got {type(inputs).__name__} {inputs!r}"
-        )
-    xs = list(inputs)
-    if not xs:
-        raise ValueError(f"{where}: inputs is empty; give at least one Value")
-    first: dict[int, int] = {}  # id -> the first index of that Value
-    for i, x in enumerate(xs):
-        if not isinstance(x, Value):
-            raise TypeError(f"{where}: inputs[{i}] must be a Value, got {type(x).__name__} {x!r}")
-        if not math.isfinite(x.data):
-            raise ValueError(f"{where}: inputs[{i}] is not finite: {x.data!r}")
-        j = first.setdefault(id(x), i)
-        if j != i:
-            raise ValueError(
-                f"{where}: inputs[{i}] is the same Value as inputs[{j}]; "
-                "perturbing one would move both"
-            )
-    return xs
-
-
-def _non_negative(value: object, name: str, where: str, *, allow_zero: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{where}: {name} must be a float, got {type(value).__name__} {value!r}")
-    x = float(value)
-    if not math.isfinite(x) or x < 0.0 or (x == 0.0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{where}: {name} must be finite and {bound}, got {value!r}")
-    return x
+    return value_list(inputs, f"{where}: inputs", nonempty=True, finite=True, distinct=True)
 
 
 def _weights(grad_outputs: object, where: str) -> list[float | Value] | None:
     if grad_outputs is None:
         return None
     if isinstance(grad_outputs, Value | int | float):
-        grad_outputs = [grad_outputs]
-    if isinstance(grad_outputs, str) or not isinstance(grad_outputs, Sequence):
-        raise TypeError(
-            f"{where}: grad_outputs must be a sequence of floats or Values, "
-            f"got {type(grad_outputs).__name__}"
-        )
-    out: list[float | Value] = []
-    for j, w in enumerate(grad_outputs):
-        if isinstance(w, Value):
-            out.append(w)
-        elif isinstance(w, int | float) and not isinstance(w, bool) and math.isfinite(w):
-            out.append(float(w))
-        else:
-            raise TypeError(
-                f"{where}: grad_outputs[{j}] must be a finite float or a Value, "
-                f"got {type(w).__name__} {w!r}"
-            )
-    if not out:
-        raise ValueError(f"{where}: grad_outputs is empty")
-    return out
+        grad_outputs = [grad_outputs]  # one output's weight, as PyTorch accepts
+    # The count is checked against the outputs where they are made (Levels.level).
+    return weights(grad_outputs, None, f"{where}: grad_outputs")
 
 
 def _run(
@@ -479,8 +432,7 @@ def _run(
     """Validate, check, and put every input back bit for bit."""
     where = settings.where
     xs = _inputs(inputs, where)
-    if isinstance(order, bool) or not isinstance(order, int) or order < 1:
-        raise ValueError(f"{where}: order must be an int >= 1, got {order!r}")
+    as_int(order, f"{where}: order", least=1)
     if not callable(func):
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
     levels = Levels(func, xs, _weights(grad_outputs, where), where)
@@ -714,7 +666,7 @@ def eps_curve(
 
     out = []
     for eps in steps:
-        eps = _non_negative(eps, "epsilons[i]", "eps_curve", allow_zero=False)
+        eps = positive(eps, "eps_curve: epsilons[i]")
         sides = central(evaluate, x, nominal_step(x, eps))
         if sides is None:
             out.append((eps, math.nan))
