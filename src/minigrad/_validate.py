@@ -112,10 +112,7 @@ def non_negative(x: object, what: str) -> float:
             ...
         ValueError: gradcheck: atol must be finite and >= 0, got -1e-05
     """
-    f = as_float(x, what)
-    if f - f != 0.0 or f < 0.0:
-        raise ValueError(f"{what} must be finite and >= 0, got {x!r}")
-    return f
+    return _at_least_zero(x, what, zero=True)
 
 
 def positive(x: object, what: str) -> float:
@@ -129,9 +126,13 @@ def positive(x: object, what: str) -> float:
             ...
         ValueError: gradcheck: eps must be finite and > 0, got 0.0
     """
+    return _at_least_zero(x, what, zero=False)
+
+
+def _at_least_zero(x: object, what: str, *, zero: bool) -> float:
     f = as_float(x, what)
-    if f - f != 0.0 or f <= 0.0:
-        raise ValueError(f"{what} must be finite and > 0, got {x!r}")
+    if f - f != 0.0 or f < 0.0 or (f == 0.0 and not zero):
+        raise ValueError(f"{what} must be finite and {'>=' if zero else '>'} 0, got {x!r}")
     return f
 
 
