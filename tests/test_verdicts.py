@@ -239,3 +239,33 @@ def test_an_uncertain_estimate_is_a_warning_not_a_silent_pass() -> None:
     rule = Rule("jittery", jittery, (1.0,))
     report = check(lambda v: rule(v), [Value(0.5)], atol=0.0, rtol=1e-9)
     assert not report.ok or report.cautions, report.text()
+
+
+# Every custom-op mistake gets a verdict that names the op, the point and what to do.
+
+MATH_COS = Rule("math_cos_sin", math.sin, (lambda x, out: math.cos(x),))
+NAN_PARTIAL = Rule("nan_partial", math.sin, (lambda x, out: math.nan,))
+RAISING_PARTIAL = Rule("raising_partial", math.sin, (lambda x, out: 1.0 / (x - x),))
+
+
+@pytest.mark.parametrize(
+    ("rule", "order", "words"),
+    [
+        (MATH_COS, 2, ["on Values", "minigrad.cos, not math.cos"]),
+        (NAN_PARTIAL, 1, ["returned nan", "not finite"]),
+        (RAISING_PARTIAL, 1, ["failed on floats", "division by zero"]),
+    ],
+    ids=["math.cos in a partial", "NaN partial", "raising partial"],
+)
+def test_a_partial_that_cannot_be_computed_fails_the_check_naming_the_op(
+    rule: Rule, order: int, words: list[str]
+) -> None:
+    x = Value(0.5)
+    report = check(lambda v: rule(v) * 2.0, [x], order=order)
+    assert not report.ok
+    text = report.text()
+    for word in [f"op {rule.name!r}", "x=0.5", *words]:
+        assert word in text, text
+    assert x.data == 0.5 and x.grad == 0.0
+    with pytest.raises(mg.GradcheckError, match=rule.name):
+        mg.check_grads(lambda v: rule(v), [x], order=order)
