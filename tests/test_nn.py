@@ -455,14 +455,14 @@ def test_a_bad_file_is_named_with_what_is_wrong(text: str, message: str, tmp_pat
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="nothing.json"):
+    with pytest.raises(FileNotFoundError, match=r"nothing\.json"):
         MLP.load(tmp_path / "nothing.json")
 
 
 def test_from_state_names_its_source() -> None:
-    with pytest.raises(ValueError, match="^MLP: state: must be a JSON object, got NoneType$"):
+    with pytest.raises(ValueError, match=r"^MLP: state: must be a JSON object, got NoneType$"):
         MLP.from_state(None)
-    with pytest.raises(ValueError, match="^MLP: checkpoint 3: 'nin' is missing$"):
+    with pytest.raises(ValueError, match=r"^MLP: checkpoint 3: 'nin' is missing$"):
         MLP.from_state({"format": "minigrad.nn.MLP", "version": 1}, source="checkpoint 3")
 
 
