@@ -1,4 +1,4 @@
-"""Tests for minigrad.demo: it learns, it is reproducible, and it keeps stderr clean.
+"""Tests for minigrad.demo: it learns, is reproducible, shows progress and returns its results.
 
 The full demo takes a while on a slow machine, so it runs twice in all: once
 with an ordinary (non-terminal) stderr and once with a terminal-like one; the
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import io
+import random
 import re
 from collections.abc import Iterator
 
@@ -16,6 +17,9 @@ import pytest
 
 from minigrad import demo
 from minigrad._gc import gc_paused
+from minigrad.cli import main
+from minigrad.data import make_moons
+from minigrad.nn import MLP
 
 
 class TtyStringIO(io.StringIO):
@@ -26,8 +30,10 @@ class TtyStringIO(io.StringIO):
 
 
 class Run:
-    def __init__(self, status: int, out: str, err: str) -> None:
-        self.status = status
+    def __init__(self, result: demo.Result, out: str, err: str) -> None:
+        self.result = result
+        # The exit status `python -m minigrad demo` gives for this run.
+        self.status = 0 if result.reached_target else 1
         self.out = out
         self.err = err
 
@@ -42,10 +48,13 @@ class Run:
         return lines[:-1]
 
 
+PROGRESS = re.compile(r"^step +(\d+)  loss (\d+\.\d{4})  accuracy +(\d+\.\d)%$")
+
+
 def _run(err: io.StringIO, **kwargs: int) -> Run:
     out = io.StringIO()
-    status = demo.run(out, err, **kwargs)
-    return Run(status, out.getvalue(), err.getvalue())
+    result = demo.run(out, err, **kwargs)
+    return Run(result, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +84,11 @@ def test_stdout_is_key_value_lines_with_timing_last(plain: Run) -> None:
     assert float(plain.field("seconds")) >= 0.0
 
 
-def test_nothing_goes_to_a_stderr_that_is_not_a_terminal(plain: Run) -> None:
-    assert plain.err == ""
+def test_progress_goes_to_a_stderr_that_is_not_a_terminal_too(plain: Run, on_tty: Run) -> None:
+    # `!python -m minigrad demo` in a notebook, or a log file: the same plain lines.
+    assert plain.err
+    assert plain.err == on_tty.err
+    assert "\r" not in plain.err
 
 
 def test_stdout_is_the_same_every_run_apart_from_timing(plain: Run, on_tty: Run) -> None:
@@ -87,8 +99,7 @@ def test_stdout_is_the_same_every_run_apart_from_timing(plain: Run, on_tty: Run)
 def test_progress_goes_to_a_terminal_stderr(plain: Run, on_tty: Run) -> None:
     lines = on_tty.err.splitlines()
     assert lines, "no progress on a terminal"
-    pattern = re.compile(r"^step +(\d+)  loss (\d+\.\d{4})  accuracy +(\d+\.\d)%$")
-    matches = [pattern.match(line) for line in lines]
+    matches = [PROGRESS.match(line) for line in lines]
     assert all(matches), lines
     steps = [int(m[1]) for m in matches if m]
     assert steps[0] == 0
@@ -108,8 +119,10 @@ def test_a_run_too_short_to_learn_fails_loudly() -> None:
     short = _run(io.StringIO(), steps=1)
     assert short.status == 1
     assert short.field("steps") == "1 (stopped at the step limit)"
+    *progress, last = short.err.splitlines(keepends=True)
+    assert [m[1] for m in map(PROGRESS.match, progress) if m] == ["0", "1"]
     assert re.fullmatch(
-        r"demo: training accuracy \d+\.\d% is below the 95% target after 1 step\n", short.err
+        r"demo: training accuracy \d+\.\d% is below the 95% target after 1 step\n", last
     )
 
 
@@ -159,6 +172,8 @@ def test_gc_paused_turns_the_collector_off_and_back_as_it_was_even_on_an_error(
         ({"seed": 1.5}, TypeError, "demo: seed must be an int, got float 1.5"),
         ({"steps": 0}, ValueError, "demo: steps must be >= 1, got 0"),
         ({"steps": True}, TypeError, "demo: steps must be an int, got bool True"),
+        ({"every": -1}, ValueError, r"demo: every must be >= 0 \(0 for no progress\), got -1"),
+        ({"every": 2.0}, TypeError, "demo: every must be an int, got float 2.0"),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, object], error: type[Exception], message: str) -> None:
@@ -166,3 +181,59 @@ def test_bad_arguments(kwargs: dict[str, object], error: type[Exception], messag
     with pytest.raises(error, match=message):
         demo.run(out, err, **kwargs)  # type: ignore[arg-type]
     assert out.getvalue() == ""
+
+
+def test_run_returns_the_trained_model_and_its_history(plain: Run) -> None:
+    model, history = plain.result
+    assert isinstance(model, MLP)
+    assert repr(model) == "MLP(2, [16, 16, 1], nonlin='relu')"
+    steps = int(plain.field("steps").split()[0])
+    # One entry per step before its update, and one for the trained model.
+    assert len(history.losses) == len(history.accuracies) == steps + 1
+    assert f"{history.losses[-1]:.4f}" == plain.field("loss")
+    assert f"{history.accuracies[-1]:.1%}" == plain.field("accuracy")
+    assert history.losses[-1] < history.losses[0]
+    assert all(0.0 <= a <= 1.0 for a in history.accuracies)
+    # The model returned is the trained one: it classifies the demo's data
+    # (drawn first from the seeded generator) as the history says.
+    points, labels = make_moons(100, noise=0.1, rng=random.Random(0))
+    right = sum((model.predict(p)[0] > 0) == (y > 0) for p, y in zip(points, labels, strict=True))
+    assert right / len(labels) == history.accuracies[-1]
+
+
+def test_the_history_matches_the_progress_lines(on_tty: Run) -> None:
+    history = on_tty.result.history
+    for m in map(PROGRESS.match, on_tty.err.splitlines()):
+        assert m is not None
+        step = int(m[1])
+        assert f"{history.losses[step]:.4f}" == m[2]
+        assert f"{history.accuracies[step]:.1%}" == f"{m[3]}%"
+
+
+def test_every_sets_the_steps_between_progress_lines() -> None:
+    run = _run(io.StringIO(), steps=7, every=3)
+    steps = [int(m[1]) for m in map(PROGRESS.match, run.err.splitlines()) if m]
+    assert steps == [0, 3, 6, 7]  # and the final state
+    quiet = _run(io.StringIO(), steps=2, every=0)
+    assert [line for line in quiet.err.splitlines() if PROGRESS.match(line)] == []
+    assert quiet.err.startswith("demo: training accuracy")
+
+
+def test_the_command_exits_1_below_the_target_and_shows_progress(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["demo", "--steps", "2", "--every", "1"]) == 1
+    captured = capsys.readouterr()
+    steps = [int(m[1]) for m in map(PROGRESS.match, captured.err.splitlines()) if m]
+    assert steps == [0, 1, 2]
+    assert "steps: 2 (stopped at the step limit)" in captured.out
+
+
+@pytest.mark.parametrize("argv", [["--steps", "0"], ["--every", "-1"]])
+def test_the_command_refuses_bad_numbers(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "minigrad demo: --steps must be >= 1 and --every >= 0\n"
+    assert captured.out == ""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import math
+import pickle
 import random
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -268,3 +271,207 @@ def test_sgd_takes_a_generator_of_parameters() -> None:
     model = MLP(2, [3, 1], rng=random.Random(0))
     opt = SGD((p for p in model.parameters()), lr=0.1)
     assert len(opt.params) == len(model.parameters())
+
+
+# predict: the forward pass on floats.
+
+
+@given(
+    st.sampled_from(NONLINEARITIES),
+    st.lists(st.floats(-3.0, 3.0), min_size=3, max_size=3),
+    st.integers(0, 2**16),
+)
+def test_predict_equals_the_forward_pass_exactly(nonlin: str, x: list[float], seed: int) -> None:
+    model = MLP(3, [4, 3, 2], nonlin=nonlin, rng=random.Random(seed))
+    assert model.predict(x) == [y.data for y in model.forward(x)]
+    layer = model.layers[0]
+    assert layer.predict(x) == [y.data for y in layer.forward(x)]
+    neuron = layer.neurons[0]
+    assert neuron.predict(x) == neuron(x).data
+
+
+def test_predict_builds_no_graph_and_leaves_gradients_alone() -> None:
+    model = MLP(2, [3, 1], rng=random.Random(0))
+    for p in model.parameters():
+        p.grad = 0.5
+    out = model.predict([1.0, 2.0])
+    assert all(type(y) is float for y in out)
+    assert all(p.grad == 0.5 for p in model.parameters())
+
+
+def test_predict_checks_the_number_of_inputs() -> None:
+    with pytest.raises(ValueError, match="Neuron: expected 2 inputs, got 3"):
+        MLP(2, [3, 1], rng=random.Random(0)).predict([1.0, 2.0, 3.0])
+
+
+# Keeping a model: pickle, state, save and load.
+
+
+def _bits(model: Module) -> list[str]:
+    """Every parameter exactly: float.hex differs for any two different floats."""
+    return [p.data.hex() for p in model.parameters()]
+
+
+def _trained(nonlin: str = "tanh") -> MLP:
+    """A small model a few SGD steps away from its initial weights."""
+    rng = random.Random(7)
+    points, labels = make_moons(10, noise=0.1, rng=rng)
+    model = MLP(2, [4, 3, 1], nonlin=nonlin, rng=rng)
+    opt = SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        scores = [model.forward(p)[0] for p in points]
+        loss = sum(((s - y) ** 2 for s, y in zip(scores, labels, strict=True)), Value(0.0))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return model
+
+
+@pytest.mark.parametrize("nonlin", NONLINEARITIES)
+def test_an_mlp_pickles_with_every_nonlinearity(nonlin: str) -> None:
+    model = _trained(nonlin)
+    copy = pickle.loads(pickle.dumps(model))
+    assert isinstance(copy, MLP)
+    assert repr(copy) == repr(model)
+    assert _bits(copy) == _bits(model)
+    x = [0.3, -0.8]
+    assert copy.predict(x) == model.predict(x)
+    assert [y.data for y in copy.forward(x)] == [y.data for y in model.forward(x)]
+    # A copy, not a view: training it leaves the original alone.
+    copy.parameters()[0].data += 1.0
+    assert _bits(copy) != _bits(model)
+
+
+@pytest.mark.parametrize("nonlin", NONLINEARITIES)
+def test_save_and_load_give_back_every_parameter_bit_for_bit(nonlin: str, tmp_path: Path) -> None:
+    model = _trained(nonlin)
+    # A parameter that needs all 17 digits, and one that is an integer.
+    model.parameters()[0].data = 0.1 + 0.2
+    model.parameters()[1].data = -3.0
+    path = model.save(tmp_path / "model.json")
+    assert path == tmp_path / "model.json"
+    loaded = MLP.load(path)
+    assert repr(loaded) == repr(model)
+    assert [layer.nonlin for layer in loaded.layers] == [layer.nonlin for layer in model.layers]
+    assert _bits(loaded) == _bits(model)
+    assert [p.label for p in loaded.parameters()] == [p.label for p in model.parameters()]
+    points, _ = make_moons(20, noise=0.2, rng=random.Random(1))
+    assert [loaded.predict(p) for p in points] == [model.predict(p) for p in points]
+    assert loaded.layers[0].neurons[0].w[0] is not model.layers[0].neurons[0].w[0]
+
+
+def test_a_saved_model_is_plain_json_one_neuron_per_line(tmp_path: Path) -> None:
+    model = MLP(2, [3, 1], rng=random.Random(0))
+    text = model.save(tmp_path / "m.json").read_text(encoding="utf-8")
+
+    def strict(name: str) -> float:
+        raise AssertionError(f"not plain JSON: {name}")
+
+    data = json.loads(text, parse_constant=strict)
+    assert data == model.state()
+    assert data["nouts"] == [3, 1]
+    rows = [line.strip().rstrip(",") for line in text.splitlines()]
+    neurons = [json.loads(row) for row in rows if row.startswith("[") and row.endswith("]")]
+    assert neurons == [
+        [p.data for p in n.parameters()] for layer in model.layers for n in layer.neurons
+    ]
+
+
+def test_state_round_trips_without_a_file() -> None:
+    model = _trained()
+    state = model.state()
+    assert state["format"] == "minigrad.nn.MLP"
+    assert state["version"] == 1
+    assert _bits(MLP.from_state(state)) == _bits(model)
+    # The state is a copy: changing the model afterwards does not change it.
+    model.parameters()[0].data += 1.0
+    assert _bits(MLP.from_state(state)) != _bits(model)
+
+
+def test_save_refuses_a_model_that_diverged(tmp_path: Path) -> None:
+    model = MLP(2, [2, 1], rng=random.Random(0))
+    model.layers[1].neurons[0].b.data = math.nan
+    with pytest.raises(ValueError, match=r"MLP.save: parameter layers\[1\]\[0\]\[2\] is nan"):
+        model.save(tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()
+
+
+def _good_state() -> dict[str, object]:
+    return MLP(2, [2, 1], rng=random.Random(0)).state()
+
+
+def _with(**changes: object) -> str:
+    state = _good_state()
+    state.update(changes)
+    return json.dumps({k: v for k, v in state.items() if v is not None})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "not JSON: Expecting value: line 1 column 1"),
+        ("{", "not JSON: Expecting property name"),
+        ("[1, 2]", "must be a JSON object, got list"),
+        (_with(format="pytorch"), "not a saved minigrad MLP: its 'format' is 'pytorch'"),
+        (_with(version=2), "format version 2; this minigrad reads version 1"),
+        (_with(nouts=None), "'nouts' is missing"),
+        (_with(nouts=[2, 0]), r"the architecture is not valid: nouts\[1\] must be >= 1, got 0"),
+        (_with(nonlin="swish"), "the architecture is not valid: nonlin must be one of"),
+        (_with(layers=[[]]), "'layers' must be a list of 2 layers, got a list of 1"),
+        (_with(layers="x"), "'layers' must be a list of 2 layers, got str 'x'"),
+        (
+            _with(layers=[[[1.0, 2.0, 3.0]], [[1.0, 2.0, 3.0]]]),
+            r"layers\[0\] must be a list of 2 neurons, got a list of 1",
+        ),
+        (
+            _with(layers=[[[1.0, 2.0, 3.0], [1.0, 2.0]], [[1.0, 2.0, 3.0]]]),
+            r"layers\[0\]\[1\] must be a list of 3 numbers \(2 weights, then the bias\), "
+            "got a list of 2",
+        ),
+        (
+            _with(layers=[[[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], [[1.0, "2", 3.0]]]),
+            r"layers\[1\]\[0\]\[1\] must be a number, got str '2'",
+        ),
+        (
+            _with(layers=[[[1.0, 2.0, 3.0], [1.0, True, 3.0]], [[1.0, 2.0, 3.0]]]),
+            r"layers\[0\]\[1\]\[1\] must be a number, got bool True",
+        ),
+        (
+            _with(layers=[[[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], [[1.0, 2.0, 1e400]]]),
+            "not JSON: Infinity is not a number JSON allows",
+        ),
+        (
+            _with(layers=[[[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], [[1.0, 2.0, math.nan]]]),
+            "not JSON: NaN is not a number JSON allows",
+        ),
+    ],
+)
+def test_a_bad_file_is_named_with_what_is_wrong(text: str, message: str, tmp_path: Path) -> None:
+    path = tmp_path / "bad model.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as caught:
+        MLP.load(path)
+    assert str(caught.value).startswith(f"MLP: {str(path)!r}: ")
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"nothing\.json"):
+        MLP.load(tmp_path / "nothing.json")
+
+
+def test_from_state_names_its_source() -> None:
+    with pytest.raises(ValueError, match=r"^MLP: state: must be a JSON object, got NoneType$"):
+        MLP.from_state(None)
+    with pytest.raises(ValueError, match=r"^MLP: checkpoint 3: 'nin' is missing$"):
+        MLP.from_state({"format": "minigrad.nn.MLP", "version": 1}, source="checkpoint 3")
+
+
+def test_from_state_refuses_a_parameter_that_is_not_finite() -> None:
+    state = _good_state()
+    layers = state["layers"]
+    assert isinstance(layers, list)
+    layers[1][0][0] = math.inf
+    with pytest.raises(
+        ValueError, match=r"^MLP: state: layers\[1\]\[0\]\[0\] must be finite, got inf$"
+    ):
+        MLP.from_state(state)

@@ -1,63 +1,109 @@
-"""The teaching notebook runs top to bottom and computes what its text says.
+"""The teaching notebook is stored with its outputs, and they are what it computes today.
 
-Its code cells are run in order in one namespace with plain ``exec``, as a
-kernel would run them, so no Jupyter is needed; its JSON is checked against
-the parts of nbformat 4 that Jupyter relies on.
+``tools/notebook.py`` runs the code cells in order in one namespace with plain
+``exec``, as a kernel would, on a bare machine (no Graphviz, no matplotlib), so
+no Jupyter is needed. These tests run it once, compare what it shows with the
+outputs stored in ``docs/notebook.ipynb`` (text and numbers exactly, pictures
+by structure) and check that it shows what its text promises.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import math
+import os
 import re
 import shutil
+import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 from minigrad import Value
 from minigrad.viz import Graph
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"
+
+def _load_tool() -> ModuleType:
+    path = Path(__file__).resolve().parent.parent / "tools" / "notebook.py"
+    spec = importlib.util.spec_from_file_location("notebook_tool", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["notebook_tool"] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def _load() -> dict[str, object]:
-    with NOTEBOOK.open(encoding="utf-8") as f:
-        nb = json.load(f)
+tool = _load_tool()
+NOTEBOOK: Path = tool.NOTEBOOK
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _probe_graph_svg() -> bool:
+    with tool.bare_machine():
+        return Value(1.0).graph()._repr_svg_() is not None
+
+
+#: Whether a graph picture is drawn without Graphviz (issue 13, item 1, in viz.py).
+STDLIB_GRAPHS = _probe_graph_svg()
+
+
+def _load() -> dict[str, Any]:
+    nb = tool.load(NOTEBOOK)
     assert isinstance(nb, dict)
     return nb
 
 
-def _cells() -> list[dict[str, object]]:
+def _cells() -> list[dict[str, Any]]:
     cells = _load()["cells"]
     assert isinstance(cells, list)
     return cells
 
 
-def _source(cell: dict[str, object]) -> str:
-    source = cell["source"]
-    if isinstance(source, str):
-        return source
-    assert isinstance(source, list)
-    assert all(isinstance(line, str) for line in source)
-    return "".join(source)
+def _code_ids() -> list[str]:
+    return [cell["id"] for cell in _cells() if cell["cell_type"] == "code"]
+
+
+class Ran:
+    """One run of the notebook: its namespace and the outputs of each code cell by id."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, object] = {}
+        self.outputs: list[list[dict[str, Any]]] = tool.execute(_load(), namespace=self.namespace)
+        self.by_id = dict(zip(_code_ids(), self.outputs, strict=True))
+
+    def stdout(self, cell_id: str | None = None) -> str:
+        cells = self.outputs if cell_id is None else [self.by_id[cell_id]]
+        return "".join(
+            "".join(o["text"])
+            for outputs in cells
+            for o in outputs
+            if o["output_type"] == "stream" and o["name"] == "stdout"
+        )
+
+    def shown(self, cell_id: str) -> dict[str, str]:
+        """What the cell's last line shows: MIME type -> text."""
+        (result,) = [o for o in self.by_id[cell_id] if o["output_type"] == "execute_result"]
+        return {mime: "".join(lines) for mime, lines in result["data"].items()}
+
+    def svg(self, cell_id: str) -> ET.Element:
+        return ET.fromstring(self.shown(cell_id)["image/svg+xml"])
 
 
 @pytest.fixture(scope="module")
-def run() -> tuple[dict[str, object], str]:
-    """Every code cell, in order, in one namespace; with what they printed."""
-    namespace: dict[str, object] = {"__name__": "__main__"}
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        for i, cell in enumerate(_cells()):
-            if cell["cell_type"] == "code":
-                exec(compile(_source(cell), f"<notebook cell {i}>", "exec"), namespace)
-    return namespace, printed.getvalue()
+def run() -> Ran:
+    return Ran()
 
 
-def test_the_json_is_an_nbformat_4_notebook() -> None:
+# The file.
+
+
+def test_the_json_is_an_nbformat_4_notebook_stored_with_its_outputs() -> None:
     nb = _load()
     assert nb["nbformat"] == 4
     minor = nb["nbformat_minor"]
@@ -67,6 +113,7 @@ def test_the_json_is_an_nbformat_4_notebook() -> None:
     assert isinstance(metadata, dict)
     assert metadata["kernelspec"]["name"] == "python3"
     ids = []
+    count = 0
     for cell in _cells():
         assert cell["cell_type"] in {"markdown", "code"}
         assert isinstance(cell["metadata"], dict)
@@ -74,69 +121,340 @@ def test_the_json_is_an_nbformat_4_notebook() -> None:
         assert isinstance(cell_id, str)
         assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", cell_id)
         ids.append(cell_id)
-        _source(cell)
+        tool.source(cell)
         if cell["cell_type"] == "code":
-            # Stored clean: no outputs, so the file shows no stale results.
-            assert cell["outputs"] == []
-            assert cell["execution_count"] is None
+            # Stored executed, in order, as "Run All" leaves it.
+            count += 1
+            assert cell["execution_count"] == count
+            for output in cell["outputs"]:
+                _check_output(output, count)
         else:
             assert "outputs" not in cell
     assert len(ids) == len(set(ids))
     kinds = [cell["cell_type"] for cell in _cells()]
     assert kinds[0] == "markdown"
     assert kinds.count("code") >= 5
+    # Saved as Jupyter saves it, so running the tool on an unchanged notebook changes nothing.
+    assert NOTEBOOK.read_text(encoding="utf-8") == tool.dumps(nb)
+
+
+def _check_output(output: dict[str, Any], count: int) -> None:
+    if output["output_type"] == "stream":
+        assert output["name"] in ("stdout", "stderr")
+        lines = output["text"]
+    else:
+        assert output["output_type"] == "execute_result"
+        assert output["execution_count"] == count
+        assert output["metadata"] == {}
+        assert "text/plain" in output["data"]
+        assert set(output["data"]) <= {"text/plain", "text/html", "image/svg+xml"}
+        lines = [line for value in output["data"].values() for line in value]
+    assert all(isinstance(line, str) for line in lines)
 
 
 def test_no_cell_needs_ipython() -> None:
     for cell in _cells():
         if cell["cell_type"] == "code":
-            for line in _source(cell).splitlines():
+            for line in tool.source(cell).splitlines():
                 assert not line.lstrip().startswith(("%", "!")), line
 
 
-def test_backward_gives_the_gradients_the_text_derives(run: tuple[dict[str, object], str]) -> None:
-    ns, printed = run
+def test_the_stored_outputs_are_what_the_notebook_shows_today(run: Ran) -> None:
+    stale = tool.differences(tool.stored_outputs(_load()), run.outputs)
+    assert stale == [], f"docs/notebook.ipynb is stale; run `{tool.REGENERATE}`"
+
+
+# What it shows.
+
+
+def test_backward_gives_the_gradients_the_text_derives(run: Ran) -> None:
+    ns = run.namespace
     a, b, c = ns["a"], ns["b"], ns["c"]
     assert isinstance(a, Value)
     assert isinstance(b, Value)
     assert isinstance(c, Value)
     assert a.grad == pytest.approx(b.data + 1 - math.tanh(a.data) ** 2, rel=1e-12)
     assert b.grad == a.data
+    printed = run.stdout()
     assert "dc/da = -2.9293   dc/db = 2.0000" in printed
     assert "by hand:      dc/da = -2.9293" in printed
 
 
-def test_derivatives_of_x_cubed(run: tuple[dict[str, object], str]) -> None:
-    ns, _ = run
-    derivatives = [ns[name] for name in ("dx", "dxx", "dxxx")]
+def test_derivatives_of_x_cubed(run: Ran) -> None:
+    derivatives = [run.namespace[name] for name in ("dx", "dxx", "dxxx")]
     assert all(isinstance(d, Value) for d in derivatives)
     assert [d.data for d in derivatives if isinstance(d, Value)] == [27.0, 18.0, 6.0]
+    assert run.shown("higher")["text/plain"] == "(27.0, 18.0, 6.0)"
 
 
-def test_the_tiny_network_learns(run: tuple[dict[str, object], str]) -> None:
-    ns, printed = run
-    losses = ns["losses"]
+def test_a_check_passes_and_a_wrong_rule_is_caught(run: Ran) -> None:
+    passed = run.shown("check")["text/html"]
+    assert "gradcheck passed" in passed
+    assert "<td>1-3</td>" in passed  # orders 1 to 3
+    assert run.stdout("wrong") == "passed: False\n"
+    caught = run.shown("wrong")["text/html"]
+    assert "gradcheck failed" in caught
+    assert "cause: op &#x27;bad_sin&#x27; at (0.7)" in caught
+
+
+def test_the_data_is_drawn_point_by_point(run: Ran) -> None:
+    points, labels = run.namespace["points"], run.namespace["labels"]
+    assert isinstance(points, list)
+    assert isinstance(labels, list)
+    dots = [c for c in run.svg("data").iter(f"{SVG}circle") if c.get("stroke-width") == "0.8"]
+    assert len(dots) == len(points) == 60
+    assert [d.get("fill") for d in dots] == ["#1f77b4" if y < 0 else "#d62728" for y in labels]
+
+
+def test_the_network_learns_with_a_progress_line_every_5_steps(run: Ran) -> None:
+    ns = run.namespace
+    steps, losses, accuracies = ns["steps"], ns["losses"], ns["accuracies"]
+    assert isinstance(steps, int)
     assert isinstance(losses, list)
-    assert len(losses) == 20
+    assert isinstance(accuracies, list)
+    assert len(losses) == len(accuracies) == steps + 1
     assert losses[-1] < 0.5 * losses[0]
     accuracy = ns["accuracy"]
     assert isinstance(accuracy, float)
-    assert accuracy >= 0.8
-    assert re.search(r"^after 20 steps: loss \d\.\d{4}  accuracy \d+%$", printed, re.MULTILINE)
+    assert accuracy >= 0.95
+    printed = run.stdout("mlp").splitlines()
+    progress = [
+        re.fullmatch(r"step +(\d+)  loss (\d\.\d{4})  accuracy (\d+)%", line)
+        for line in printed[:-1]
+    ]
+    assert [int(m[1]) for m in progress if m] == list(range(0, steps, 5))
+    for m in progress:
+        assert m is not None
+        assert m[2] == f"{losses[int(m[1])]:.4f}"
+    assert re.fullmatch(rf"after {steps} steps: loss \d\.\d{{4}}  accuracy \d+%", printed[-1])
 
 
-def test_the_graph_cell_makes_a_picture_or_a_quiet_fallback(
-    run: tuple[dict[str, object], str],
-) -> None:
-    ns, printed = run
-    g = ns["g"]
+def test_the_loss_curve_has_a_point_per_step(run: Ran) -> None:
+    steps = run.namespace["steps"]
+    assert isinstance(steps, int)
+    lines = list(run.svg("curve").iter(f"{SVG}polyline"))
+    assert [len((line.get("points") or "").split()) for line in lines] == [steps + 1] * 2
+    texts = [t.text for t in run.svg("curve").iter(f"{SVG}text")]
+    assert "loss" in texts
+    assert "accuracy" in texts
+
+
+def test_the_decision_boundary_is_drawn_with_the_standard_library(run: Ran) -> None:
+    svg = run.svg("boundary")
+    assert len(list(svg.iter(f"{SVG}path"))) == 1  # the +1 region
+    assert len([c for c in svg.iter(f"{SVG}circle") if c.get("stroke-width") == "0.8"]) == 60
+    # On a bare machine the matplotlib cell says so instead of failing.
+    assert run.stdout("matplotlib") == (
+        "matplotlib is not installed here: the SVG picture above needs nothing\n"
+    )
+
+
+def test_the_model_is_saved_and_loaded_back(run: Ran) -> None:
+    printed = run.stdout("save")
+    assert printed.startswith('{"format": "minigrad.nn.MLP", "version": 1, "nin": 2,')
+    assert printed.endswith("MLP(2, [16, 16, 1], nonlin='relu') gives the same scores: True\n")
+
+
+def test_the_graph_cell_makes_a_graph_and_prints_its_dot_text_last(run: Ran) -> None:
+    g = run.namespace["g"]
     assert isinstance(g, Graph)
     assert (g.values, g.ops) == (5, 3)  # a, b, a*b, tanh(a), c
     assert "<td><b>c</b></td>" in g.dot
-    assert printed.rstrip().endswith(g.dot.rstrip())
+    assert run.stdout().rstrip().endswith(g.dot.rstrip())
+    assert run.shown("graph")["text/plain"] == repr(g)
     svg = g._repr_svg_()
-    if shutil.which("dot") is None:
-        assert svg is None
+    if shutil.which("dot") is None and not STDLIB_GRAPHS:
+        assert svg is None  # quiet: the text repr shows instead
     else:
         assert svg is not None
         assert "<svg" in svg
+
+
+@pytest.mark.xfail(
+    not STDLIB_GRAPHS,
+    strict=True,
+    reason="a graph picture without Graphviz comes with viz.py's layout (issue 13, item 1)",
+)
+def test_the_graph_cell_shows_a_picture_without_graphviz(run: Ran) -> None:
+    svg = run.svg("graph")
+    text = " ".join(t.strip() for t in svg.itertext())
+    for word in ("a", "b", "c", "tanh"):
+        assert re.search(rf"\b{word}\b", text), word
+
+
+# The tool: a bare machine, the display of a cell, the staleness check.
+
+
+def test_the_notebook_runs_on_a_bare_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "dot").write_text("#!/bin/sh\n", encoding="utf-8")
+    (fake / "dot").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert shutil.which("dot") == str(fake / "dot")
+    path, cwd = os.environ["PATH"], os.getcwd()
+    modules = {name: sys.modules.get(name) for name in ("matplotlib", "matplotlib.pyplot")}
+    assert "PYTEST_CURRENT_TEST" in os.environ
+    with tool.bare_machine():
+        assert shutil.which("dot") is None
+        with pytest.raises(ImportError):
+            import matplotlib.pyplot  # noqa: F401
+        assert os.getcwd() != cwd
+        assert os.listdir(".") == []
+        assert "PYTEST_CURRENT_TEST" not in os.environ
+    assert os.environ["PATH"] == path
+    assert os.getcwd() == cwd
+    assert "PYTEST_CURRENT_TEST" in os.environ
+    assert {name: sys.modules.get(name) for name in modules} == modules
+
+
+class _Shows:
+    def __init__(self, svg: str | None) -> None:
+        self.svg = svg
+
+    def _repr_svg_(self) -> str | None:
+        return self.svg
+
+    def _repr_html_(self) -> str:
+        return "<b>html</b>"
+
+    def __repr__(self) -> str:
+        return "Shows()"
+
+
+def _notebook(*sources: str) -> dict[str, Any]:
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": f"c{n}",
+                "metadata": {},
+                "outputs": [],
+                "source": text,
+            }
+            for n, text in enumerate(sources)
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def test_a_cell_shows_what_it_prints_and_its_last_expression() -> None:
+    namespace: dict[str, object] = {"_Shows": _Shows}
+    outputs = tool.execute(
+        _notebook(
+            "print('one')\nprint('two')\n1 + 1",
+            "x = 3",
+            "None",
+            "import sys\nprint('oops', file=sys.stderr)\n_Shows('<svg/>')",
+            "_Shows(None)",
+            "x",
+        ),
+        namespace=namespace,
+    )
+    assert outputs[0] == [
+        {"name": "stdout", "output_type": "stream", "text": ["one\n", "two\n"]},
+        {
+            "data": {"text/plain": ["2"]},
+            "execution_count": 1,
+            "metadata": {},
+            "output_type": "execute_result",
+        },
+    ]
+    assert outputs[1] == []  # an assignment shows nothing
+    assert outputs[2] == []  # nor does None
+    assert outputs[3][0] == {"name": "stderr", "output_type": "stream", "text": ["oops\n"]}
+    assert outputs[3][1]["data"] == {
+        "text/plain": ["Shows()"],
+        "image/svg+xml": ["<svg/>"],
+        "text/html": ["<b>html</b>"],
+    }
+    # _repr_svg_ returning None: Jupyter shows the other types, and so does the tool.
+    assert outputs[4][0]["data"] == {"text/plain": ["Shows()"], "text/html": ["<b>html</b>"]}
+    assert outputs[5][0]["data"] == {"text/plain": ["3"]}
+    assert namespace["x"] == 3
+
+
+def test_a_cell_that_raises_is_named() -> None:
+    with pytest.raises(RuntimeError, match=r"notebook cell 'c1' raised ZeroDivisionError"):
+        tool.execute(_notebook("y = 1", "print('before')\n1 / 0"))
+
+
+def _result(svg: str) -> list[list[dict[str, Any]]]:
+    return [
+        [
+            {
+                "data": {"image/svg+xml": [svg], "text/plain": ["P"]},
+                "execution_count": 1,
+                "metadata": {},
+                "output_type": "execute_result",
+            }
+        ]
+    ]
+
+
+PICTURE = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50">'
+    '<circle cx="10.5" cy="20.25" r="4" fill="#1f77b4"/>'
+    '<polyline points="1.0,2.0 3.0,4.0" stroke="#d62728"/>'
+    '<text x="5" y="6" text-anchor="end">0.5</text></svg>'
+)
+
+
+@pytest.mark.parametrize(
+    ("changed", "stale"),
+    [
+        (PICTURE, False),
+        (PICTURE.replace('cx="10.5"', 'cx="10.50"').replace("3.0,4.0", "3,4.001"), False),
+        (PICTURE.replace('<circle cx="10.5" cy="20.25" r="4" fill="#1f77b4"/>', ""), True),
+        (PICTURE.replace("3.0,4.0", "3.0,4.0 5.0,6.0"), True),  # a point more
+        (PICTURE.replace(">0.5<", ">0.6<"), True),  # a tick label
+        (PICTURE.replace("#1f77b4", "#d62728"), True),  # a colour
+        (PICTURE.replace('text-anchor="end"', 'text-anchor="start"'), True),
+    ],
+)
+def test_pictures_are_compared_by_structure(changed: str, stale: bool) -> None:
+    assert bool(tool.differences(_result(PICTURE), _result(changed))) is stale
+
+
+def test_text_and_numbers_are_compared_exactly() -> None:
+    def stream(text: str) -> list[list[dict[str, Any]]]:
+        return [[{"name": "stdout", "output_type": "stream", "text": [text]}]]
+
+    assert tool.differences(stream("loss 0.1234\n"), stream("loss 0.1234\n")) == []
+    (found,) = tool.differences(stream("loss 0.1234\n"), stream("loss 0.1235\n"))
+    assert found == "code cell 1: stdout stored 'loss 0.1234\\n', now stdout 'loss 0.1235\\n'"
+    assert tool.differences(stream("x\n"), []) == ["1 code cells have outputs stored, 0 ran"]
+    assert tool.differences(stream("x\n"), _result(PICTURE)) != []
+    html = _result(PICTURE)
+    html[0][0]["data"] = {"text/html": ["<td>0.5</td>"], "text/plain": ["P"]}
+    other = json.loads(json.dumps(html))
+    other[0][0]["data"]["text/html"] = ["<td>0.50</td>"]
+    assert tool.differences(html, other) != []
+
+
+def test_the_command_writes_outputs_and_then_finds_them_up_to_date(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(_notebook("print(6 * 7)", "[1, 2]")), encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert tool.main([str(path)]) == 0
+        assert tool.main([str(path), "--check"]) == 0
+        assert tool.main([str(path), "--check", "--cells", "1"]) == 0
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert [c["execution_count"] for c in written["cells"]] == [1, 2]
+    assert written["cells"][0]["outputs"][0]["text"] == ["42\n"]
+    assert written["cells"][1]["outputs"][0]["data"] == {"text/plain": ["[1, 2]"]}
+    assert "up to date" in out.getvalue()
+    # A stale notebook: the check fails and says how to regenerate.
+    written["cells"][0]["source"] = "print(6 * 9)"
+    path.write_text(json.dumps(written), encoding="utf-8")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert tool.main([str(path), "--check"]) == 1
+    assert "code cell 1: stdout stored '42\\n', now stdout '54\\n'" in err.getvalue()
+    assert f"run `{tool.REGENERATE}`" in err.getvalue()

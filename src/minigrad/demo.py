@@ -5,26 +5,29 @@
 falling linearly from 1.0 towards 0.1 over ``steps``. Training stops as soon
 as every training point is classified correctly, or after ``steps`` updates.
 
-Progress goes to stderr, and only when stderr is a terminal; the results go to
-stdout as ``key: value`` lines. Everything is drawn from ``random.Random(seed)``,
-so stdout is identical on every run with the same seed except the last line,
-``seconds: ...``. No colour is used, so ``NO_COLOR`` holds trivially.
+Progress goes to stderr as a plain line every ``every`` steps, whether or not
+it is a terminal, so ``!python -m minigrad demo`` in a notebook shows it too;
+the results go to stdout as ``key: value`` lines. :func:`run` returns the
+trained model and its history. Everything is drawn from ``random.Random(seed)``,
+so the output is identical on every run with the same seed except the last
+line of stdout, ``seconds: ...``. No colour is used, so ``NO_COLOR`` holds
+trivially.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from minigrad._gc import gc_paused
 from minigrad.data import make_moons
 from minigrad.engine import Value
 from minigrad.nn import MLP, SGD
 
-__all__ = ["TARGET_ACCURACY", "run"]
+__all__ = ["TARGET_ACCURACY", "History", "Result", "run"]
 
-#: The training accuracy the demo promises; below it :func:`run` returns 1.
+#: The training accuracy the demo promises; below it ``python -m minigrad demo`` exits 1.
 TARGET_ACCURACY = 0.95
 
 _POINTS = 100
@@ -32,33 +35,77 @@ _NOISE = 0.1
 _ALPHA = 1e-4  # L2 weight, as in micrograd's demo
 _LR_START = 1.0
 _LR_END = 0.1
-_REPORT_EVERY = 10
 
 
-def run(stdout: TextIO, stderr: TextIO, *, seed: int = 0, steps: int = 100) -> int:
-    """Train the demo model, print the results, return an exit status.
+class History(NamedTuple):
+    """The loss and the training accuracy at every step, before its update.
+
+    Entry ``i`` is the state after ``i`` updates, so the last entry is the
+    trained model's and there is one entry more than there were updates.
+
+    Example:
+        >>> h = History(losses=[0.9, 0.4], accuracies=[0.5, 0.75])
+        >>> h.losses[-1], h.accuracies[-1]
+        (0.4, 0.75)
+    """
+
+    #: The regularised hinge loss, one per step.
+    losses: list[float]
+    #: The fraction of training points classified correctly, one per step.
+    accuracies: list[float]
+
+
+class Result(NamedTuple):
+    """What :func:`run` returns; unpacks as ``model, history = run(...)``.
+
+    Example:
+        >>> import random
+        >>> r = Result(MLP(2, [1], rng=random.Random(0)), History([0.5], [0.96]))
+        >>> r.reached_target
+        True
+    """
+
+    #: The trained model.
+    model: MLP
+    #: The loss and accuracy at every step.
+    history: History
+
+    @property
+    def reached_target(self) -> bool:
+        """Whether the final training accuracy reaches :data:`TARGET_ACCURACY`."""
+        return self.history.accuracies[-1] >= TARGET_ACCURACY
+
+
+def run(
+    stdout: TextIO, stderr: TextIO, *, seed: int = 0, steps: int = 100, every: int = 10
+) -> Result:
+    """Train the demo model, print progress and results, return the model and its history.
 
     Args:
         stdout: Where the results go (``key: value`` lines).
-        stderr: Where progress goes, only if ``stderr.isatty()``; errors
-            go there always.
+        stderr: Where progress goes (a line every ``every`` steps and one for
+            the final state), terminal or not, and the line that says the
+            target was missed.
         seed: Seeds the one ``random.Random`` that draws the data and the
             initial weights.
         steps: The most SGD updates to make (at least 1).
+        every: Steps between progress lines; 0 for no progress.
 
     Returns:
-        0 when the final training accuracy reaches :data:`TARGET_ACCURACY`
-        (95%), else 1 (with a line on stderr saying so).
+        The trained model and its :class:`History`. When the final training
+        accuracy is below :data:`TARGET_ACCURACY` (95%) a line on stderr says
+        so and ``result.reached_target`` is False.
 
     Raises:
-        TypeError: ``seed`` or ``steps`` is not an int.
-        ValueError: ``steps`` < 1.
+        TypeError: ``seed``, ``steps`` or ``every`` is not an int.
+        ValueError: ``steps`` < 1 or ``every`` < 0.
 
     Example:
         >>> import io
         >>> out, err = io.StringIO(), io.StringIO()
-        >>> run(out, err, seed=0, steps=1)  # too short to learn: exit status 1
-        1
+        >>> model, history = run(out, err, seed=0, steps=1)  # too short to learn
+        >>> model, len(history.losses)
+        (MLP(2, [16, 16, 1], nonlin='relu'), 2)
         >>> print(out.getvalue(), end="")  # doctest: +ELLIPSIS
         data: two moons, 100 points, noise 0.1, seed 0
         model: MLP(2, [16, 16, 1], nonlin='relu'), 337 parameters
@@ -67,22 +114,25 @@ def run(stdout: TextIO, stderr: TextIO, *, seed: int = 0, steps: int = 100) -> i
         loss: ...
         accuracy: ...%
         seconds: ...
-        >>> print(err.getvalue(), end="")
+        >>> print(err.getvalue(), end="")  # doctest: +ELLIPSIS
+        step    0  loss ...  accuracy ...%
+        step    1  loss ...  accuracy ...%
         demo: training accuracy ...% is below the 95% target after 1 step
     """
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"demo: seed must be an int, got {type(seed).__name__} {seed!r}")
-    if isinstance(steps, bool) or not isinstance(steps, int):
-        raise TypeError(f"demo: steps must be an int, got {type(steps).__name__} {steps!r}")
+    for name, value in (("seed", seed), ("steps", steps), ("every", every)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"demo: {name} must be an int, got {type(value).__name__} {value!r}")
     if steps < 1:
         raise ValueError(f"demo: steps must be >= 1, got {steps!r}")
+    if every < 0:
+        raise ValueError(f"demo: every must be >= 0 (0 for no progress), got {every!r}")
 
     rng = random.Random(seed)
     points, labels = make_moons(_POINTS, noise=_NOISE, rng=rng)
     model = MLP(2, [16, 16, 1], nonlin="relu", rng=rng)
     params = model.parameters()
     opt = SGD(params, lr=_LR_START)
-    progress = stderr.isatty()
+    history = History([], [])
 
     print(f"data: two moons, {_POINTS} points, noise {_NOISE}, seed {seed}", file=stdout)
     print(f"model: {model!r}, {len(params)} parameters", file=stdout)
@@ -99,13 +149,18 @@ def run(stdout: TextIO, stderr: TextIO, *, seed: int = 0, steps: int = 100) -> i
         step = 0
         while True:
             loss, accuracy = _evaluate(model, params, points, labels)
-            if progress and (step % _REPORT_EVERY == 0 or accuracy == 1.0 or step == steps):
+            history.losses.append(loss.data)
+            history.accuracies.append(accuracy)
+            done = accuracy == 1.0 or step == steps
+            # Plain lines, flushed, terminal or not: a notebook's `!python -m
+            # minigrad demo` and a log file show progress as a terminal does.
+            if every and (step % every == 0 or done):
                 print(
                     f"step {step:4d}  loss {loss.data:.4f}  accuracy {accuracy:6.1%}",
                     file=stderr,
                     flush=True,
                 )
-            if accuracy == 1.0 or step == steps:
+            if done:
                 break
             opt.zero_grad()
             loss.backward()
@@ -120,14 +175,14 @@ def run(stdout: TextIO, stderr: TextIO, *, seed: int = 0, steps: int = 100) -> i
     print(f"accuracy: {accuracy:.1%}", file=stdout)
     # Last and on its own line: the one line that differs between runs.
     print(f"seconds: {seconds:.1f}", file=stdout, flush=True)
-    if accuracy < TARGET_ACCURACY:
+    result = Result(model, history)
+    if not result.reached_target:
         print(
             f"demo: training accuracy {accuracy:.1%} is below the {TARGET_ACCURACY:.0%} target "
             f"after {step} step{'' if step == 1 else 's'}",
             file=stderr,
         )
-        return 1
-    return 0
+    return result
 
 
 def _evaluate(

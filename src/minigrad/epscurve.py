@@ -7,13 +7,11 @@ alone; :func:`plot` draws the same on a matplotlib axis (the ``plot`` extra).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from minigrad.engine import Value
 from minigrad.gradcheck import eps_curve
-from minigrad.report import escape_html
 
 if TYPE_CHECKING:
     from typing import Any
@@ -27,12 +25,11 @@ CASES: tuple[tuple[str, Callable[[Value], Value], float], ...] = (
     ("tanh(3x) at 0.2", lambda v: (3.0 * v).tanh(), 0.2),
 )
 
-_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
-
 
 def svg(curves: Sequence[tuple[str, list[tuple[float, float]]]], *, width: int = 640) -> str:
     """A log-log line plot of the curves as SVG text (standard library only).
 
+    Drawn by :func:`minigrad.plot.curves`, with the legend beside the plot.
     Errors of exactly 0 are drawn at the bottom of the plot (1e-17).
 
     Example:
@@ -40,58 +37,19 @@ def svg(curves: Sequence[tuple[str, list[tuple[float, float]]]], *, width: int =
         >>> text.startswith("<svg") and "polyline" in text
         True
     """
-    height = width * 5 // 8
-    left, right, top, bottom = 70, 20, 20, 50
-    x_lo, x_hi, y_lo, y_hi = -13.0, -1.0, -17.0, 0.0
+    from minigrad.plot import curves as draw
 
-    def px(e: float) -> float:
-        return left + (math.log10(e) - x_lo) / (x_hi - x_lo) * (width - left - right)
-
-    def py(err: float) -> float:
-        y = math.log10(err) if err > 0 else y_lo
-        y = min(max(y, y_lo), y_hi)
-        return top + (y_hi - y) / (y_hi - y_lo) * (height - top - bottom)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="sans-serif" font-size="12">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
-    ]
-    for k in range(int(x_lo), int(x_hi) + 1, 2):
-        x = px(10.0**k)
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" stroke="#ddd"/>'
-        )
-        parts.append(
-            f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">1e{k}</text>'
-        )
-    for k in range(int(y_lo), int(y_hi) + 1, 3):
-        y = py(10.0**k)
-        parts.append(
-            f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#ddd"/>'
-        )
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">1e{k}</text>')
-    parts.append(
-        f'<text x="{(left + width - right) / 2}" y="{height - 12}" text-anchor="middle">eps</text>'
-    )
-    parts.append(
-        f'<text x="16" y="{(top + height - bottom) / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {(top + height - bottom) / 2})">'
-        "|central difference - analytic|</text>"
-    )
-    for n, (name, curve) in enumerate(curves):
-        colour = _COLOURS[n % len(_COLOURS)]
-        points = " ".join(f"{px(e):.1f},{py(err):.1f}" for e, err in curve)
-        parts.append(
-            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>'
-        )
-        y = top + 16 + 16 * n
-        parts.append(
-            f'<text x="{width - right - 8}" y="{y}" text-anchor="end" '
-            f'fill="{colour}">{escape_html(name)}</text>'
-        )
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return draw(
+        curves,
+        xlabel="eps",
+        ylabel="|central difference - analytic|",
+        log_x=True,
+        log_y=True,
+        x_range=(1e-13, 1e-1),
+        y_range=(1e-17, 1.0),
+        width=width,
+        height=width * 5 // 8,
+    ).svg
 
 
 def plot(curve: list[tuple[float, float]], ax: Any = None, label: str = "") -> Any:
@@ -104,7 +62,7 @@ def plot(curve: list[tuple[float, float]], ax: Any = None, label: str = "") -> A
         import matplotlib.pyplot as plt
     except ImportError:
         raise ImportError(
-            "minigrad.epscurve.plot needs matplotlib: pip install 'minigrad[plot]'"
+            "minigrad.epscurve.plot needs matplotlib: pip install matplotlib"
         ) from None
     if ax is None:
         _, ax = plt.subplots()

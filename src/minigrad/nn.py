@@ -4,6 +4,8 @@ The same building blocks as micrograd's ``nn`` module (``Module``, ``Neuron``,
 ``Layer``, ``MLP``), typed and validated, with a choice of nonlinearity and
 with every random number drawn from a ``random.Random`` the caller can seed,
 never from the global generator, so a model is reproducible from its seed.
+An MLP saves its parameters to a JSON file and loads them back
+(:meth:`MLP.save`, :meth:`MLP.load`), and pickles.
 
 Example:
     >>> import random
@@ -28,6 +30,12 @@ from collections.abc import Callable, Iterable, Sequence
 
 from minigrad._random import check_rng as _check_rng
 from minigrad.engine import Value
+
+# typing costs an import; annotations need it only for mypy (see engine.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import os
+    from pathlib import Path
 
 __all__ = ["MLP", "NONLINEARITIES", "SGD", "Layer", "Module", "Neuron"]
 
@@ -137,6 +145,30 @@ class Neuron(Module):
         act = sum((wi * xi for wi, xi in zip(self.w, x, strict=True)), self.b)
         return act if self._act is None else self._act(act)
 
+    def predict(self, x: Sequence[float]) -> float:
+        """The output for float inputs as a float, building no graph.
+
+        The same float operations in the same order as :meth:`__call__`, so the
+        result equals ``self(x).data`` exactly, at a fraction of the cost: for
+        plotting and evaluating, where no gradient is wanted.
+
+        Raises:
+            ValueError: ``x`` does not hold exactly ``nin`` inputs.
+
+        Example:
+            >>> import random
+            >>> n = Neuron(2, nonlin="tanh", rng=random.Random(0))
+            >>> n.predict([1.0, -2.0]) == n([1.0, -2.0]).data
+            True
+        """
+        if len(x) != self.nin:
+            raise ValueError(f"Neuron: expected {self.nin} inputs, got {len(x)}")
+        act = self.b.data
+        for wi, xi in zip(self.w, x, strict=True):
+            act = act + wi.data * xi
+        # The nonlinearity through a Value: one node, and exactly the forward's float.
+        return act if self._act is None else self._act(Value(act)).data
+
     def parameters(self) -> list[Value]:
         """The weights, then the bias.
 
@@ -149,6 +181,17 @@ class Neuron(Module):
 
     def __repr__(self) -> str:
         return f"Neuron({self.nin}, nonlin={self.nonlin!r})"
+
+    # The activation is a method of Value that pickle cannot name; it follows
+    # from ``nonlin``, so it is left out of the pickle and looked up again.
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        del state["_act"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._act = _activation(self.nonlin, "Neuron")
 
 
 class _Outputs(Module):
@@ -215,6 +258,17 @@ class Layer(_Outputs):
             ['tanh', 'tanh']
         """
         return [n(x) for n in self.neurons]
+
+    def predict(self, x: Sequence[float]) -> list[float]:
+        """The outputs for float inputs as floats, building no graph (see :meth:`Neuron.predict`).
+
+        Example:
+            >>> import random
+            >>> layer = Layer(2, 2, rng=random.Random(0))
+            >>> layer.predict([1.0, 2.0]) == [y.data for y in layer.forward([1.0, 2.0])]
+            True
+        """
+        return [n.predict(x) for n in self.neurons]
 
     def parameters(self) -> list[Value]:
         """Every neuron's parameters, neuron by neuron.
@@ -303,6 +357,199 @@ class MLP(_Outputs):
         for layer in self.layers[1:]:
             out = layer.forward(out)
         return out
+
+    def predict(self, x: Sequence[float]) -> list[float]:
+        """The outputs for float inputs as floats, building no graph.
+
+        Equal to ``[y.data for y in self.forward(x)]`` exactly and about ten
+        times faster: for plotting a decision boundary or scoring test data.
+
+        Example:
+            >>> import random
+            >>> model = MLP(2, [4, 1], rng=random.Random(0))
+            >>> model.predict([0.5, -1.0]) == [model([0.5, -1.0]).data]
+            True
+        """
+        out = self.layers[0].predict(x)
+        for layer in self.layers[1:]:
+            out = layer.predict(out)
+        return out
+
+    def state(self) -> dict[str, object]:
+        """The architecture and every parameter, as plain JSON-ready data.
+
+        ``layers[i][j]`` lists neuron j of layer i: its weights, then its bias
+        (the order of :meth:`Neuron.parameters`). :meth:`from_state` rebuilds
+        the model; :meth:`save` writes this as JSON.
+
+        Example:
+            >>> import random
+            >>> s = MLP(1, [2, 1], rng=random.Random(0)).state()
+            >>> s["format"], s["nin"], s["nouts"], s["nonlin"]
+            ('minigrad.nn.MLP', 1, [2, 1], 'relu')
+            >>> [[len(neuron) for neuron in layer] for layer in s["layers"]]
+            [[2, 2], [3]]
+        """
+        return {
+            "format": _FORMAT,
+            "version": _VERSION,
+            "nin": self.nin,
+            "nouts": list(self.nouts),
+            "nonlin": self.nonlin,
+            "layers": [
+                [[p.data for p in n.parameters()] for n in layer.neurons] for layer in self.layers
+            ],
+        }
+
+    @classmethod
+    def from_state(cls, state: object, *, source: str = "state") -> MLP:
+        """The model that :meth:`state` described, with the same parameters bit for bit.
+
+        Args:
+            state: What :meth:`state` returned (or the JSON of it, parsed).
+            source: Where ``state`` came from, for error messages.
+
+        Raises:
+            ValueError: ``state`` is not a model's state; the message says
+                what is wrong and where.
+
+        Example:
+            >>> import random
+            >>> model = MLP(2, [3, 1], rng=random.Random(0))
+            >>> copy = MLP.from_state(model.state())
+            >>> copy.predict([1.0, 2.0]) == model.predict([1.0, 2.0])
+            True
+        """
+        where = f"MLP: {source}"
+        if not isinstance(state, dict):
+            raise ValueError(f"{where}: must be a JSON object, got {type(state).__name__}")
+        if state.get("format") != _FORMAT:
+            raise ValueError(
+                f"{where}: not a saved minigrad MLP: its 'format' is "
+                f"{state.get('format')!r}, not {_FORMAT!r}"
+            )
+        if state.get("version") != _VERSION:
+            raise ValueError(
+                f"{where}: format version {state.get('version')!r}; this minigrad reads "
+                f"version {_VERSION}"
+            )
+        for key in ("nin", "nouts", "nonlin", "layers"):
+            if key not in state:
+                raise ValueError(f"{where}: {key!r} is missing")
+        try:
+            model = cls(state["nin"], state["nouts"], nonlin=state["nonlin"], rng=random.Random(0))
+        except (TypeError, ValueError) as exc:
+            why = str(exc).removeprefix("MLP: ")
+            raise ValueError(f"{where}: the architecture is not valid: {why}") from None
+        layers = state["layers"]
+        if not isinstance(layers, list) or len(layers) != len(model.layers):
+            raise ValueError(
+                f"{where}: 'layers' must be a list of {len(model.layers)} layers, got "
+                f"{_describe(layers)}"
+            )
+        for i, (rows, layer) in enumerate(zip(layers, model.layers, strict=True)):
+            if not isinstance(rows, list) or len(rows) != layer.nout:
+                raise ValueError(
+                    f"{where}: layers[{i}] must be a list of {layer.nout} neurons, got "
+                    f"{_describe(rows)}"
+                )
+            for j, (row, neuron) in enumerate(zip(rows, layer.neurons, strict=True)):
+                params = neuron.parameters()
+                if not isinstance(row, list) or len(row) != len(params):
+                    raise ValueError(
+                        f"{where}: layers[{i}][{j}] must be a list of {len(params)} numbers "
+                        f"({neuron.nin} weights, then the bias), got {_describe(row)}"
+                    )
+                for k, (number, p) in enumerate(zip(row, params, strict=True)):
+                    if isinstance(number, bool) or not isinstance(number, int | float):
+                        raise ValueError(
+                            f"{where}: layers[{i}][{j}][{k}] must be a number, got "
+                            f"{type(number).__name__} {number!r}"
+                        )
+                    if not math.isfinite(number):
+                        raise ValueError(
+                            f"{where}: layers[{i}][{j}][{k}] must be finite, got {number!r}"
+                        )
+                    p.data = float(number)
+        return model
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the architecture and the parameters to ``path`` as JSON; return the path.
+
+        The file is :meth:`state` as JSON, one neuron per line. Floats are
+        written as Python's ``repr`` writes them, so :meth:`load` gets every
+        parameter back bit for bit.
+
+        Raises:
+            ValueError: A parameter is NaN or infinite (JSON has no such
+                number); the message names it.
+
+        Example:
+            >>> import pathlib, random, tempfile
+            >>> model = MLP(2, [3, 1], rng=random.Random(0))
+            >>> with tempfile.TemporaryDirectory() as tmp:
+            ...     path = model.save(pathlib.Path(tmp, "model.json"))
+            ...     same = MLP.load(path)
+            >>> same, same.predict([1.0, 2.0]) == model.predict([1.0, 2.0])
+            (MLP(2, [3, 1], nonlin='relu'), True)
+        """
+        import json
+        from pathlib import Path
+
+        state = self.state()
+        layers = state.pop("layers")
+        assert isinstance(layers, list)
+        for i, rows in enumerate(layers):
+            for j, row in enumerate(rows):
+                for k, number in enumerate(row):
+                    if not math.isfinite(number):
+                        raise ValueError(
+                            f"MLP.save: parameter layers[{i}][{j}][{k}] is {number!r}, which "
+                            "JSON cannot hold; the model has diverged"
+                        )
+        # One neuron per line: a file a person can read and diff.
+        head = json.dumps(state)[:-1]
+        body = ",\n".join(
+            "  [\n" + ",\n".join(f"    {json.dumps(row)}" for row in rows) + "\n  ]"
+            for rows in layers
+        )
+        target = Path(path)
+        target.write_text(f'{head},\n "layers": [\n{body}\n ]}}\n', encoding="utf-8")
+        return target
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> MLP:
+        """The model :meth:`save` wrote to ``path``.
+
+        Raises:
+            OSError: The file cannot be read (e.g. FileNotFoundError).
+            ValueError: The file is not JSON, or not a saved MLP; the message
+                names the file and says what is wrong.
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> with tempfile.TemporaryDirectory() as tmp:
+            ...     bad = pathlib.Path(tmp, "model.json")
+            ...     _ = bad.write_text('{"format": "minigrad.nn.MLP", "version": 1}')
+            ...     MLP.load(bad)  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+                ...
+            ValueError: MLP: '.../model.json': 'nin' is missing
+        """
+        import json
+        from pathlib import Path
+
+        target = Path(path)
+        text = target.read_text(encoding="utf-8")
+
+        def no_constant(name: str) -> float:
+            raise ValueError(f"{name} is not a number JSON allows")
+
+        try:
+            state = json.loads(text, parse_constant=no_constant)
+        except ValueError as exc:
+            raise ValueError(f"MLP: {str(target)!r}: not JSON: {exc}") from None
+        return cls.from_state(state, source=repr(str(target)))
 
     def parameters(self) -> list[Value]:
         """Every layer's parameters, layer by layer.
@@ -413,6 +660,19 @@ class SGD:
 
     def __repr__(self) -> str:
         return f"SGD({len(self.params)} parameters, lr={self._lr!r})"
+
+
+#: What :meth:`MLP.state` writes as its ``format`` and ``version``.
+_FORMAT = "minigrad.nn.MLP"
+_VERSION = 1
+
+
+def _describe(value: object) -> str:
+    """A short account of a value for an error message: its type and size."""
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
 
 
 def _zero_grads(params: Iterable[Value]) -> None:
