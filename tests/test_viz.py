@@ -7,6 +7,7 @@ absence is simulated by an empty PATH, and its presence by a small fake
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import random
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from minigrad import Rule, Value, toposort
+from minigrad import Rule, Value, toposort, viz
 from minigrad.nn import MLP
 from minigrad.viz import DotNotFoundError, Graph, graph
 
@@ -359,14 +360,19 @@ def _fake_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> Non
 
 
 @pytest.mark.usefixtures("no_dot")
-def test_without_dot_the_svg_repr_is_none_quietly() -> None:
-    assert graph(Value(1.0).exp())._repr_svg_() is None
+def test_without_dot_the_svg_repr_is_minigrads_own_drawing() -> None:
+    g = graph(Value(1.0, label="x").exp())
+    svg = g._repr_svg_()
+    assert isinstance(svg, str)
+    assert svg == g.svg()
+    drawing = Drawing(svg)
+    assert set(drawing.nodes) == {"v0", "v0op", "v1"}
 
 
 @pytest.mark.usefixtures("no_dot")
 def test_without_dot_saving_a_picture_names_the_missing_program(tmp_path: Path) -> None:
     g = graph(Value(1.0).exp())
-    target = tmp_path / "out" / "g.svg"
+    target = tmp_path / "out" / "g.png"
     target.parent.mkdir()
     with pytest.raises(DotNotFoundError, match=r"`dot` program was not found on PATH") as caught:
         g.save(target)
@@ -379,10 +385,21 @@ def test_without_dot_saving_a_picture_names_the_missing_program(tmp_path: Path) 
 
 
 @pytest.mark.usefixtures("no_dot")
+def test_without_dot_an_svg_is_saved_all_the_same(tmp_path: Path) -> None:
+    g = graph(Value(1.0, label="x").exp())
+    assert g.save(tmp_path / "g.svg") == tmp_path / "g.svg"
+    assert (tmp_path / "g.svg").read_text(encoding="utf-8") == g.svg()
+    assert (tmp_path / "g.dot").read_text(encoding="utf-8") == g.dot
+
+
+@pytest.mark.usefixtures("no_dot")
 def test_without_dot_render_raises_and_dot_files_are_still_written(tmp_path: Path) -> None:
     g = graph(Value(1.0).exp())
     with pytest.raises(DotNotFoundError, match="`dot`"):
         g.render("png")
+    # Asked for dot's SVG, the message points to the one that needs no dot.
+    with pytest.raises(DotNotFoundError, match=r"Graph\.svg\(\) draws an SVG without Graphviz"):
+        g.render("svg")
     for name in ("a.dot", "b.gv"):
         assert g.save(tmp_path / name) == tmp_path / name
         assert (tmp_path / name).read_text(encoding="utf-8") == g.dot
@@ -413,7 +430,9 @@ def test_dot_receives_the_text_and_its_output_is_saved(
     )
     g = graph(Value(2.0, label="x").tanh())
     assert g.render("png") == f"-Tpng\n{g.dot}".encode()
-    assert g._repr_svg_() == f"-Tsvg\n{g.dot}"
+    assert g.render("svg") == f"-Tsvg\n{g.dot}".encode()
+    # Jupyter gets minigrad's own drawing even where dot is installed.
+    assert g._repr_svg_() == g.svg()
     written = g.save(tmp_path / "g.svg")
     assert written == tmp_path / "g.svg"
     assert written.read_bytes() == f"-Tsvg\n{g.dot}".encode()
@@ -421,14 +440,16 @@ def test_dot_receives_the_text_and_its_output_is_saved(
 
 
 @needs_sh
-def test_a_failing_dot_is_an_error_but_a_quiet_repr(
+def test_a_failing_dot_is_an_error_but_the_notebook_still_gets_a_picture(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _fake_dot(tmp_path, monkeypatch, "sys.exit('Error: syntax error in line 1')")
     g = graph(Value(2.0))
     with pytest.raises(RuntimeError, match=r"`dot -Tsvg` failed \(1\): Error: syntax error"):
         g.render("svg")
-    assert g._repr_svg_() is None
+    svg = g._repr_svg_()
+    assert svg == g.svg()
+    assert list(Drawing(svg).nodes) == ["v0"]
 
 
 # With the real dot (only where Graphviz is installed).
@@ -437,8 +458,7 @@ def test_a_failing_dot_is_an_error_but_a_quiet_repr(
 @needs_dot
 def test_real_dot_renders_svg_and_png_with_escaped_labels(tmp_path: Path) -> None:
     y = Value(1.0, label='a<b> & "c"').exp()
-    svg = graph(y)._repr_svg_()
-    assert svg is not None
+    svg = graph(y).render("svg").decode("utf-8")
     root = ET.fromstring(svg[svg.index("<svg") :])
     texts = " ".join(t for t in root.itertext())
     assert 'a<b> & "c"' in texts
@@ -447,21 +467,324 @@ def test_real_dot_renders_svg_and_png_with_escaped_labels(tmp_path: Path) -> Non
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-# The picture in the docs is what the code draws today.
+@needs_dot
+def test_with_real_dot_the_svg_repr_is_still_an_svg() -> None:
+    g = graph(_lecture_example())
+    svg = g._repr_svg_()
+    assert svg == g.svg()
+    assert len(Drawing(svg).nodes) == len(Parsed(g.dot).nodes)
+
+
+# The SVG drawn without Graphviz.
+
+SVG = "{http://www.w3.org/2000/svg}"
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+class Box:
+    """A node's outline in the SVG: its bounding box and whether it is an ellipse."""
+
+    def __init__(self, shape: ET.Element) -> None:
+        self.ellipse = shape.tag == f"{SVG}ellipse"
+        if self.ellipse:
+            cx, cy = float(shape.get("cx", "")), float(shape.get("cy", ""))
+            rx, ry = float(shape.get("rx", "")), float(shape.get("ry", ""))
+            self.left, self.top, self.right, self.bottom = cx - rx, cy - ry, cx + rx, cy + ry
+        elif shape.tag == f"{SVG}rect":
+            x, y = float(shape.get("x", "")), float(shape.get("y", ""))
+            w, h = float(shape.get("width", "")), float(shape.get("height", ""))
+            self.left, self.top, self.right, self.bottom = x, y, x + w, y + h
+        else:
+            xs, ys = _points(shape.get("points", ""))
+            self.left, self.top, self.right, self.bottom = min(xs), min(ys), max(xs), max(ys)
+        assert self.right > self.left and self.bottom > self.top
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.left + self.right) / 2, (self.top + self.bottom) / 2
+
+    def overlaps(self, other: Box) -> bool:
+        return not (
+            self.right <= other.left
+            or other.right <= self.left
+            or self.bottom <= other.top
+            or other.bottom <= self.top
+        )
+
+    def on_border(self, x: float, y: float, side: str) -> bool:
+        """Whether (x, y) is on the left or right side of this outline (to 0.1 px rounding)."""
+        if not self.top <= y <= self.bottom:
+            return False
+        if self.ellipse:
+            cx, cy = self.center
+            rx, ry = (self.right - self.left) / 2, (self.bottom - self.top) / 2
+            on = abs(math.hypot((x - cx) / rx, (y - cy) / ry) - 1.0) < 0.02
+            return on and (x < cx if side == "left" else x > cx)
+        return abs(x - (self.left if side == "left" else self.right)) < 0.11
+
+
+def _points(text: str) -> tuple[list[float], list[float]]:
+    numbers = [float(v) for v in _NUMBER.findall(text)]
+    return numbers[0::2], numbers[1::2]
+
+
+class Line:
+    """An edge of the SVG: its ends, its path as points, its label."""
+
+    def __init__(self, group: ET.Element) -> None:
+        title = group.findtext(f"{SVG}title", "")
+        self.src, self.dst = title.split("->")
+        path = group.find(f"{SVG}path")
+        assert path is not None
+        self.dashed = path.get("stroke-dasharray") is not None
+        self.points = _path_points(path.get("d", ""))
+        arrow = group.find(f"{SVG}polygon")
+        assert arrow is not None
+        xs, ys = _points(arrow.get("points", ""))
+        self.tip = (xs[0], ys[0])
+        self.arrow_base = xs[1:]
+        label = group.find(f"{SVG}text")
+        self.label = "" if label is None else "".join(label.itertext())
+        self.label_at = (0.0, 0.0) if label is None else _xy(label)
+
+
+def _xy(text: ET.Element) -> tuple[float, float]:
+    return float(text.get("x", "")), float(text.get("y", ""))
+
+
+def _path_points(d: str) -> list[tuple[float, float]]:
+    """The points along an SVG path of M, H and C commands; each cubic sampled 16 times."""
+    points: list[tuple[float, float]] = []
+    for command, args in re.findall(r"([A-Za-z])([^A-Za-z]*)", d):
+        v = [float(x) for x in _NUMBER.findall(args)]
+        if command == "M":
+            points.append((v[0], v[1]))
+        elif command == "H":
+            points.append((v[0], points[-1][1]))
+        elif command == "C":
+            p0, p1, p2, p3 = points[-1], (v[0], v[1]), (v[2], v[3]), (v[4], v[5])
+            for i in range(1, 17):
+                t = i / 16
+                c = ((1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t * t, t**3)
+                points.append(
+                    (
+                        c[0] * p0[0] + c[1] * p1[0] + c[2] * p2[0] + c[3] * p3[0],
+                        c[0] * p0[1] + c[1] * p1[1] + c[2] * p2[1] + c[3] * p3[1],
+                    )
+                )
+        else:
+            raise AssertionError(f"unexpected path command {command!r} in {d!r}")
+    return points
+
+
+class Drawing:
+    """minigrad's SVG read back with ElementTree (which fails unless it is well-formed XML)."""
+
+    def __init__(self, svg: str) -> None:
+        self.root = ET.fromstring(svg)
+        assert self.root.tag == f"{SVG}svg"
+        self.width = float(self.root.get("width", ""))
+        self.height = float(self.root.get("height", ""))
+        assert self.root.get("viewBox") == f"0 0 {self.root.get('width')} {self.root.get('height')}"
+        self.nodes: dict[str, Box] = {}
+        self.texts: dict[str, list[str]] = {}
+        self.text_anchors: dict[str, list[tuple[float, float]]] = {}
+        self.lines: list[Line] = []
+        for group in self.root.iter(f"{SVG}g"):
+            if group.get("class") == "edge":
+                self.lines.append(Line(group))
+                continue
+            assert group.get("class") == "node"
+            name = group.findtext(f"{SVG}title", "")
+            assert name not in self.nodes, f"node {name} drawn twice"
+            shape = next(
+                child
+                for child in group
+                if child.tag in (f"{SVG}rect", f"{SVG}ellipse", f"{SVG}polygon")
+            )
+            self.nodes[name] = Box(shape)
+            texts = group.findall(f"{SVG}text")
+            self.texts[name] = ["".join(t.itertext()) for t in texts]
+            self.text_anchors[name] = [_xy(t) for t in texts]
+
+    def crossings(self) -> int:
+        """How many pairs of edges cross, measured on the drawn curves."""
+        segments = [list(itertools.pairwise(line.points)) for line in self.lines]
+        return sum(
+            1
+            for i, j in itertools.combinations(range(len(segments)), 2)
+            if any(_cross(s, t) for s in segments[i] for t in segments[j])
+        )
+
+
+Point = tuple[float, float]
+
+
+def _cross(s: tuple[Point, Point], t: tuple[Point, Point]) -> bool:
+    def side(p: Point, q: Point, r: Point) -> float:
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+    return side(*t, s[0]) * side(*t, s[1]) < 0 and side(*s, t[0]) * side(*s, t[1]) < 0
+
+
+def _pictures() -> list[Graph]:
+    """Graphs of every kind: constants, named arguments, a repeated argument, the cap."""
+    x = Value(3.0, label="x")
+    mlp = MLP(2, [4, 4, 1], rng=random.Random(0))
+    y = mlp.forward([1.0, -2.0])[0]
+    y.backward()
+    return [
+        graph(_lecture_example()),
+        graph(docs_expression()),
+        graph(x * x - 1.0),
+        graph([x.exp(), (2.0 - x) / x]),
+        graph(Value(1.0)),
+        graph(y, max_nodes=20),
+        graph(y, max_nodes=100),
+    ]
+
+
+@pytest.mark.parametrize("g", _pictures(), ids=repr)
+def test_svg_shows_every_node_and_edge_of_the_dot_text(g: Graph) -> None:
+    parsed = Parsed(g.dot)
+    drawing = Drawing(g.svg())
+    assert list(drawing.nodes) == list(parsed.nodes)
+    for name, attrs in parsed.nodes.items():
+        (label,) = _labels(f"x [{attrs}]")
+        assert "".join(drawing.texts[name]) == _text(label), name
+    # Each edge once, with its argument name and its style.
+    in_dot = sorted(
+        (
+            src,
+            dst,
+            _text(_labels(f"x [{attrs}]")[0]) if "label=" in attrs else "",
+            attrs == "style=dashed",
+        )
+        for src, dst, attrs in parsed.edges
+    )
+    in_svg = sorted((line.src, line.dst, line.label, line.dashed) for line in drawing.lines)
+    assert in_svg == in_dot
+
+
+@pytest.mark.parametrize("g", _pictures(), ids=repr)
+def test_svg_boxes_do_not_overlap_and_hold_their_text(g: Graph) -> None:
+    drawing = Drawing(g.svg())
+    boxes = list(drawing.nodes.items())
+    for (a, box_a), (b, box_b) in itertools.combinations(boxes, 2):
+        assert not box_a.overlaps(box_b), f"{a} and {b} overlap"
+    for name, box in boxes:
+        for x, y in drawing.text_anchors[name]:
+            assert box.left < x < box.right and box.top < y < box.bottom, name
+
+
+@pytest.mark.parametrize("g", _pictures(), ids=repr)
+def test_svg_edges_run_rightwards_from_border_to_border(g: Graph) -> None:
+    drawing = Drawing(g.svg())
+    for line in drawing.lines:
+        src, dst = drawing.nodes[line.src], drawing.nodes[line.dst]
+        # Ranks increase along every edge: the tail lies wholly left of the head.
+        assert src.right < dst.left, f"{line.src} -> {line.dst}"
+        assert src.on_border(*line.points[0], "right"), f"{line.src} -> {line.dst} starts off"
+        assert dst.on_border(*line.tip, "left"), f"{line.src} -> {line.dst} ends off"
+        # The path reaches the arrowhead, which points right, into the head.
+        assert line.points[-1][0] == pytest.approx(line.arrow_base[0], abs=0.11)
+        assert line.points[-1][1] == pytest.approx(line.tip[1], abs=0.11)
+        assert all(base < line.tip[0] for base in line.arrow_base)
+        # Never backwards: every point of the path lies between the two boxes' sides.
+        assert all(src.right - 0.11 <= x <= dst.left + 0.11 for x, _ in line.points)
+
+
+def test_svg_of_a_hundred_values_stays_on_its_canvas() -> None:
+    model = MLP(2, [8, 8, 1], rng=random.Random(1))
+    g = graph(model.forward([0.5, -1.5])[0], max_nodes=100)
+    assert (g.values, g.omitted > 0) == (100, True)
+    drawing = Drawing(g.svg())
+    assert len(drawing.nodes) == len(Parsed(g.dot).nodes)
+    inside = [
+        *((box.left, box.top) for box in drawing.nodes.values()),
+        *((box.right, box.bottom) for box in drawing.nodes.values()),
+        *(xy for anchors in drawing.text_anchors.values() for xy in anchors),
+        *(xy for line in drawing.lines for xy in line.points),
+        *(line.tip for line in drawing.lines),
+    ]
+    assert all(0 <= x <= drawing.width and 0 <= y <= drawing.height for x, y in inside)
+    # Not a strip of boxes one above the other: ranks spread left to right.
+    assert drawing.width > drawing.height
+
+
+def test_svg_labels_are_escaped() -> None:
+    nasty = "<b>x</b> & \"q\" 'it' ]]> \nnext"
+    odd = Rule("<op>&", lambda x, y: x - y, (1.0, -1.0), arg_names=("u", "v"))
+    g = graph(odd(Value(1.0, label=nasty), 2.0))
+    svg = g.svg()
+    assert "<b>" not in svg and "]]>" not in svg and "& " not in svg
+    drawing = Drawing(svg)  # parses: the escaping kept it well-formed
+    shown = "<b>x</b> & \"q\" 'it' ]]> \\nnext"
+    assert drawing.texts["v1"] == [shown, "data 1.0", "grad 0.0"]
+    assert drawing.texts["v0op"] == ["<op>&"]
+    assert sorted(line.label for line in drawing.lines if line.dst == "v0op") == ["u", "v"]
+
+
+def test_ordering_removes_the_crossings_of_a_naive_order() -> None:
+    # Two products whose shared inputs come in crossed orders: drawn in the
+    # order the DOT text lists the nodes, their edges cross seven times.
+    a, b, c = Value(1.0, label="a"), Value(2.0, label="b"), Value(3.0, label="c")
+    g = graph(b * (b * c) + a * (c * a))
+    # sweeps=0 keeps that order: each rank as the DOT text lists it.
+    naive = Drawing(viz._svg(g._scene, sweeps=0))
+    ordered = Drawing(g.svg())
+    assert naive.crossings() > 0
+    assert ordered.crossings() < naive.crossings()
+    assert ordered.crossings() == 0
+
+
+def test_arguments_are_drawn_in_order_top_to_bottom() -> None:
+    x = Value(5.0, label="x")
+    drawing = Drawing(graph(x - 1.0).svg())
+    into = {line.label: line.tip[1] for line in drawing.lines if line.dst == "v0op"}
+    assert into["x"] < into["y"]
+
+
+def test_argument_names_stay_clear_of_the_other_edges() -> None:
+    partials = (lambda a, b, c, out: b, lambda a, b, c, out: a, lambda a, b, c, out: 1.0)
+    fma = Rule("fma", lambda a, b, c: a * b + c, partials, arg_names=("a", "b", "c"))
+    x = Value(2.0, label="x")
+    for g in (graph(fma(x, Value(3.0), 0.5) - x), graph(docs_expression())):
+        drawing = Drawing(g.svg())
+        for line in drawing.lines:
+            if not line.label:
+                continue
+            x_at, baseline = line.label_at
+            # The name sits just before the arrowhead, over (or under) the edge's
+            # own level stretch, and no other edge into that node runs through it.
+            assert line.tip[0] - 12 < x_at < line.tip[0]
+            assert 2 <= abs(baseline - line.tip[1]) <= 10
+            for other in drawing.lines:
+                if other is not line and other.dst == line.dst:
+                    assert not baseline - 8 <= other.tip[1] <= baseline + 1, line.label
+
+
+# The pictures in the docs are what the code draws today.
 
 
 def test_docs_image_is_up_to_date() -> None:
     g = graph(docs_expression())
+    how = (
+        "regenerate it with `python -c \"import sys; sys.path.insert(0, 'tests'); "
+        'import test_viz; test_viz.save_docs_image()"`'
+    )
     assert (DOCS_IMG / "expression.dot").read_text(encoding="utf-8") == g.dot, (
-        "docs/img/expression.dot is stale: regenerate it with "
-        "`python -c \"import sys; sys.path.insert(0, 'tests'); import test_viz; "
-        'test_viz.save_docs_image()"`'
+        f"docs/img/expression.dot is stale: {how}"
+    )
+    assert (DOCS_IMG / "expression_stdlib.svg").read_text(encoding="utf-8") == g.svg(), (
+        f"docs/img/expression_stdlib.svg is stale: {how}"
     )
 
 
 def save_docs_image() -> Graph:
-    """Write docs/img/expression.dot, and expression.svg when dot is installed."""
+    """Write docs/img/expression.dot and expression_stdlib.svg (and expression.svg with dot)."""
     g = graph(docs_expression())
+    (DOCS_IMG / "expression_stdlib.svg").write_text(g.svg(), encoding="utf-8")
     target = DOCS_IMG / ("expression.svg" if shutil.which("dot") else "expression.dot")
     g.save(target)
     return g
