@@ -44,15 +44,6 @@ NOTEBOOK: Path = tool.NOTEBOOK
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def _probe_graph_svg() -> bool:
-    with tool.bare_machine():
-        return Value(1.0).graph()._repr_svg_() is not None
-
-
-#: Whether a graph picture is drawn without Graphviz (issue 13, item 1, in viz.py).
-STDLIB_GRAPHS = _probe_graph_svg()
-
-
 def _load() -> dict[str, Any]:
     nb = tool.load(NOTEBOOK)
     assert isinstance(nb, dict)
@@ -262,19 +253,12 @@ def test_the_graph_cell_makes_a_graph_and_prints_its_dot_text_last(run: Ran) -> 
     assert "<td><b>c</b></td>" in g.dot
     assert run.stdout().rstrip().endswith(g.dot.rstrip())
     assert run.shown("graph")["text/plain"] == repr(g)
+    # minigrad's own picture, with or without Graphviz installed.
     svg = g._repr_svg_()
-    if shutil.which("dot") is None and not STDLIB_GRAPHS:
-        assert svg is None  # quiet: the text repr shows instead
-    else:
-        assert svg is not None
-        assert "<svg" in svg
+    assert svg == g.svg()
+    assert svg is not None and "<svg" in svg
 
 
-@pytest.mark.xfail(
-    not STDLIB_GRAPHS,
-    strict=True,
-    reason="a graph picture without Graphviz comes with viz.py's layout (issue 13, item 1)",
-)
 def test_the_graph_cell_shows_a_picture_without_graphviz(run: Ran) -> None:
     svg = run.svg("graph")
     text = " ".join(t.strip() for t in svg.itertext())
