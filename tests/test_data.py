@@ -114,7 +114,7 @@ def test_the_result_is_a_named_tuple_of_lists() -> None:
         ({"noise": -0.1}, ValueError, "noise must be a finite number >= 0, got -0.1"),
         ({"noise": math.inf}, ValueError, "noise must be a finite number >= 0, got inf"),
         ({"noise": math.nan}, ValueError, "noise must be a finite number >= 0, got nan"),
-        ({"noise": "0.1"}, TypeError, "noise must be a number, got str '0.1'"),
+        ({"noise": "0.1"}, TypeError, "noise must be an int or float, got str '0.1'"),
         ({"shuffle": 1}, TypeError, "shuffle must be a bool, got int 1"),
         ({"rng": 0}, TypeError, "rng must be a random.Random such as random.Random.0., got int 0"),
     ],
@@ -135,5 +135,5 @@ def test_circles_factor_must_be_in_zero_one(factor: float) -> None:
 
 
 def test_circles_factor_must_be_a_number() -> None:
-    with pytest.raises(TypeError, match="make_circles: factor must be a number, got str"):
+    with pytest.raises(TypeError, match="make_circles: factor must be an int or float, got str"):
         make_circles(10, factor="0.5")  # type: ignore[arg-type]

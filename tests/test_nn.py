@@ -246,12 +246,12 @@ def test_wrong_number_of_inputs_is_a_clear_error() -> None:
         ([], 0.1, ValueError, "SGD: params is empty"),
         ([Value(1.0), 2.0], 0.1, TypeError, r"SGD: params\[1\] must be a Value, got float 2.0"),
         (Value(1.0), 0.1, TypeError, "SGD: params must be an iterable of Values"),
-        ([Value(1.0)], 0.0, ValueError, "SGD: lr must be a finite number > 0, got 0.0"),
-        ([Value(1.0)], -0.1, ValueError, "SGD: lr must be a finite number > 0, got -0.1"),
-        ([Value(1.0)], math.inf, ValueError, "SGD: lr must be a finite number > 0, got inf"),
-        ([Value(1.0)], math.nan, ValueError, "SGD: lr must be a finite number > 0, got nan"),
-        ([Value(1.0)], "0.1", TypeError, "SGD: lr must be a number, got str '0.1'"),
-        ([Value(1.0)], True, TypeError, "SGD: lr must be a number, got bool True"),
+        ([Value(1.0)], 0.0, ValueError, "SGD: lr must be finite and > 0, got 0.0"),
+        ([Value(1.0)], -0.1, ValueError, "SGD: lr must be finite and > 0, got -0.1"),
+        ([Value(1.0)], math.inf, ValueError, "SGD: lr must be finite and > 0, got inf"),
+        ([Value(1.0)], math.nan, ValueError, "SGD: lr must be finite and > 0, got nan"),
+        ([Value(1.0)], "0.1", TypeError, "SGD: lr must be an int or float, got str '0.1'"),
+        ([Value(1.0)], True, TypeError, "SGD: lr must be an int or float, got bool True"),
     ],
 )
 def test_bad_sgd_arguments(

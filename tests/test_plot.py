@@ -259,7 +259,7 @@ def test_boundary_draws_the_points_over_the_regions() -> None:
         (
             lambda: plot.boundary(lambda p: 0.0, [(0.0, 0.0)], [1], steps=1),
             ValueError,
-            "boundary: steps must be an int >= 2, got 1",
+            "boundary: steps must be >= 2, got 1",
         ),
         (
             lambda: plot.boundary(lambda p: Value(1.0), [(0.0, 0.0)], [1], steps=2),  # type: ignore[arg-type, return-value]

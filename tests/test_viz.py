@@ -318,7 +318,7 @@ def test_a_deep_chain_needs_no_recursion() -> None:
     ("root", "max_nodes", "error", "message"),
     [
         (3.0, 10, TypeError, "graph: root must be a Value or a sequence of Values, got float"),
-        ([], 10, ValueError, "graph: root is an empty sequence"),
+        ([], 10, ValueError, "graph: root is empty; give at least one Value"),
         ([Value(1.0), 2.0], 10, TypeError, r"graph: root\[1\] must be a Value, got float 2.0"),
         (Value(1.0), 0, ValueError, "graph: max_nodes must be >= 1, got 0"),
         (Value(1.0), 2.5, TypeError, "graph: max_nodes must be an int, got float 2.5"),

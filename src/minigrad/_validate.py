@@ -75,12 +75,12 @@ def as_int(x: object, what: str, *, least: int | None = None) -> int:
         >>> as_int(0, "check: order", least=1)
         Traceback (most recent call last):
             ...
-        ValueError: check: order must be an int >= 1, got 0
+        ValueError: check: order must be >= 1, got 0
     """
     if isinstance(x, bool) or not isinstance(x, int):
         raise TypeError(f"{what} must be an int, got {type(x).__name__} {x!r}")
     if least is not None and x < least:
-        raise ValueError(f"{what} must be an int >= {least}, got {x!r}")
+        raise ValueError(f"{what} must be >= {least}, got {x!r}")
     return x
 
 

@@ -22,6 +22,7 @@ import random
 from typing import NamedTuple
 
 from minigrad._random import check_rng
+from minigrad._validate import as_float, as_int
 
 __all__ = ["Dataset", "make_circles", "make_moons"]
 
@@ -128,10 +129,7 @@ def make_circles(
         [-1, -1, 1, 1]
     """
     rng = _check(n, noise, shuffle, rng, "make_circles")
-    if isinstance(factor, bool) or not isinstance(factor, int | float):
-        raise TypeError(
-            f"make_circles: factor must be a number, got {type(factor).__name__} {factor!r}"
-        )
+    factor = as_float(factor, "make_circles: factor")
     if not 0.0 <= factor < 1.0:
         raise ValueError(f"make_circles: factor must be in [0, 1), got {factor!r}")
     n_outer = n // 2
@@ -173,12 +171,10 @@ def _finish(
 
 def _check(n: object, noise: object, shuffle: object, rng: object, who: str) -> random.Random:
     """Validate the shared arguments; return the generator to draw from."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"{who}: n must be an int, got {type(n).__name__} {n!r}")
+    n = as_int(n, f"{who}: n")
     if n < 2:
         raise ValueError(f"{who}: n must be >= 2 (one point per class at least), got {n!r}")
-    if isinstance(noise, bool) or not isinstance(noise, int | float):
-        raise TypeError(f"{who}: noise must be a number, got {type(noise).__name__} {noise!r}")
+    noise = as_float(noise, f"{who}: noise")
     if not 0.0 <= noise < math.inf:
         raise ValueError(f"{who}: noise must be a finite number >= 0, got {noise!r}")
     if not isinstance(shuffle, bool):

@@ -21,6 +21,7 @@ import time
 from typing import NamedTuple, TextIO
 
 from minigrad._gc import gc_paused
+from minigrad._validate import as_int
 from minigrad.data import make_moons
 from minigrad.engine import Value
 from minigrad.nn import MLP, SGD
@@ -119,11 +120,9 @@ def run(
         step    1  loss ...  accuracy ...%
         demo: training accuracy ...% is below the 95% target after 1 step
     """
-    for name, value in (("seed", seed), ("steps", steps), ("every", every)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"demo: {name} must be an int, got {type(value).__name__} {value!r}")
-    if steps < 1:
-        raise ValueError(f"demo: steps must be >= 1, got {steps!r}")
+    as_int(seed, "demo: seed")
+    as_int(steps, "demo: steps", least=1)
+    as_int(every, "demo: every")
     if every < 0:
         raise ValueError(f"demo: every must be >= 0 (0 for no progress), got {every!r}")
 

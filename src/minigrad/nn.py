@@ -29,6 +29,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 
 from minigrad._random import check_rng as _check_rng
+from minigrad._validate import as_int, positive
 from minigrad.engine import Value
 
 # typing costs an import; annotations need it only for mypy (see engine.py).
@@ -625,10 +626,7 @@ class SGD:
 
     @lr.setter
     def lr(self, lr: float) -> None:
-        if isinstance(lr, bool) or not isinstance(lr, int | float):
-            raise TypeError(f"SGD: lr must be a number, got {type(lr).__name__} {lr!r}")
-        if not (0.0 < lr < math.inf):
-            raise ValueError(f"SGD: lr must be a finite number > 0, got {lr!r}")
+        lr = positive(lr, "SGD: lr")
         self._lr = float(lr)
 
     def step(self) -> None:
@@ -683,10 +681,7 @@ def _zero_grads(params: Iterable[Value]) -> None:
 
 def _check_count(n: object, what: str) -> None:
     """Raise unless ``n`` is an int >= 1 (a bool is not a size)."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"{what} must be an int, got {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ValueError(f"{what} must be >= 1, got {n!r}")
+    as_int(n, what, least=1)
 
 
 def _activation(nonlin: object, who: str) -> Callable[[Value], Value] | None:

@@ -26,6 +26,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from minigrad._validate import as_int
 from minigrad.report import escape_html
 
 if TYPE_CHECKING:
@@ -230,8 +231,7 @@ def grid(
     """
     if not points:
         raise ValueError("grid: points is empty")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 2:
-        raise ValueError(f"grid: steps must be an int >= 2, got {steps!r}")
+    as_int(steps, "grid: steps", least=2)
     x_lo, x_hi = _padded(min(p[0] for p in points), max(p[0] for p in points), margin)
     y_lo, y_hi = _padded(min(p[1] for p in points), max(p[1] for p in points), margin)
     xs = [x_lo + (x_hi - x_lo) * i / (steps - 1) for i in range(steps)]
@@ -274,8 +274,7 @@ def boundary(
         4
     """
     _check_points(points, labels, "boundary")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 2:
-        raise ValueError(f"boundary: steps must be an int >= 2, got {steps!r}")
+    as_int(steps, "boundary: steps", least=2)
     legend = _class_legend(labels)
     legend.append(("score < 0", _CLASS_COLOURS[-1][1], "box"))
     legend.append(("score > 0", _CLASS_COLOURS[1][1], "box"))

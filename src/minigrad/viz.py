@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
+from minigrad._validate import as_int, value_list
 from minigrad.engine import Value
 
 __all__ = ["DotNotFoundError", "Graph", "graph"]
@@ -293,12 +294,7 @@ def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:
         True
     """
     roots = _roots(root)
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
-        raise TypeError(
-            f"graph: max_nodes must be an int, got {type(max_nodes).__name__} {max_nodes!r}"
-        )
-    if max_nodes < 1:
-        raise ValueError(f"graph: max_nodes must be >= 1, got {max_nodes!r}")
+    as_int(max_nodes, "graph: max_nodes", least=1)
 
     # Breadth first from the roots, numbering every Value; those numbered
     # below max_nodes are drawn. The walk goes on to the end only to count.
@@ -361,18 +357,7 @@ def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:
 
 
 def _roots(root: object) -> list[Value]:
-    if isinstance(root, Value):
-        return [root]
-    if isinstance(root, str) or not isinstance(root, Sequence):
-        raise TypeError(
-            f"graph: root must be a Value or a sequence of Values, got {type(root).__name__}"
-        )
-    if not root:
-        raise ValueError("graph: root is an empty sequence; there is nothing to draw")
-    for i, r in enumerate(root):
-        if not isinstance(r, Value):
-            raise TypeError(f"graph: root[{i}] must be a Value, got {type(r).__name__} {r!r}")
-    return list(root)
+    return value_list(root, "graph: root", nonempty=True)
 
 
 # One description of the picture, written out twice: as DOT and as SVG.
