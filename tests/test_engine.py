@@ -21,6 +21,7 @@ import sympy
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
+import minigrad
 from minigrad import Rule, Value, apply, cos, exp, grad, ops, sin, toposort
 from minigrad._validate import (
     as_float,
@@ -385,8 +386,10 @@ def test_each_rule_is_spelled_as_the_operator_or_method_that_applies_it(rule: Ru
     for constant in constants:
         args = [x if i == constant else Value(x) for i, x in enumerate(point)]
         names = dict(zip(rule.arg_names, args, strict=True))
-        # Only abs among the builtins: a call of anything else is not Python's spelling.
-        written = eval(rule.spelling, {"__builtins__": {"abs": abs}}, names)
+        # Only abs among the builtins: a call of anything else is not Python's
+        # spelling; a call spelling (atan2(y, x)) names minigrad's function.
+        functions = {name: getattr(minigrad, name) for name in minigrad.__all__}
+        written = eval(rule.spelling, {"__builtins__": {"abs": abs}, **functions}, names)
         assert type(written) is Value and written.rule is rule, rule.spelling
         assert written.data == rule.forward(*point)
         as_written = rule.as_written(*args)
@@ -713,7 +716,10 @@ def _slots(node: Value) -> tuple[object, ...]:
 @pytest.mark.parametrize("rule", ops.TABLE, ids=lambda r: r.name)
 def test_operators_and_methods_build_the_node_apply_builds(rule: Rule) -> None:
     point = rule.sample(random.Random(1))
-    spelled = SPELLED.get(rule.name) or getattr(Value, rule.name)
+    # An operator, a method, or (atan2, hypot) the function of the same name.
+    spelled = (
+        SPELLED.get(rule.name) or getattr(Value, rule.name, None) or getattr(minigrad, rule.name)
+    )
     # Every way to pass the arguments: Values, and (binary) a number on either side.
     shapes = [(True,)] if rule.arity == 1 else [(True, True), (True, False), (False, True)]
     for shape in shapes:

@@ -246,6 +246,12 @@ def test_built_in_rules_declare_their_true_domains() -> None:
         "log1p": ((-1.0, inf),),
         "sqrt": ((0.0, inf),),
         "**": ((0.0, inf), (-inf, inf)),
+        "log2": ((0.0, inf),),
+        "log10": ((0.0, inf),),
+        "asin": ((-1.0, 1.0),),
+        "acos": ((-1.0, 1.0),),
+        "acosh": ((1.0, inf),),
+        "atanh": ((-1.0, 1.0),),
     }
     for rule in ops.TABLE:
         whole = ((-inf, inf),) * rule.arity
@@ -276,7 +282,31 @@ def test_built_in_rules_are_drawn_where_they_were_drawn_before_domains_were_true
         "erf": ((-3.0, 3.0),),
         "gelu": ((-3.0, 3.0),),
     }
-    assert {rule.name: rule.sample_box for rule in ops.TABLE} == before
+    # The rest of Python's math module, added later with their own intervals.
+    added = {
+        "expm1": ((-3.0, 3.0),),
+        "exp2": ((-4.0, 4.0),),
+        "log2": ((0.05, 8.0),),
+        "log10": ((0.05, 8.0),),
+        "tan": ((-3.0, 3.0),),
+        "asin": ((-0.95, 0.95),),
+        "acos": ((-0.95, 0.95),),
+        "atan": ((-4.0, 4.0),),
+        "atan2": ((-3.0, 3.0), (-3.0, 3.0)),
+        "hypot": ((-3.0, 3.0), (-3.0, 3.0)),
+        "sinh": ((-3.0, 3.0),),
+        "cosh": ((-3.0, 3.0),),
+        "asinh": ((-4.0, 4.0),),
+        "acosh": ((1.05, 5.0),),
+        "atanh": ((-0.95, 0.95),),
+        "cbrt": ((-3.0, 3.0),),
+        "erfc": ((-3.0, 3.0),),
+        "copysign": ((-3.0, 3.0), (-3.0, 3.0)),
+        "lgamma": ((-2.5, 4.0),),
+        "gamma": ((-2.5, 4.0),),
+        "digamma": ((-2.5, 4.0),),
+    }
+    assert {rule.name: rule.sample_box for rule in ops.TABLE} == before | added
 
 
 @pytest.mark.parametrize(
@@ -379,7 +409,7 @@ def test_built_in_commutativity_is_what_the_forward_does() -> None:
         if rule.arity == 2:
             swapped = rule.forward(0.7, 1.3) == rule.forward(1.3, 0.7)
             assert rule.commutative == swapped, rule.name
-    assert {rule.name for rule in ops.TABLE if rule.commutative} == {"+", "*"}
+    assert {rule.name for rule in ops.TABLE if rule.commutative} == {"+", "*", "hypot"}
 
 
 @pytest.mark.parametrize(
