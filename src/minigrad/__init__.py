@@ -10,6 +10,7 @@ Example:
 """
 
 from minigrad.engine import Value, apply, grad, toposort
+from minigrad.functional import hessian, hvp, jacobian, jvp, vjp
 from minigrad.gradcheck import (
     GradcheckError,
     GradcheckWarning,
@@ -38,12 +39,17 @@ __all__ = [
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "hessian",
+    "hvp",
+    "jacobian",
+    "jvp",
     "log",
     "sigmoid",
     "sin",
     "sqrt",
     "tanh",
     "toposort",
+    "vjp",
 ]
 
 __version__ = "0.1.0"
