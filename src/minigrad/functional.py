@@ -151,11 +151,12 @@ def _push_floats(order: list[Value], tan: dict[Value, float]) -> None:
                 xs.append(node.data)
             try:
                 d = d(*xs)
-                c = t * d
-                good = type(c) is float and c - c == 0.0
             except _CAUGHT as exc:
                 raise _partial_failed(node, i, exc, on_values=False) from exc
-            if not good:
+            if type(d) is not float and (isinstance(d, bool) or not isinstance(d, int)):
+                raise _partial_returned(node, i, d, t, on_values=False)
+            c = t * d
+            if c - c != 0.0:  # not finite: d is NaN or inf, or the product overflowed
                 raise _partial_returned(node, i, d, t, on_values=False)
             total += c
         if total:

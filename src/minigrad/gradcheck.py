@@ -50,7 +50,7 @@ from minigrad.levels import (
     forward_jacobian,
 )
 from minigrad.numeric import Estimate, central, extrapolate, nominal_step
-from minigrad.report import Entry, Report, where
+from minigrad.report import Entry, Report, modes_in_words, where
 
 __all__ = [
     "Entry",
@@ -212,6 +212,8 @@ class _Checker:
             failed = tuple(m for m in s.modes if any(e.mode == m for e in failures))
             local = _Checker(self.levels, s.with_modes(failed), localize=False)
             fault = find_fault(self.levels.outputs(), k, local._check_rule)
+            if s.modes != ("rev",):
+                fault = f"in {modes_in_words(failed)}, {fault}"
         return Report(
             False,
             k,
@@ -702,7 +704,7 @@ def check(
         >>> check(lambda a, b: (a * b).sin(), [x, y], order=2).ok
         True
         >>> print(check(lambda a, b: (a * b).sin(), [x, y], order=2, modes=("fwd", "rev")))
-        gradcheck passed: orders 1-2, 12 comparisons (exhaustive; forward mode and reverse mode)
+        gradcheck passed: orders 1-2, 12 comparisons (exhaustive; forward and reverse mode)
     """
     settings = Settings(
         "check",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["Entry", "Report", "escape_html", "mode_label"]
+__all__ = ["Entry", "Report", "escape_html", "mode_label", "modes_in_words"]
 
 # Rows of a report shown outside pytest before "... and N more".
 _SHORT_ROWS = 8
@@ -37,8 +37,18 @@ _FIELDS = (
     "mode",
 )
 
-#: The modes of a check, as the columns and headlines of a report name them.
-_MODE_WORDS = {"rev": "reverse mode", "fwd": "forward mode"}
+#: The modes of a check, as the headlines of a report name them.
+_MODE_WORDS = {"rev": "reverse", "fwd": "forward"}
+
+
+def modes_in_words(modes: Sequence[str]) -> str:
+    """``forward mode``, ``reverse and forward mode``.
+
+    Example:
+        >>> modes_in_words(("fwd", "rev"))
+        'forward and reverse mode'
+    """
+    return " and ".join(_MODE_WORDS.get(m, m) for m in modes) + " mode"
 
 
 class Entry:
@@ -220,7 +230,7 @@ class Report:
         else:
             how = "fast mode" if self.ok else "fast mode, then exhaustive"
         if self._named():
-            how += "; " + " and ".join(_MODE_WORDS.get(m, m) for m in self.modes)
+            how += "; " + modes_in_words(self.modes)
         return how
 
     def _named(self) -> bool:
@@ -255,7 +265,7 @@ class Report:
         if not self._named():
             return ""
         failed = [m for m in self.modes if any(e.mode == m for e in self.failures)]
-        return " in " + " and ".join(_MODE_WORDS.get(m, m) for m in failed)
+        return " in " + modes_in_words(failed)
 
     def __str__(self) -> str:
         return self.text(full=True)
