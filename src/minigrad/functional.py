@@ -53,9 +53,12 @@ class Tangents:
 
     The nodes between the inputs and the outputs are listed once, in
     evaluation order, so pushing several tangents (a Jacobian's columns)
-    walks the graph once more per push, not twice. An input's tangent is the
-    one given, whatever its own arguments (inputs are independent variables),
-    and an output that does not depend on the inputs gets 0.
+    costs one toposort in all. A push with a tangent on every input walks
+    that list; a push with zeros on some (a unit tangent, say) walks only the
+    nodes the others reach, as ``grad`` walks only an output's own graph.
+    An input's tangent is the one given, whatever its own arguments (inputs
+    are independent variables), and an output that does not depend on the
+    inputs gets 0.
 
     Args:
         outputs: Recorded Values.
@@ -68,7 +71,7 @@ class Tangents:
         ([3.0, 7.38905609893065], [2.0, 0.0])
     """
 
-    __slots__ = ("inputs", "order", "outputs")
+    __slots__ = ("_place", "_users", "inputs", "order", "outputs")
 
     def __init__(self, outputs: Sequence[Value], inputs: Sequence[Value]) -> None:
         self.outputs = list(outputs)
@@ -85,6 +88,37 @@ class Tangents:
                     reached.add(node)
                     self.order.append(node)
                     break
+        self._users: dict[Value, list[Value]] = {}
+        self._place: dict[Value, int] = {}
+
+    def _reached(self, seeds: dict[Value, Any]) -> list[Value]:
+        """The nodes of ``order`` that depend on the seeded inputs, in evaluation order."""
+        if len(seeds) == len(self.inputs):
+            return self.order
+        users = self._users
+        if not self._place:
+            # Who uses each node, and each node's place in the order: built
+            # once, on the first push that leaves some input out.
+            for i, node in enumerate(self.order):
+                self._place[node] = i
+                for p in _args(node):
+                    if type(p) is Value:
+                        found = users.get(p)
+                        if found is None:
+                            users[p] = [node]
+                        elif found[-1] is not node:  # x * x uses x once
+                            found.append(node)
+        seen = set(seeds)
+        stack = list(seeds)
+        reached: list[Value] = []
+        while stack:
+            for user in users.get(stack.pop(), ()):
+                if user not in seen:
+                    seen.add(user)
+                    reached.append(user)
+                    stack.append(user)
+        reached.sort(key=self._place.__getitem__)
+        return reached
 
     def __call__(
         self, tangents: Sequence[float | Value], *, create_graph: bool = False
@@ -103,7 +137,7 @@ class Tangents:
             for x, t in zip(self.inputs, tangents, strict=True):
                 if type(t) is Value or t != 0.0:  # a constant 0 carries nothing
                     tan[x] = t
-            _push_values(self.order, tan)
+            _push_values(self._reached(tan), tan)
             zero: Any = None
         else:
             tan = {}
@@ -111,7 +145,7 @@ class Tangents:
                 f = t.data if type(t) is Value else t
                 if f != 0.0:
                     tan[x] = f
-            _push_floats(self.order, tan)
+            _push_floats(self._reached(tan), tan)
             zero = 0.0
         out: list[float | Value] = []
         for y in self.outputs:
