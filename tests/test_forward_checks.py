@@ -272,6 +272,27 @@ def test_a_partial_that_fails_in_forward_mode_is_an_entry_of_forward_mode() -> N
     assert "could not be computed" in entry.note and "jvp" in entry.note
 
 
+def test_a_level_that_cannot_be_built_fails_in_the_mode_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Levels are built by reverse mode, which forward over reverse needs too:
+    # in a check of forward mode alone the failure is forward mode's.
+    built = minigrad.levels.Levels.level
+
+    def level(self: minigrad.levels.Levels, k: int) -> Any:
+        if k == 2:
+            raise minigrad.levels.DerivativeError(ValueError("op 'x' backward: broken"))
+        return built(self, k)
+
+    monkeypatch.setattr(minigrad.levels.Levels, "level", level)
+    report = check(lambda v: v.exp(), [Value(0.4)], order=2, modes=("fwd",))
+    assert not report.ok and report.order == 2
+    (entry,) = report.failures
+    assert entry.mode == "fwd"
+    assert "the order-2 derivatives could not be computed: op 'x' backward: broken" in entry.note
+    assert report.text().startswith("gradcheck failed at order 2 in forward mode: ")
+
+
 def test_inputs_are_restored_after_a_forward_mode_check() -> None:
     x = Value(0.25)
     x.grad = 3.0

@@ -190,7 +190,10 @@ class _Checker:
                 found = self.compare(k, both)
             except DerivativeError as exc:
                 note = f"the order-{k} derivatives could not be computed: {exc}"
-                failed = Entry(k, 0, (), 0, math.nan, math.nan, s.atol, False, note, mode=exc.mode)
+                # Building a level is reverse mode's work, which forward over
+                # reverse needs too: a check in forward mode alone owns it.
+                mode = exc.mode if exc.mode in s.modes else s.modes[0]
+                failed = Entry(k, 0, (), 0, math.nan, math.nan, s.atol, False, note, mode=mode)
                 return self._failed(k, checked + 1, [failed], kinks, cautions)
             checked += found.compared
             kinks.extend(found.kinks)
@@ -680,7 +683,7 @@ def check(
         eps: The nominal step, scaled for |x| > 1: ``eps * max(1, sqrt(|x|))``.
         atol: Absolute tolerance (0 checks relative to each derivative's size).
         rtol: Relative tolerance (to the numerical value).
-        nondet_tol: How far two reverse passes over one graph may differ
+        nondet_tol: How far two passes (of each mode) over one graph may differ
             (the second runs only when the graph holds a rule that is not
             one of ``ops.TABLE`` as built: those are pure).
         fast_mode: Compare one random directional derivative per order first
