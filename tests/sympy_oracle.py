@@ -189,6 +189,27 @@ def localize(expr: SymExpr, syms: Sequence[SymExpr], point: Sequence[float]) -> 
     return walk(expr)
 
 
+def exact_partials(
+    expr: SymExpr, syms: Sequence[SymExpr], point: Sequence[float], max_order: int = MAX_ORDER
+) -> dict[tuple[int, ...], float]:
+    """Every partial of ``expr`` at ``point`` up to ``max_order``, exactly (then rounded).
+
+    Keyed by the sorted indices of the symbols differentiated by (``()`` is
+    the value): mixed partials in any order share one SymPy derivative, so
+    look one up as ``table[tuple(sorted(idx))]``. Kinks are resolved as they
+    are near the point (:func:`localize`).
+    """
+    syms = tuple(syms)
+    expr = localize(expr, syms, point)
+    keys = [
+        key
+        for order in range(max_order + 1)
+        for key in itertools.combinations_with_replacement(range(len(point)), order)
+    ]
+    derivatives = [_derivative(expr, syms, key) for key in keys]
+    return dict(zip(keys, sympy_values(derivatives, syms, point), strict=True))
+
+
 def check(got: float, want: float, what: str, category: str) -> None:
     """Assert ``got`` matches ``want`` to :data:`RTOL` and count the comparison."""
     __tracebackhide__ = True
@@ -228,17 +249,7 @@ def compare(
     names = [str(s) for s in syms]
     at = ", ".join(f"{n}={p!r}" for n, p in zip(names, point, strict=True))
     got = minigrad_table(f, point, max_order)
-    syms = tuple(syms)
-    expr = localize(expr, syms, point)
-    # Mixed partials in any order share one SymPy derivative; minigrad
-    # computes each order separately, so each is checked.
-    keys = [
-        key
-        for order in range(max_order + 1)
-        for key in itertools.combinations_with_replacement(range(len(point)), order)
-    ]
-    derivatives = [_derivative(expr, syms, key) for key in keys]
-    exact_values = dict(zip(keys, sympy_values(derivatives, syms, point), strict=True))
+    exact_values = exact_partials(expr, syms, point, max_order)
     for order in range(max_order + 1):
         for idx in itertools.product(range(len(point)), repeat=order):
             key = tuple(sorted(idx))

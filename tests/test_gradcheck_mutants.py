@@ -293,11 +293,12 @@ def test_mutant_is_right_below_its_order(mutant: Mutant) -> None:
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=str)
 def test_the_public_checker_of_its_order_raises_naming_the_op(mutant: Mutant) -> None:
-    checker: Callable[[Fn, list[Value]], bool] = {
+    checkers: dict[int, Callable[[Fn, list[Value]], bool]] = {
         1: gradcheck,
         2: gradgradcheck,
         3: lambda f, xs: check_grads(f, xs, order=3),
-    }[mutant.order]
+    }
+    checker = checkers[mutant.order]
     with pytest.raises(GradcheckError) as excinfo:
         checker(mutant.func, mutant.inputs())
     message = str(excinfo.value)

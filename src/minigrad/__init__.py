@@ -10,6 +10,7 @@ Example:
 """
 
 from minigrad.engine import Value, apply, grad, toposort
+from minigrad.functional import hessian, hvp, jacobian, jvp, vjp
 from minigrad.gradcheck import (
     GradcheckError,
     GradcheckWarning,
@@ -98,7 +99,11 @@ __all__ = [
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "hessian",
+    "hvp",
     "hypot",
+    "jacobian",
+    "jvp",
     "ldexp",
     "lgamma",
     "log",
@@ -116,6 +121,7 @@ __all__ = [
     "tan",
     "tanh",
     "toposort",
+    "vjp",
 ]
 
 __version__ = "0.1.0"

@@ -2,9 +2,16 @@
 
 One machinery serves every order (:mod:`minigrad.levels`): level 1 is
 ``func``'s outputs, level k + 1 every analytic derivative of level k. A check
-of order n compares, for levels 1 to n, reverse mode with a numerical
-derivative of the level's values, so a second-order check also checks the
+of order n compares, for levels 1 to n, the analytic derivatives of the
+level's values with numerical ones, so a second-order check also checks the
 first derivative and sees the whole Hessian of each output.
+
+The analytic side comes in the modes the check asks for (``modes``): reverse
+mode (``"rev"``, one reverse pass per function of the level) and forward mode
+(``"fwd"``, one jvp per input with the unit tangent; above level 1, the jvp of
+the level's reverse-mode gradients: forward over reverse). Each mode is
+compared with the same numerical derivatives, and every failing entry says
+which mode it came from.
 
 How an entry is judged (the numerics are in :mod:`minigrad.numeric`):
 
@@ -34,9 +41,17 @@ from collections.abc import Callable, Sequence
 from minigrad._validate import as_int, non_negative, positive, value_list, weights
 from minigrad.diagnose import find_fault, kink_note, looks_kinked
 from minigrad.engine import Value, grad
-from minigrad.levels import DerivativeError, Func, Key, Levels, derivatives
+from minigrad.levels import (
+    DerivativeError,
+    Func,
+    Key,
+    Levels,
+    derivatives,
+    forward_directional,
+    forward_jacobian,
+)
 from minigrad.numeric import Estimate, central, extrapolate, nominal_step
-from minigrad.report import Entry, Report, where
+from minigrad.report import Entry, Report, modes_in_words, where
 
 __all__ = [
     "Entry",
@@ -74,7 +89,8 @@ class Settings:
     """A check's settings, validated once and handed down to every part of it.
 
     Args (keyword-only): as in :func:`check`; ``where`` names the public
-    function in messages.
+    function in messages; ``modes`` the modes of the analytic side
+    (``"rev"``, ``"fwd"``).
 
     Example:
         >>> s = Settings("check", eps=1e-6, atol=1e-5, rtol=1e-3)
@@ -82,7 +98,17 @@ class Settings:
         0.10001
     """
 
-    __slots__ = ("atol", "eps", "fast_mode", "method", "nondet_tol", "rtol", "seed", "where")
+    __slots__ = (
+        "atol",
+        "eps",
+        "fast_mode",
+        "method",
+        "modes",
+        "nondet_tol",
+        "rtol",
+        "seed",
+        "where",
+    )
 
     def __init__(
         self,
@@ -95,6 +121,7 @@ class Settings:
         fast_mode: bool = False,
         method: str = "central",
         seed: int = 0,
+        modes: object = ("rev",),
     ) -> None:
         self.where = where
         self.eps = positive(eps, f"{where}: eps")
@@ -106,6 +133,15 @@ class Settings:
         self.method = method
         self.fast_mode = bool(fast_mode)
         self.seed = seed
+        self.modes = _modes(modes, where)
+
+    def with_modes(self, modes: tuple[str, ...]) -> Settings:
+        """A copy that checks in ``modes`` (fault localisation checks the failing modes)."""
+        copy = Settings.__new__(Settings)
+        for name in Settings.__slots__:
+            setattr(copy, name, getattr(self, name))
+        copy.modes = modes
+        return copy
 
     def allowed(self, numerical: float) -> float:
         """The tolerance of an entry: ``atol + rtol * |numerical|``."""
@@ -155,7 +191,10 @@ class _Checker:
                 found = self.compare(k, both)
             except DerivativeError as exc:
                 note = f"the order-{k} derivatives could not be computed: {exc}"
-                failed = Entry(k, 0, (), 0, math.nan, math.nan, s.atol, False, note)
+                # Building a level is reverse mode's work, which forward over
+                # reverse needs too: a check in forward mode alone owns it.
+                mode = exc.mode if exc.mode in s.modes else s.modes[0]
+                failed = Entry(k, 0, (), 0, math.nan, math.nan, s.atol, False, note, mode=mode)
                 return self._failed(k, checked + 1, [failed], kinks, cautions)
             checked += found.compared
             kinks.extend(found.kinks)
@@ -163,12 +202,22 @@ class _Checker:
             if found.failures:
                 found.failures.sort(key=lambda e: -e.diff / max(e.allowed, 1e-300))
                 return self._failed(k, checked, found.failures, kinks, cautions)
-        return Report(True, order, checked, [], levels.names, "", s.fast_mode, kinks, cautions)
+        return Report(
+            True, order, checked, [], levels.names, "", s.fast_mode, kinks, cautions, s.modes
+        )
 
     def _failed(
         self, k: int, checked: int, failures: list[Entry], kinks: list[str], cautions: list[str]
     ) -> Report:
-        fault = find_fault(self.levels.outputs(), k, self._check_rule) if self.localize else ""
+        s = self.settings
+        fault = ""
+        if self.localize:
+            # Each op's own rule is checked in the modes that disagreed here.
+            failed = tuple(m for m in s.modes if any(e.mode == m for e in failures))
+            local = _Checker(self.levels, s.with_modes(failed), localize=False)
+            fault = find_fault(self.levels.outputs(), k, local._check_rule)
+            if s.modes != ("rev",):
+                fault = f"in {modes_in_words(failed)}, {fault}"
         return Report(
             False,
             k,
@@ -176,71 +225,95 @@ class _Checker:
             failures,
             self.levels.names,
             fault,
-            self.settings.fast_mode,
+            s.fast_mode,
             kinks,
             cautions,
+            s.modes,
         )
 
     def _check_rule(self, func: Callable[..., Value], inputs: list[Value], k: int) -> Report:
         levels = Levels(func, inputs, None, self.settings.where)
         return _Checker(levels, self.settings, localize=False).run(k)
 
+    def _analytic(
+        self, mode: str, fs: list[Value], both: bool, twice: bool
+    ) -> tuple[list[list[float]], list[list[float]], list[list[float]] | None]:
+        """Level k's Jacobian in ``mode``: on floats, again (``twice``), on Values (``both``)."""
+        xs = self.levels.xs
+        if mode == "fwd":
+            # One forward pass per input: column i is the jvp along e_i.
+            analytic = forward_jacobian(fs, xs, False)
+            again = forward_jacobian(fs, xs, False) if twice else analytic
+            lifted = forward_jacobian(fs, xs, True) if both else None
+            return analytic, again, lifted
+        analytic = [[g.data for g in derivatives(f, xs, False)] for f in fs]
+        again = [[g.data for g in derivatives(f, xs, False)] for f in fs] if twice else analytic
+        lifted = [[g.data for g in derivatives(f, xs, True)] for f in fs] if both else None
+        return analytic, again, lifted
+
     def compare(self, k: int, both: bool) -> _Level:
-        """Compare every entry of level k (with ``both``, the create_graph path too)."""
+        """Compare every entry of level k in every mode (with ``both``, create_graph too).
+
+        The numerical side (the central differences) is computed once per
+        input and shared by the modes.
+        """
         levels, s = self.levels, self.settings
         xs = levels.xs
         fs, keys = levels.level(k)
         here = [f.data for f in fs]
-        analytic = [[g.data for g in derivatives(f, xs, False)] for f in fs]
-        # The determinism check (nondet_tol) runs every reverse pass twice, as
+        # The determinism check (nondet_tol) runs every pass twice, as
         # PyTorch does; through the built-in rules alone it cannot differ.
-        again = analytic
-        if levels.survey(fs, fence=k == 1):
-            again = [[g.data for g in derivatives(f, xs, False)] for f in fs]
-        lifted = [[g.data for g in derivatives(f, xs, True)] for f in fs] if both else None
+        twice = levels.survey(fs, fence=k == 1)
+        sides = [(mode, *self._analytic(mode, fs, both, twice)) for mode in s.modes]
         found = _Level()
-        found.compared = len(keys) * len(xs)
+        found.compared = len(keys) * len(xs) * len(sides)
         for i, x in enumerate(xs):
             evaluate = levels.evaluator(k, i)
             at = x.data
             h = nominal_step(at, s.eps)
             nominal = self._nominal(evaluate, at, h)
-            refine: list[int] = []  # the nominal difference disagrees or left the domain
-            by_atol: list[int] = []  # agreed by atol alone
-            kinked: list[int] = []  # passed, but the one-sided slopes differ
-            for r, (out, path) in enumerate(keys):
-                a = analytic[r][i]
-                note = ""
-                if not math.isfinite(a):
-                    note = "a derivative is not finite (NaN or inf never passes)"
-                elif abs(again[r][i] - a) > s.nondet_tol:
-                    note = (
-                        f"backward is not deterministic: two passes gave {a!r} and "
-                        f"{again[r][i]!r} (nondet_tol={s.nondet_tol})"
+            for m, (mode, analytic, again, lifted) in enumerate(sides):
+                refine: list[int] = []  # the nominal difference disagrees or left the domain
+                by_atol: list[int] = []  # agreed by atol alone
+                kinked: list[int] = []  # passed, but the one-sided slopes differ
+                for r, (out, path) in enumerate(keys):
+                    a = analytic[r][i]
+                    note = ""
+                    if not math.isfinite(a):
+                        note = "a derivative is not finite (NaN or inf never passes)"
+                    elif abs(again[r][i] - a) > s.nondet_tol:
+                        note = (
+                            f"{_PASSES[mode]} is not deterministic: two passes gave {a!r} and "
+                            f"{again[r][i]!r} (nondet_tol={s.nondet_tol})"
+                        )
+                    elif lifted is not None and not s.close(lifted[r][i], a):
+                        note = (
+                            f"a partial gives {a!r} on floats ({_PASSES[mode]}) but "
+                            f"{lifted[r][i]!r} on Values (create_graph): it must compute the "
+                            "same on both"
+                        )
+                    n = nominal[0][r] if nominal is not None else math.nan
+                    if note:
+                        found.failures.append(
+                            Entry(k, out, path, i, a, n, s.allowed(n), False, note, mode=mode)
+                        )
+                    elif nominal is None or not s.close(a, n):
+                        refine.append(r)
+                    elif abs(a - n) > s.rtol * abs(n):
+                        by_atol.append(r)
+                    elif m == 0:  # a kink is the function's, not a mode's: looked for once
+                        _, up, down, left, right = nominal
+                        if looks_kinked((here[r] - down[r]) / left, (up[r] - here[r]) / right):
+                            kinked.append(r)
+                if refine or by_atol:
+                    self._refine(
+                        found, k, i, evaluate, h, here, analytic, keys, refine, by_atol, mode
                     )
-                elif lifted is not None and not s.close(lifted[r][i], a):
-                    note = (
-                        f"a partial gives {a!r} on floats (backward) but {lifted[r][i]!r} "
-                        "on Values (create_graph): it must compute the same on both"
-                    )
-                n = nominal[0][r] if nominal is not None else math.nan
-                if note:
-                    found.failures.append(Entry(k, out, path, i, a, n, s.allowed(n), False, note))
-                elif nominal is None or not s.close(a, n):
-                    refine.append(r)
-                elif abs(a - n) > s.rtol * abs(n):
-                    by_atol.append(r)
-                else:
-                    _, up, down, left, right = nominal
-                    if looks_kinked((here[r] - down[r]) / left, (up[r] - here[r]) / right):
-                        kinked.append(r)
-            if refine or by_atol:
-                self._refine(found, k, i, evaluate, h, here, analytic, keys, refine, by_atol)
-            for r in kinked:
-                note = kink_note(evaluate, at, here, r, h, k)
-                if note:
-                    entry = Entry(k, *keys[r], i, analytic[r][i], math.nan, 0.0, True)
-                    found.kinks.append(f"{where(entry, levels.names)}: {note}")
+                for r in kinked:
+                    note = kink_note(evaluate, at, here, r, h, k)
+                    if note:
+                        entry = Entry(k, *keys[r], i, analytic[r][i], math.nan, 0.0, True)
+                        found.kinks.append(f"{where(entry, levels.names)}: {note}")
         return found
 
     def _nominal(
@@ -275,6 +348,7 @@ class _Checker:
         keys: list[Key],
         refine: list[int],
         by_atol: list[int],
+        mode: str,
     ) -> None:
         """Decide the entries the nominal difference could not, by extrapolation.
 
@@ -333,14 +407,15 @@ class _Checker:
                     "no central difference fits in the domain at this point (it sits on "
                     "the domain's edge), so the derivative cannot be checked here"
                 )
-                found.failures.append(Entry(k, out, path, i, a, math.nan, s.atol, False, note))
+                entry = Entry(k, out, path, i, a, math.nan, s.atol, False, note, mode=mode)
+                found.failures.append(entry)
                 continue
             if any(agrees(r, e) for e in ests):
                 continue
             sure = confirming(r, ests)
             best = min(sure or ests, key=lambda e: e.error)
             n, bound = best.value, best.error
-            entry = Entry(k, out, path, i, a, n, s.allowed(n), False, "", bound, best.step)
+            entry = Entry(k, out, path, i, a, n, s.allowed(n), False, "", bound, best.step, mode)
             note = kink_note(evaluate, at, here, r, h, k)
             if sure or note:
                 found.failures.append(entry.replace(note=note))
@@ -357,7 +432,7 @@ class _Checker:
             if sure:
                 best = min(sure, key=lambda e: e.error)
                 a, n, bound = analytic[r][i], best.value, best.error
-                entry = Entry(k, *keys[r], i, a, n, s.allowed(n), True)
+                entry = Entry(k, *keys[r], i, a, n, s.allowed(n), True, mode=mode)
                 found.cautions.append(
                     f"{where(entry, names)}: passed by atol only: analytic {a:.9g} and "
                     f"numerical {n:.9g} (+- {bound:.3g}) differ by "
@@ -367,7 +442,11 @@ class _Checker:
                 )
 
     def fast(self, k: int, both: bool) -> bool:
-        """One random direction u over the inputs, one weighting w of the level."""
+        """One random direction u over the inputs, one weighting w of the level.
+
+        Reverse mode computes ``w . J`` (one pass) and projects it on u;
+        forward mode computes ``J . u`` (one pass) and weights it with w.
+        """
         import random  # only fast mode needs it; it costs an import
 
         levels, s = self.levels, self.settings
@@ -378,27 +457,41 @@ class _Checker:
         if k == 1:
             levels.survey(fs, fence=True)
         w = _unit([rng.gauss(0.0, 1.0) for _ in fs])
-        total = w[0] * fs[0]
-        for wf, f in zip(w[1:], fs[1:], strict=True):
-            total = total + wf * f
-        g = [d.data for d in derivatives(total, xs, False)]
-        if both:
-            lifted = derivatives(total, xs, True)
-            projected = math.fsum(ui * d.data for ui, d in zip(u, lifted, strict=True))
-            analytic = math.fsum(ui * gi for ui, gi in zip(u, g, strict=True))
-            if not s.close(projected, analytic):
-                return False
         h = max(nominal_step(x.data, s.eps) for x in xs)
         step = [h * ui for ui in u]
+        # The displacement actually taken by each input, after rounding.
+        taken = [(x.data + si) - (x.data - si) for x, si in zip(xs, step, strict=True)]
+        analytic: list[float] = []
+        for mode in s.modes:
+            if mode == "fwd":
+                if both:
+                    on_floats = forward_directional(fs, xs, u, False)
+                    on_values = forward_directional(fs, xs, u, True)
+                    projected = math.fsum(wf * t for wf, t in zip(w, on_values, strict=True))
+                    value = math.fsum(wf * t for wf, t in zip(w, on_floats, strict=True))
+                    if not s.close(projected, value):
+                        return False
+                tangent = forward_directional(fs, xs, taken, False)
+                projected = math.fsum(wf * t for wf, t in zip(w, tangent, strict=True))
+                analytic.append(projected / (2.0 * h))
+                continue
+            total = w[0] * fs[0]
+            for wf, f in zip(w[1:], fs[1:], strict=True):
+                total = total + wf * f
+            g = [d.data for d in derivatives(total, xs, False)]
+            if both:
+                lifted = derivatives(total, xs, True)
+                projected = math.fsum(ui * d.data for ui, d in zip(u, lifted, strict=True))
+                value = math.fsum(ui * gi for ui, gi in zip(u, g, strict=True))
+                if not s.close(projected, value):
+                    return False
+            analytic.append(math.fsum(gi * ti for gi, ti in zip(g, taken, strict=True)) / (2.0 * h))
         up = levels.moved(k, step)
         down = levels.moved(k, [-si for si in step])
         if up is None or down is None:
             return False  # the exhaustive check finds steps that fit
-        # The displacement actually taken by each input, after rounding.
-        taken = [(x.data + si) - (x.data - si) for x, si in zip(xs, step, strict=True)]
-        analytic = math.fsum(gi * ti for gi, ti in zip(g, taken, strict=True)) / (2.0 * h)
         numeric = math.fsum(wf * (a - b) for wf, a, b in zip(w, up, down, strict=True)) / (2.0 * h)
-        return s.close(analytic, numeric)
+        return all(s.close(a, numeric) for a in analytic)
 
 
 def _unit(v: list[float]) -> list[float]:
@@ -411,6 +504,57 @@ def _unit(v: list[float]) -> list[float]:
 
 def _inputs(inputs: object, where: str) -> list[Value]:
     return value_list(inputs, f"{where}: inputs", nonempty=True, finite=True, distinct=True)
+
+
+#: The modes a check computes analytic derivatives in (JAX's names).
+MODES = ("fwd", "rev")
+#: A mode's pass, as notes name it.
+_PASSES = {"rev": "backward", "fwd": "forward mode (jvp)"}
+
+
+def _modes(modes: object, where: str) -> tuple[str, ...]:
+    """``modes`` as a tuple of distinct modes, in the order given; one str is one mode."""
+    if isinstance(modes, str):
+        modes = (modes,)
+    if not isinstance(modes, Sequence):
+        raise TypeError(
+            f"{where}: modes must be a sequence of 'fwd' and 'rev', "
+            f"got {type(modes).__name__} {modes!r}"
+        )
+    found: list[str] = []
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(
+                f"{where}: modes may hold 'fwd' (forward mode) and 'rev' (reverse mode), "
+                f"got {mode!r} in {modes!r}"
+            )
+        if mode not in found:
+            found.append(mode)
+    if not found:
+        raise ValueError(f"{where}: modes is empty; give 'fwd', 'rev' or both")
+    return tuple(found)
+
+
+def _flag(value: object, name: str, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{where}: {name} must be a bool, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _pick(where: str, **flags: object) -> tuple[str, ...]:
+    """PyTorch's two mode flags as modes: reverse first, then forward."""
+    (rev_name, rev), (fwd_name, fwd) = flags.items()
+    modes = tuple(
+        m
+        for m, on in (("rev", _flag(rev, rev_name, where)), ("fwd", _flag(fwd, fwd_name, where)))
+        if on
+    )
+    if not modes:
+        raise ValueError(
+            f"{where}: {rev_name} and {fwd_name} are both False: nothing would be checked; "
+            "set at least one to True"
+        )
+    return modes
 
 
 def _weights(grad_outputs: object, where: str) -> list[float | Value] | None:
@@ -474,6 +618,7 @@ def check(
     fast_mode: bool = False,
     method: str = "central",
     seed: int = 0,
+    modes: Sequence[str] = ("rev",),
 ) -> Report:
     """Check every derivative of ``func`` up to ``order``; return the report.
 
@@ -490,7 +635,7 @@ def check(
         eps: The nominal step, scaled for |x| > 1: ``eps * max(1, sqrt(|x|))``.
         atol: Absolute tolerance (0 checks relative to each derivative's size).
         rtol: Relative tolerance (to the numerical value).
-        nondet_tol: How far two reverse passes over one graph may differ
+        nondet_tol: How far two passes (of each mode) over one graph may differ
             (the second runs only when the graph holds a rule that is not
             one of ``ops.TABLE`` as built: those are pure).
         fast_mode: Compare one random directional derivative per order first
@@ -499,6 +644,11 @@ def check(
         method: ``"central"`` or ``"richardson"`` (the nominal difference
             extrapolated from eps and eps/2: twice the evaluations).
         seed: Seed of fast mode's random directions.
+        modes: How the analytic derivatives are computed, JAX's names:
+            ``"rev"`` (reverse mode), ``"fwd"`` (forward mode: the jvp with
+            each unit tangent; above order 1, forward over reverse), or both
+            (each compared with the same numerical derivatives). A failing
+            entry names its mode.
 
     Returns:
         The :class:`Report`.
@@ -508,6 +658,8 @@ def check(
         >>> x, y = Value(0.5), Value(2.0)
         >>> check(lambda a, b: (a * b).sin(), [x, y], order=2).ok
         True
+        >>> print(check(lambda a, b: (a * b).sin(), [x, y], order=2, modes=("fwd", "rev")))
+        gradcheck passed: orders 1-2, 12 comparisons (exhaustive; forward and reverse mode)
     """
     settings = Settings(
         "check",
@@ -518,6 +670,7 @@ def check(
         fast_mode=fast_mode,
         method=method,
         seed=seed,
+        modes=modes,
     )
     return _run(func, inputs, order, grad_outputs, settings)
 
@@ -536,15 +689,19 @@ def check_grads(
     fast_mode: bool = False,
     method: str = "central",
     seed: int = 0,
+    modes: Sequence[str] = ("rev",),
 ) -> bool:
     """Check every derivative of ``func`` up to ``order`` against numerical ones.
 
     Raises :class:`GradcheckError` on a mismatch (or returns False when
-    ``raise_exception`` is False). Arguments as in :func:`check`.
+    ``raise_exception`` is False). Arguments as in :func:`check`; ``modes``
+    is JAX's: ``("fwd", "rev")`` checks forward and reverse mode.
 
     Example:
         >>> from minigrad import Value
         >>> check_grads(lambda x: x.tanh() * x, [Value(0.3)], order=3)
+        True
+        >>> check_grads(lambda x: x.tanh() * x, [Value(0.3)], order=3, modes=("fwd", "rev"))
         True
     """
     __tracebackhide__ = True
@@ -557,6 +714,7 @@ def check_grads(
         fast_mode=fast_mode,
         method=method,
         seed=seed,
+        modes=modes,
     )
     return _conclude(_run(func, inputs, order, grad_outputs, settings), raise_exception)
 
@@ -572,12 +730,20 @@ def gradcheck(
     nondet_tol: float = 0.0,
     fast_mode: bool = False,
     method: str = "central",
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
 ) -> bool:
     """Check first derivatives: every output against every input.
+
+    ``check_backward_ad`` checks reverse mode and ``check_forward_ad``
+    forward mode (the jvp with each unit tangent), PyTorch's names; at
+    least one must be True. Other arguments as in :func:`check`.
 
     Example:
         >>> from minigrad import Value
         >>> gradcheck(lambda a, b: a * b.exp(), [Value(1.5), Value(-0.5)])
+        True
+        >>> gradcheck(lambda a: a.sin(), [Value(0.5)], check_forward_ad=True)
         True
     """
     __tracebackhide__ = True
@@ -589,6 +755,9 @@ def gradcheck(
         nondet_tol=nondet_tol,
         fast_mode=fast_mode,
         method=method,
+        modes=_pick(
+            "gradcheck", check_backward_ad=check_backward_ad, check_forward_ad=check_forward_ad
+        ),
     )
     return _conclude(_run(func, inputs, 1, None, settings), raise_exception)
 
@@ -605,15 +774,25 @@ def gradgradcheck(
     nondet_tol: float = 0.0,
     fast_mode: bool = False,
     method: str = "central",
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
 ) -> bool:
     """Check first and second derivatives (the whole Hessian of each output).
 
     With ``grad_outputs`` v, the second order checked is that of
     sum_j v_j * out_j, and Value weights are checked as inputs too.
 
+    ``check_rev_over_rev`` checks the second derivatives by reverse mode
+    over the reverse-mode gradient, ``check_fwd_over_rev`` by forward mode
+    over it (the jvp of the gradient); the first derivatives are checked in
+    the same modes (reverse, forward). PyTorch's names; at least one must
+    be True.
+
     Example:
         >>> from minigrad import Value
         >>> gradgradcheck(lambda x, y: (x - y).exp(), [Value(0.2), Value(0.7)])
+        True
+        >>> gradgradcheck(lambda x: x.exp() * x, [Value(0.2)], check_fwd_over_rev=True)
         True
     """
     __tracebackhide__ = True
@@ -625,6 +804,11 @@ def gradgradcheck(
         nondet_tol=nondet_tol,
         fast_mode=fast_mode,
         method=method,
+        modes=_pick(
+            "gradgradcheck",
+            check_rev_over_rev=check_rev_over_rev,
+            check_fwd_over_rev=check_fwd_over_rev,
+        ),
     )
     return _conclude(_run(func, inputs, 2, grad_outputs, settings), raise_exception)
 

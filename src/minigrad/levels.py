@@ -8,7 +8,15 @@ compares, for each level up to n, reverse mode with a numerical derivative of
 the level's values; :meth:`Levels.evaluator` gives those values as a function
 of one input's ``.data`` for :mod:`minigrad.numeric`.
 
-Only the public engine API is used: ``Value``, ``grad``, ``toposort``, ``Rule``.
+The analytic side of a comparison comes in two modes: reverse (``"rev"``,
+:func:`derivatives`: one reverse pass per function of the level) and forward
+(``"fwd"``, :func:`forward_jacobian`: one forward pass per input, the jvp
+with the unit tangent). Levels are always built by reverse mode, so forward
+mode at level k + 1 is forward over reverse: the jvp of the level-k gradients,
+PyTorch's ``check_fwd_over_rev``.
+
+Only the public API is used: ``Value``, ``grad``, ``toposort``, ``Rule`` and
+forward mode's :class:`~minigrad.functional.Tangents`.
 """
 
 from __future__ import annotations
@@ -17,10 +25,18 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.engine import Value, grad, toposort
+from minigrad.functional import Tangents
 from minigrad.numeric import Evaluate
 from minigrad.ops import TABLE, Rule
 
-__all__ = ["DerivativeError", "Func", "Levels", "derivatives"]
+__all__ = [
+    "DerivativeError",
+    "Func",
+    "Levels",
+    "derivatives",
+    "forward_directional",
+    "forward_jacobian",
+]
 
 #: What a checked function may return: a Value or a sequence of Values.
 Func = Callable[..., "Value | Sequence[Value]"]
@@ -36,11 +52,15 @@ DOMAIN_ERRORS = (ArithmeticError, ValueError)
 
 
 class DerivativeError(Exception):
-    """Building a derivative raised: a partial failed (on floats or Values) or gave NaN."""
+    """Building a derivative raised: a partial failed (on floats or Values) or gave NaN.
 
-    def __init__(self, exc: Exception) -> None:
+    ``mode`` says which mode was computing it: ``"rev"`` or ``"fwd"``.
+    """
+
+    def __init__(self, exc: Exception, mode: str = "rev") -> None:
         super().__init__(str(exc))
         self.exc = exc
+        self.mode = mode
 
 
 def derivatives(f: Value, xs: Sequence[Value], create_graph: bool) -> tuple[Value, ...]:
@@ -49,6 +69,41 @@ def derivatives(f: Value, xs: Sequence[Value], create_graph: bool) -> tuple[Valu
         return grad(f, xs, create_graph=create_graph)
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise DerivativeError(exc) from exc
+
+
+def forward_jacobian(
+    fs: Sequence[Value], xs: Sequence[Value], create_graph: bool
+) -> list[list[float]]:
+    """``rows[r][i] = d fs[r] / d xs[i]`` by forward mode: column i is the jvp along e_i.
+
+    With ``create_graph`` the partials are applied to Values (the numbers are
+    the Values' data); a failing partial becomes :class:`DerivativeError`.
+    """
+    try:
+        push = Tangents(fs, xs)
+        unit = [0.0] * len(xs)
+        columns: list[list[float]] = []
+        for i in range(len(xs)):
+            unit[i] = 1.0
+            columns.append([_number(t) for t in push(unit, create_graph=create_graph)])
+            unit[i] = 0.0
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        raise DerivativeError(exc, "fwd") from exc
+    return [[column[r] for column in columns] for r in range(len(fs))]
+
+
+def forward_directional(
+    fs: Sequence[Value], xs: Sequence[Value], u: Sequence[float], create_graph: bool
+) -> list[float]:
+    """The jvp of ``fs`` along ``u`` (one float per input), as :func:`forward_jacobian`."""
+    try:
+        return [_number(t) for t in Tangents(fs, xs)(u, create_graph=create_graph)]
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        raise DerivativeError(exc, "fwd") from exc
+
+
+def _number(t: float | Value) -> float:
+    return t.data if isinstance(t, Value) else t
 
 
 def as_outputs(out: object, where: str) -> list[Value]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["Entry", "Report", "escape_html"]
+__all__ = ["Entry", "Report", "escape_html", "mode_label", "modes_in_words"]
 
 # Rows of a report shown outside pytest before "... and N more".
 _SHORT_ROWS = 8
@@ -34,7 +34,21 @@ _FIELDS = (
     "note",
     "error",
     "step",
+    "mode",
 )
+
+#: The modes of a check, as the headlines of a report name them.
+_MODE_WORDS = {"rev": "reverse", "fwd": "forward"}
+
+
+def modes_in_words(modes: Sequence[str]) -> str:
+    """``forward mode``, ``reverse and forward mode``.
+
+    Example:
+        >>> modes_in_words(("fwd", "rev"))
+        'forward and reverse mode'
+    """
+    return " and ".join(_MODE_WORDS.get(m, m) for m in modes) + " mode"
 
 
 class Entry:
@@ -54,6 +68,9 @@ class Entry:
         note: Why it failed, in words (kink, jump, a partial that failed), or "".
         error: The error bound of ``numerical`` (NaN when none was estimated).
         step: The step ``numerical`` came from (NaN when none).
+        mode: How ``analytic`` was computed: ``"rev"`` (reverse mode) or
+            ``"fwd"`` (forward mode; above order 1, forward over reverse:
+            the jvp of the reverse-mode derivatives of the order below).
     """
 
     __slots__ = _FIELDS
@@ -71,6 +88,7 @@ class Entry:
         note: str = "",
         error: float = math.nan,
         step: float = math.nan,
+        mode: str = "rev",
     ) -> None:
         self.order = order
         self.output = output
@@ -83,6 +101,7 @@ class Entry:
         self.note = note
         self.error = error
         self.step = step
+        self.mode = mode
 
     @property
     def diff(self) -> float:
@@ -113,6 +132,7 @@ class Entry:
             self.note if note is None else note,
             self.error if error is None else error,
             self.step if step is None else step,
+            self.mode,
         )
 
     def _fields(self) -> tuple[object, ...]:
@@ -150,6 +170,9 @@ class Report:
         cautions: Other passing entries worth a warning, in words: passed by
             ``atol`` only while the derivatives disagree relatively, or a
             numerical derivative too uncertain to confirm the analytic one.
+        modes: The modes the analytic derivatives were computed in
+            (``"rev"``, ``"fwd"``); a report of any mode but reverse alone
+            names the mode of every row.
     """
 
     __slots__ = (
@@ -159,6 +182,7 @@ class Report:
         "fast",
         "fault",
         "kinks",
+        "modes",
         "names",
         "ok",
         "order",
@@ -175,6 +199,7 @@ class Report:
         fast: bool = False,
         kinks: list[str] | None = None,
         cautions: list[str] | None = None,
+        modes: tuple[str, ...] = ("rev",),
     ) -> None:
         self.ok = ok
         self.order = order
@@ -185,12 +210,13 @@ class Report:
         self.fast = fast
         self.kinks = kinks if kinks is not None else []
         self.cautions = cautions if cautions is not None else []
+        self.modes = modes
 
     def __repr__(self) -> str:
         return (
             f"Report(ok={self.ok!r}, order={self.order!r}, checked={self.checked!r}, "
             f"failures={self.failures!r}, fault={self.fault!r}, kinks={self.kinks!r}, "
-            f"cautions={self.cautions!r})"
+            f"cautions={self.cautions!r}, modes={self.modes!r})"
         )
 
     @property
@@ -200,8 +226,16 @@ class Report:
 
     def _mode(self) -> str:
         if not self.fast:
-            return "exhaustive"
-        return "fast mode" if self.ok else "fast mode, then exhaustive"
+            how = "exhaustive"
+        else:
+            how = "fast mode" if self.ok else "fast mode, then exhaustive"
+        if self._named():
+            how += "; " + modes_in_words(self.modes)
+        return how
+
+    def _named(self) -> bool:
+        """Whether rows and headlines name their mode: any mode but reverse alone."""
+        return tuple(self.modes) != ("rev",)
 
     def text(self, *, full: bool = True) -> str:
         """The report as plain text; ``full=False`` keeps the worst rows only."""
@@ -214,9 +248,10 @@ class Report:
         worst = self.failures[0]
         shown = self.failures if full else self.failures[:_SHORT_ROWS]
         lines = [
-            f"gradcheck failed at order {worst.order}: {len(self.failures)} of "
-            f"{self.checked} entries differ ({self._mode()}); worst first:",
-            _table(shown, self.names),
+            f"gradcheck failed at order {worst.order}{self._failed_modes()}: "
+            f"{len(self.failures)} of {self.checked} entries differ ({self._mode()}); "
+            "worst first:",
+            _table(shown, self.names, self._named()),
         ]
         if not full and len(self.failures) > _SHORT_ROWS:
             lines.append(f"... and {len(self.failures) - _SHORT_ROWS} more")
@@ -224,6 +259,13 @@ class Report:
         if self.fault:
             lines.append(f"cause: {self.fault}")
         return "\n".join(lines)
+
+    def _failed_modes(self) -> str:
+        """`` in forward mode`` (the modes of the failing rows) when rows name modes."""
+        if not self._named():
+            return ""
+        failed = [m for m in self.modes if any(e.mode == m for e in self.failures)]
+        return " in " + modes_in_words(failed)
 
     def __str__(self) -> str:
         return self.text(full=True)
@@ -238,9 +280,12 @@ class Report:
         warned = "".join(f"<p>warning: {escape_html(w)}</p>" for w in self.warnings)
         if self.ok:
             return summary + warned
-        header = "".join(f"<th>{escape_html(c)}</th>" for c in _HEADER)
+        named = self._named()
+        header = "".join(f"<th>{escape_html(c)}</th>" for c in _header(named))
         cells = "".join(
-            "<tr>" + "".join(f"<td>{escape_html(c)}</td>" for c in row(e, self.names)) + "</tr>"
+            "<tr>"
+            + "".join(f"<td>{escape_html(c)}</td>" for c in _cells(e, self.names, named))
+            + "</tr>"
             for e in self.failures
         )
         notes = "".join(f"<p>note: {escape_html(n)}</p>" for n in _notes(self.failures))
@@ -259,6 +304,28 @@ _HEADER = (
     "error bound",
     "step",
 )
+
+
+def mode_label(mode: str, order: int) -> str:
+    """How an entry's analytic value was computed: ``fwd``, ``fwd over rev``, ...
+
+    Levels above the first are built by reverse mode, so an order-k entry in
+    forward mode is forward over k - 1 reverse passes.
+
+    Example:
+        >>> mode_label("fwd", 1), mode_label("fwd", 2), mode_label("rev", 3)
+        ('fwd', 'fwd over rev', 'rev over rev over rev')
+    """
+    return " over ".join([mode] + ["rev"] * (order - 1))
+
+
+def _header(named: bool) -> tuple[str, ...]:
+    return ("order", "mode", *_HEADER[1:]) if named else _HEADER
+
+
+def _cells(e: Entry, names: Sequence[str], named: bool) -> tuple[str, ...]:
+    cells = row(e, names)
+    return (cells[0], mode_label(e.mode, e.order), *cells[1:]) if named else cells
 
 
 def _notes(entries: Sequence[Entry]) -> list[str]:
@@ -287,14 +354,19 @@ def row(e: Entry, names: Sequence[str]) -> tuple[str, ...]:
 
 
 def where(e: Entry, names: Sequence[str]) -> str:
-    """Which derivative an entry is, in words: ``order 1, out[0] with respect to x[0]``."""
+    """Which derivative an entry is, in words: ``order 1, out[0] with respect to x[0]``.
+
+    An entry of forward mode says so: ``order 2 (fwd over rev), out[0] ...``.
+    """
     _, output, wrt, *_ = row(e, names)
-    return f"order {e.order}, {output} with respect to {wrt}"
+    mode = f" ({mode_label(e.mode, e.order)})" if e.mode != "rev" else ""
+    return f"order {e.order}{mode}, {output} with respect to {wrt}"
 
 
-def _table(entries: Sequence[Entry], names: Sequence[str]) -> str:
-    rows = [_HEADER, *(row(e, names) for e in entries)]
-    widths = [max(len(r[c]) for r in rows) for c in range(len(_HEADER))]
+def _table(entries: Sequence[Entry], names: Sequence[str], named: bool = False) -> str:
+    header = _header(named)
+    rows = [header, *(_cells(e, names, named) for e in entries)]
+    widths = [max(len(r[c]) for r in rows) for c in range(len(header))]
     return "\n".join(
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
     )
