@@ -19,6 +19,7 @@ point and what to do, and ``backward`` then leaves every ``.grad`` as it was.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterable, Sequence
 
 from minigrad import ops
@@ -108,6 +109,51 @@ def _method(rule: Rule, doc: str) -> Callable[[Value], Value]:
     return method
 
 
+_COMPARISONS: dict[str, tuple[str, Callable[[float, float], bool]]] = {
+    "<": ("__lt__", operator.lt),
+    "<=": ("__le__", operator.le),
+    ">": ("__gt__", operator.gt),
+    ">=": ("__ge__", operator.ge),
+}
+
+
+def _comparison(symbol: str) -> Callable[[Value, Value | float], bool]:
+    """``self <symbol> other`` on the data; ``other`` a Value, an int or a float.
+
+    The operands are those arithmetic takes (a bool is not a number here);
+    anything else gets NotImplemented, so Python tries the other side and
+    then raises its TypeError. An int is compared as Python compares an int
+    with a float: exactly, never converted (``10**400`` is larger than any
+    Value, not an OverflowError).
+    """
+    name, test = _COMPARISONS[symbol]
+
+    def compare(self: Value, other: Value | float) -> bool:
+        if type(other) is Value:
+            return test(self._data, other._data)
+        if isinstance(other, int | float) and not isinstance(other, bool):
+            return test(self._data, other)
+        return NotImplemented  # type: ignore[no-any-return]
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"``self.data {symbol} other``, other a Value or a real number."
+    return compare
+
+
+def _drops_graph(v: Value, what: str) -> TypeError:
+    """The error for converting ``v`` to a plain number: what to use instead.
+
+    ``what`` names the conversion as the user may have met it: math.sin(v)
+    calls float(v), so one message must read right for both.
+    """
+    return TypeError(
+        f"Value: {what} would drop its graph, and with it the derivative. "
+        f"For the number use v.data (here {v._data!r}); for math on a Value use "
+        "minigrad's functions, which keep the derivative: minigrad.sin(v) or v.sin(), "
+        "not math.sin(v)"
+    )
+
+
 class Value:
     """A float that remembers the op that made it.
 
@@ -180,6 +226,74 @@ class Value:
         if self._rule is not None:
             extra += f", op={self._rule.name!r}"
         return f"Value(data={self._data!r}, grad={self.grad!r}{extra})"
+
+    # The number protocol (see docs/api.md): what cannot lose a derivative
+    # works on the data; what would drop the graph raises, saying what to use.
+    # == and hash stay identity: Values are dict keys and set members all over
+    # the engine, and a == that compared data would merge distinct nodes.
+
+    def __format__(self, spec: str) -> str:
+        """``f"{v:.3f}"`` formats ``v.data``; ``f"{v}"`` is ``str(v)``, as for any object.
+
+        Example:
+            >>> v = Value(2.0 / 3.0)
+            >>> f"{v:.3f}", f"{v:>8.2e}", f"{Value(2.0)}"
+            ('0.667', '6.67e-01', 'Value(data=2.0, grad=0.0)')
+        """
+        if not spec:
+            return str(self)
+        try:
+            return format(self._data, spec)
+        except ValueError as exc:
+            raise ValueError(
+                f"Value: format spec {spec!r} does not apply to v.data, a float: {exc}"
+            ) from None
+
+    __lt__ = _comparison("<")
+    __le__ = _comparison("<=")
+    __gt__ = _comparison(">")
+    __ge__ = _comparison(">=")
+
+    def __bool__(self) -> bool:
+        """The truth of the data, as for a float or a PyTorch 0-d tensor: ``v.data != 0.0``.
+
+        Example:
+            >>> bool(Value(0.0)), bool(Value(-2.0))
+            (False, True)
+        """
+        return self._data != 0.0
+
+    # Hidden from mypy, so that float(v) and math.sin(v) stay type errors
+    # there too (a __float__ makes a class SupportsFloat, even one that raises).
+    if not TYPE_CHECKING:
+
+        def __float__(self):
+            raise _drops_graph(
+                self, "float(v) (called by math.sin(v) and every other math function)"
+            )
+
+        def __int__(self):
+            raise _drops_graph(self, "int(v)")
+
+        def __index__(self):
+            raise _drops_graph(self, "v as an integer (an index, range(v), math.factorial(v))")
+
+        def __complex__(self):
+            raise _drops_graph(
+                self, "complex(v) (called by cmath.sin(v) and every other cmath function)"
+            )
+
+        def __round__(self, ndigits=None):
+            raise _drops_graph(self, "round(v)")
+
+        def __trunc__(self):
+            raise _drops_graph(self, "math.trunc(v)")
+
+        def __floor__(self):
+            raise _drops_graph(self, "math.floor(v)")
+
+        def __ceil__(self):
+            raise _drops_graph(self, "math.ceil(v)")
 
     # Operators and methods: each is its rule, applied (see _operator, _method).
 
@@ -303,9 +417,9 @@ class Value:
                 for m in order:
                     m.grad = prior.get(m, 0.0)
                 raise OverflowError(
-                    f"backward: {_describe(n)} held the gradient {before!r} from earlier calls, "
-                    f"and adding this call's {n.grad!r} overflows a float; call zero_grad() "
-                    "between steps, or rescale the loss"
+                    f"backward: {_describe(n)} held the gradient {before!r} from earlier "
+                    f"calls, and adding this call's {n.grad!r} overflows a float; call "
+                    "zero_grad() between steps, or rescale the loss"
                 )
             n.grad = total
 
