@@ -94,7 +94,8 @@ def test_grad_from_several_threads_gives_the_single_thread_numbers(create_graph:
 
     expected = [work(t)() for t in range(THREADS)]
     assert all(len(set(map(tuple, e))) == 1 for e in expected)  # one thread: deterministic
-    assert concurrently([work(t) for t in range(THREADS)]) == expected
+    for _ in range(4):  # a race missed once is still caught
+        assert concurrently([work(t) for t in range(THREADS)]) == expected
 
 
 def test_backward_from_several_threads_adds_up_as_on_one_thread() -> None:

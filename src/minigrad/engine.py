@@ -39,13 +39,13 @@ __all__ = ["Value", "apply", "grad", "toposort"]
 
 _new = object.__new__
 
-# Held by every traversal (its marks live in the nodes' _mark slots, shared by
-# all threads), by backward for its whole pass (each node's .grad is its
-# accumulator) and by zero_grad, so each of them is atomic to other threads.
-# Reentrant: backward calls _postorder, and a partial may call grad (but a
-# partial that waits for another thread calling minigrad would deadlock).
-# threading.RLock is this same C lock; importing threading costs ~2 ms.
-# Uncontended, it costs ~0.1 us per backward, nothing beside a pass.
+# Held around every _postorder walk (its marks live in the nodes' _mark slots,
+# shared by all threads): by toposort for the walk, by backward for its whole
+# pass (each node's .grad is its accumulator) and by zero_grad, so each is
+# atomic to other threads. Reentrant because a partial, run by backward under
+# the lock, may call grad (a partial that waits for another thread calling
+# minigrad would deadlock). threading.RLock is this same C lock; importing
+# threading costs ~2 ms. Uncontended, it costs ~0.15 us per call.
 _lock = RLock()
 
 # Finite means ``x - x == 0.0`` everywhere in minigrad (see minigrad._validate):
@@ -597,63 +597,62 @@ def _postorder(
     emitted when it comes up again; a node with none (a leaf, say) is emitted
     at once. With ``move_grads_to`` (backward's use), each node's non-zero
     ``.grad`` is moved into that dict on the way: one walk instead of two.
-    The walk holds ``_lock``: another thread's walk would overwrite the marks.
+    The caller holds ``_lock``: another thread's walk would overwrite the marks.
     """
-    with _lock:
-        prior = move_grads_to
-        seen = object()
-        done = object()
-        order: list[Value] = []
-        stack = list(roots)
-        # This loop runs about twice per node: bound methods, and pop() rather
-        # than stack[-1] (a negative index takes CPython's slow path).
-        push, pop, emit = stack.append, stack.pop, order.append
-        while stack:
-            node = pop()
-            mark = node._mark
-            if mark is done:
-                continue
-            if mark is seen:
-                # Every argument is done: the node can follow them.
-                node._mark = done
-                emit(node)
-                continue
-            if prior is not None and node.grad:
-                prior[node] = node.grad
-                node.grad = 0.0
-            # _args, inlined: a leaf has _a and _b None, one argument leaves _b
-            # None, and three or more are a tuple in _a.
-            a = node._a
-            b = node._b
-            if b is not None:
-                if type(a) is Value and a._mark is not done:
-                    node._mark = seen
-                    push(node)
-                    push(a)
-                    if type(b) is Value and b._mark is not done:
-                        push(b)
-                    continue
-                if type(b) is Value and b._mark is not done:
-                    node._mark = seen
-                    push(node)
-                    push(b)
-                    continue
-            elif type(a) is Value:
-                if a._mark is not done:
-                    node._mark = seen
-                    push(node)
-                    push(a)
-                    continue
-            elif type(a) is tuple:
-                waiting = [p for p in a if type(p) is Value and p._mark is not done]
-                if waiting:
-                    node._mark = seen
-                    push(node)
-                    stack.extend(waiting)
-                    continue
+    prior = move_grads_to
+    seen = object()
+    done = object()
+    order: list[Value] = []
+    stack = list(roots)
+    # This loop runs about twice per node: bound methods, and pop() rather
+    # than stack[-1] (a negative index takes CPython's slow path).
+    push, pop, emit = stack.append, stack.pop, order.append
+    while stack:
+        node = pop()
+        mark = node._mark
+        if mark is done:
+            continue
+        if mark is seen:
+            # Every argument is done: the node can follow them.
             node._mark = done
             emit(node)
-        return order
+            continue
+        if prior is not None and node.grad:
+            prior[node] = node.grad
+            node.grad = 0.0
+        # _args, inlined: a leaf has _a and _b None, one argument leaves _b
+        # None, and three or more are a tuple in _a.
+        a = node._a
+        b = node._b
+        if b is not None:
+            if type(a) is Value and a._mark is not done:
+                node._mark = seen
+                push(node)
+                push(a)
+                if type(b) is Value and b._mark is not done:
+                    push(b)
+                continue
+            if type(b) is Value and b._mark is not done:
+                node._mark = seen
+                push(node)
+                push(b)
+                continue
+        elif type(a) is Value:
+            if a._mark is not done:
+                node._mark = seen
+                push(node)
+                push(a)
+                continue
+        elif type(a) is tuple:
+            waiting = [p for p in a if type(p) is Value and p._mark is not done]
+            if waiting:
+                node._mark = seen
+                push(node)
+                stack.extend(waiting)
+                continue
+        node._mark = done
+        emit(node)
+    return order
 
 
 def toposort(roots: Iterable[Value]) -> list[Value]:
@@ -668,7 +667,8 @@ def toposort(roots: Iterable[Value]) -> list[Value]:
         >>> [n.op or n.label for n in toposort([y])]
         ['exp', '*', 'x']
     """
-    order = _postorder(roots)
+    with _lock:
+        order = _postorder(roots)
     order.reverse()
     return order
 
