@@ -864,22 +864,25 @@ def grad(
         old = acc.get(out)
         acc[out] = seed if old is None else old + seed
     keep = set(ins)
-    order = toposort(outs)
-    # Only nodes that depend on some input need their rule run: walk from
-    # the leaves up, marking every node with a marked argument.
-    needed = set(keep)
-    for node in reversed(order):
-        if node._rule is None or node in needed:
-            continue
-        for p in _args(node):
-            if type(p) is Value and p in needed:
-                needed.add(node)
-                break
-    order = [node for node in order if node in needed]
-    if create_graph:
-        kept: dict[Value, Any] = _propagate_values(order, acc, keep, needed)
-    else:
-        kept = _propagate_floats(order, acc, keep, needed)
+    # The partials read the nodes' .data: a check in another thread moves its
+    # inputs' .data while it holds the lock, so the whole pass holds it too.
+    with _lock:
+        order = toposort(outs)
+        # Only nodes that depend on some input need their rule run: walk from
+        # the leaves up, marking every node with a marked argument.
+        needed = set(keep)
+        for node in reversed(order):
+            if node._rule is None or node in needed:
+                continue
+            for p in _args(node):
+                if type(p) is Value and p in needed:
+                    needed.add(node)
+                    break
+        order = [node for node in order if node in needed]
+        if create_graph:
+            kept: dict[Value, Any] = _propagate_values(order, acc, keep, needed)
+        else:
+            kept = _propagate_floats(order, acc, keep, needed)
     result: list[Value] = []
     for x in ins:
         g = kept.get(x)

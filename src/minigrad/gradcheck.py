@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 from minigrad._validate import as_int, non_negative, positive, value_list, weights
 from minigrad.diagnose import find_fault, kink_note, looks_kinked
 from minigrad.engine import Value, grad
+from minigrad.engine import _lock as _engine_lock
 from minigrad.levels import (
     DerivativeError,
     Func,
@@ -580,14 +581,18 @@ def _run(
     if not callable(func):
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
     levels = Levels(func, xs, _weights(grad_outputs, where), where)
-    saved = [(x, x.data, x.grad) for x in levels.xs]
-    try:
-        return _Checker(levels, settings, localize=True).run(order)
-    finally:
-        # Bit-exact: the very float objects the inputs held are put back.
-        for x, data, g in saved:
-            x.data = data
-            x.grad = g
+    # A check moves its inputs' .data: another thread's check, backward or grad
+    # on a graph that shares them must not see them moved, so the whole check
+    # holds the engine's (reentrant) lock, as backward does for its pass.
+    with _engine_lock:
+        saved = [(x, x.data, x.grad) for x in levels.xs]
+        try:
+            return _Checker(levels, settings, localize=True).run(order)
+        finally:
+            # Bit-exact: the very float objects the inputs held are put back.
+            for x, data, g in saved:
+                x.data = data
+                x.grad = g
 
 
 def _conclude(report: Report, raise_exception: bool) -> bool:
