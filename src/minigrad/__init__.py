@@ -124,4 +124,9 @@ __all__ = [
     "vjp",
 ]
 
+# ``minigrad.abs(x)``, as users coming from numpy and the issue ask: the
+# builtin's name on purpose, but out of __all__, so ``from minigrad import *``
+# never shadows the builtin ``abs`` (whose int results stay ints).
+abs = fabs  # noqa: A001
+
 __version__ = "0.1.0"
