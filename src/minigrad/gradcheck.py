@@ -86,6 +86,10 @@ class GradcheckError(AssertionError):
         return self.report._repr_html_()
 
 
+#: The keyword arguments of the public checkers that are settings.
+_SETTINGS = ("eps", "atol", "rtol", "nondet_tol", "fast_mode", "method", "seed", "modes")
+
+
 class Settings:
     """A check's settings, validated once and handed down to every part of it.
 
@@ -115,15 +119,16 @@ class Settings:
         self,
         where: str,
         *,
-        eps: float = 1e-6,
-        atol: float = 1e-5,
-        rtol: float = 1e-3,
-        nondet_tol: float = 0.0,
-        fast_mode: bool = False,
-        method: str = "central",
-        seed: int = 0,
+        eps: object = 1e-6,
+        atol: object = 1e-5,
+        rtol: object = 1e-3,
+        nondet_tol: object = 0.0,
+        fast_mode: object = False,
+        method: object = "central",
+        seed: object = 0,
         modes: object = ("rev",),
     ) -> None:
+        # Every argument comes straight from a user: each is validated here.
         self.where = where
         self.eps = positive(eps, f"{where}: eps")
         self.atol = non_negative(atol, f"{where}: atol")
@@ -131,10 +136,21 @@ class Settings:
         self.nondet_tol = non_negative(nondet_tol, f"{where}: nondet_tol")
         if method not in ("central", "richardson"):
             raise ValueError(f"{where}: method must be 'central' or 'richardson', got {method!r}")
-        self.method = method
+        self.method = str(method)
         self.fast_mode = bool(fast_mode)
-        self.seed = seed
+        self.seed = as_int(seed, f"{where}: seed")
         self.modes = _modes(modes, where)
+
+    @classmethod
+    def of(cls, where: str, given: dict[str, object], **changed: object) -> Settings:
+        """The settings among a public checker's arguments (its ``locals()``).
+
+        Each public checker keeps PyTorch's explicit signature and hands its
+        arguments over in one line, so no keyword is forwarded twice.
+        """
+        picked = {name: given[name] for name in _SETTINGS if name in given}
+        picked.update(changed)
+        return cls(where, **picked)
 
     def with_modes(self, modes: tuple[str, ...]) -> Settings:
         """A copy that checks in ``modes`` (fault localisation checks the failing modes)."""
@@ -666,17 +682,7 @@ def check(
         >>> print(check(lambda a, b: (a * b).sin(), [x, y], order=2, modes=("fwd", "rev")))
         gradcheck passed: orders 1-2, 12 comparisons (exhaustive; forward and reverse mode)
     """
-    settings = Settings(
-        "check",
-        eps=eps,
-        atol=atol,
-        rtol=rtol,
-        nondet_tol=nondet_tol,
-        fast_mode=fast_mode,
-        method=method,
-        seed=seed,
-        modes=modes,
-    )
+    settings = Settings.of("check", locals())
     return _run(func, inputs, order, grad_outputs, settings)
 
 
@@ -710,17 +716,7 @@ def check_grads(
         True
     """
     __tracebackhide__ = True
-    settings = Settings(
-        "check_grads",
-        eps=eps,
-        atol=atol,
-        rtol=rtol,
-        nondet_tol=nondet_tol,
-        fast_mode=fast_mode,
-        method=method,
-        seed=seed,
-        modes=modes,
-    )
+    settings = Settings.of("check_grads", locals())
     return _conclude(_run(func, inputs, order, grad_outputs, settings), raise_exception)
 
 
@@ -752,18 +748,10 @@ def gradcheck(
         True
     """
     __tracebackhide__ = True
-    settings = Settings(
-        "gradcheck",
-        eps=eps,
-        atol=atol,
-        rtol=rtol,
-        nondet_tol=nondet_tol,
-        fast_mode=fast_mode,
-        method=method,
-        modes=_pick(
-            "gradcheck", check_backward_ad=check_backward_ad, check_forward_ad=check_forward_ad
-        ),
+    modes = _pick(
+        "gradcheck", check_backward_ad=check_backward_ad, check_forward_ad=check_forward_ad
     )
+    settings = Settings.of("gradcheck", locals(), modes=modes)
     return _conclude(_run(func, inputs, 1, None, settings), raise_exception)
 
 
@@ -801,20 +789,12 @@ def gradgradcheck(
         True
     """
     __tracebackhide__ = True
-    settings = Settings(
+    modes = _pick(
         "gradgradcheck",
-        eps=eps,
-        atol=atol,
-        rtol=rtol,
-        nondet_tol=nondet_tol,
-        fast_mode=fast_mode,
-        method=method,
-        modes=_pick(
-            "gradgradcheck",
-            check_rev_over_rev=check_rev_over_rev,
-            check_fwd_over_rev=check_fwd_over_rev,
-        ),
+        check_rev_over_rev=check_rev_over_rev,
+        check_fwd_over_rev=check_fwd_over_rev,
     )
+    settings = Settings.of("gradgradcheck", locals(), modes=modes)
     return _conclude(_run(func, inputs, 2, grad_outputs, settings), raise_exception)
 
 
