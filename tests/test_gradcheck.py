@@ -809,3 +809,13 @@ def _closing() -> str:
         f"gradcheck random correct checks passed (no false alarm): {total} "
         f"(planned {RANDOM_CHECKS_PLANNED}): {parts}"
     )
+
+
+def test_validated_settings_are_reused_but_a_bool_never_passes_for_an_int() -> None:
+    gradcheck_module = importlib.import_module("minigrad.gradcheck")
+    assert gradcheck(_sin, [X], atol=1)  # an int atol is fine
+    cached = len(gradcheck_module._VALIDATED)
+    assert gradcheck(_sin, [X], atol=1)
+    assert len(gradcheck_module._VALIDATED) == cached  # the same arguments: reused
+    with pytest.raises(TypeError, match="atol must be an int or float, got bool True"):
+        gradcheck(_sin, [X], atol=True)  # True == 1, but never a tolerance

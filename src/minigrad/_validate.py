@@ -168,9 +168,11 @@ def value_list(
             ...
         TypeError: grad: inputs[1] must be a Value, got float 2.0
     """
-    value_type = _value_type()
+    value_type = _VALUE or _value_type()
     if type(xs) is value_type:
         items = [xs]
+    elif type(xs) is list or type(xs) is tuple:
+        items = list(xs)  # the common case, without the ABC check's cost (~1 us)
     elif isinstance(xs, str) or not isinstance(xs, Sequence):
         raise TypeError(
             f"{what} must be a Value or a sequence of Values, got {type(xs).__name__} {xs!r}"
@@ -218,7 +220,7 @@ def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Valu
             ...
         ValueError: grad: grad_outputs has 1 entries for 2 output(s)
     """
-    value_type = _value_type()
+    value_type = _VALUE or _value_type()
     if grad_outputs is None:
         if n is None:
             raise ValueError(f"{what} is None, and the number of outputs is not known")

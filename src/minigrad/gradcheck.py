@@ -88,6 +88,8 @@ class GradcheckError(AssertionError):
 
 #: The keyword arguments of the public checkers that are settings.
 _SETTINGS = ("eps", "atol", "rtol", "nondet_tol", "fast_mode", "method", "seed", "modes")
+#: Settings already validated, by their arguments (see Settings.of).
+_VALIDATED: dict[tuple[object, ...], Settings] = {}
 
 
 class Settings:
@@ -150,7 +152,20 @@ class Settings:
         """
         picked = {name: given[name] for name in _SETTINGS if name in given}
         picked.update(changed)
-        return cls(where, **picked)
+        # Validating costs a tenth of a small check; the same arguments are
+        # validated once. The key holds each value's type, so a bool never
+        # passes for the int it equals.
+        try:
+            key = (where, tuple(picked.items()), tuple(map(type, picked.values())))
+            settings = _VALIDATED.get(key)
+        except TypeError:  # an unhashable argument (a list of modes): no cache
+            return cls(where, **picked)
+        if settings is None:
+            settings = cls(where, **picked)
+            if len(_VALIDATED) >= 64:
+                _VALIDATED.clear()
+            _VALIDATED[key] = settings
+        return settings
 
     def with_modes(self, modes: tuple[str, ...]) -> Settings:
         """A copy that checks in ``modes`` (fault localisation checks the failing modes)."""
