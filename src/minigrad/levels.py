@@ -208,7 +208,7 @@ class Levels:
         fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
         outside: set[Rule] = set()
         for node in toposort(fs):
-            rule = node.rule
+            rule = node._rule  # the slot: this walk runs once per level of every check
             if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
                 continue
             beyond = True
@@ -235,16 +235,20 @@ class Levels:
         The input's data is put back after every call, whatever happens.
         """
         x = self.xs[i]
+        orig = x.data  # every call puts it back, so it is the same at every call
+        values = self.values
+        caught = (*DOMAIN_ERRORS, DerivativeError)
 
         def evaluate(t: float) -> list[float] | None:
-            orig = x.data
+            # The slot, not the property: t and orig are floats already, and
+            # this runs 2N times in a check (the setter's check costs 10x).
             try:
-                x.data = t
-                return self.values(k)
-            except (*DOMAIN_ERRORS, DerivativeError):
+                x._data = t
+                return values(k)
+            except caught:
                 return None
             finally:
-                x.data = orig
+                x._data = orig
 
         return evaluate
 
