@@ -9,6 +9,7 @@ Example:
     0.839949
 """
 
+from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin here only)
 from minigrad.engine import Value, apply, grad, toposort
 from minigrad.gradcheck import (
     GradcheckError,
@@ -31,6 +32,7 @@ __all__ = [
     "apply",
     "check",
     "check_grads",
+    "compile",
     "cos",
     "eps_curve",
     "erf",

@@ -37,6 +37,11 @@ __all__ = ["Value", "apply", "grad", "toposort"]
 
 _new = object.__new__
 
+#: Set by :mod:`minigrad.compile` while it traces a function: called with a
+#: Value whose ``.data`` is read, it raises (a read then would be frozen into
+#: the compiled code). The engine reads the ``_data`` slot and never calls it.
+_tracing: Callable[[Value], None] | None = None
+
 # Finite means ``x - x == 0.0`` everywhere in minigrad (see minigrad._validate):
 # inf - inf and nan - nan are nan, and it costs a subtraction and a comparison.
 
@@ -149,6 +154,9 @@ class Value:
     @property
     def data(self) -> float:
         """The number this node holds (read/write; an int is stored as a float)."""
+        if _tracing is not None:
+            # minigrad.compile is tracing: a value read now would be frozen.
+            _tracing(self)
         return self._data
 
     @data.setter
