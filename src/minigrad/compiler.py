@@ -56,6 +56,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FUSED",
     "TEMPLATES",
+    "CheckError",
     "Compiled",
     "CompiledValue",
     "TracingError",
@@ -123,6 +124,10 @@ _NAMESPACE: dict[str, object] = {
     "_INV_SQRT2": ops._INV_SQRT2,
     "_INV_SQRT_2PI": ops._INV_SQRT_2PI,
 }
+
+
+class CheckError(AssertionError):
+    """:meth:`Compiled.check` found the compiled code disagreeing with eager evaluation."""
 
 
 class TracingError(RuntimeError):
@@ -202,13 +207,18 @@ class Compiled:
         Example:
             >>> from minigrad import Value, compile
             >>> w = Value(2.0)
-            >>> print(compile(lambda x: w * x).program(1.0).source)  # doctest: +ELLIPSIS
+            >>> print(compile(lambda x: w * x).program(1.0).source)
             def _run(P, X):
                 p0, = P
                 x0, = X
                 t0 = (p0 * x0)
-                g1 = yield t0
-            ...
+                t1 = yield t0
+                if t1:
+                    t2 = t1 * x0
+                else:
+                    t2 = 0.0
+                yield (t2, )
+            <BLANKLINE>
         """
         key, xs = _flatten(args)
         program = self._programs.get(key)
@@ -229,8 +239,9 @@ class Compiled:
             True.
 
         Raises:
-            minigrad.GradcheckError: A loss or a gradient differs; the message
+            CheckError: A loss or a gradient differs from eager; the message
                 names the parameter.
+            minigrad.GradcheckError: Eager gradients differ from central differences.
 
         Example:
             >>> from minigrad import Value, compile
@@ -238,7 +249,7 @@ class Compiled:
             >>> compile(lambda x: (w * x).tanh()).check(2.0)
             True
         """
-        from minigrad.gradcheck import GradcheckError, gradcheck
+        from minigrad.gradcheck import gradcheck
 
         program = self.program(*args)
         key, xs = _flatten(args)
@@ -259,12 +270,12 @@ class Compiled:
             for p, g in zip(params, saved, strict=True):
                 p.grad = g
         if abs(loss._data - eager._data) > atol + rtol * abs(eager._data):
-            raise GradcheckError(
+            raise CheckError(
                 f"compile: {_name(self.fn)} compiled gives {loss._data!r}, eager {eager._data!r}"
             )
         for i, (p, a, b) in enumerate(zip(params, got, want, strict=True)):
             if abs(a - b) > atol + rtol * abs(b):
-                raise GradcheckError(
+                raise CheckError(
                     f"compile: {_name(self.fn)} parameter {i} ({_describe(p)}): compiled "
                     f"gradient {a!r}, eager {b!r}"
                 )
@@ -337,7 +348,9 @@ class CompiledValue(Value):
 class _Program:
     """The generated code for one argument structure of one function."""
 
-    def __init__(self, fn: Callable[..., Value], args: tuple[Any, ...], key: object, xs: list[float]) -> None:
+    def __init__(
+        self, fn: Callable[..., Value], args: tuple[Any, ...], key: object, xs: list[float]
+    ) -> None:
         self.fn = fn
         self.key = key
         inputs = [Value(x) for x in xs]
@@ -354,7 +367,7 @@ class _Program:
         namespace.update(names)
         filename = f"<minigrad.compile {_name(fn)}>"
         code = _py_compile(self.source, filename, "exec")
-        exec(code, namespace)  # noqa: S102 (the code is generated here, from the rule table)
+        exec(code, namespace)
         self.run: Callable[[list[float], list[float]], Generator[Any, float, Any]] = namespace[
             "_run"
         ]  # type: ignore[assignment]
@@ -436,8 +449,8 @@ def _flatten(args: tuple[Any, ...]) -> tuple[object, list[float]]:
         if t is float:
             xs.append(a)  # type: ignore[arg-type]
             return None
-        if t is list or t is tuple:
-            return tuple(walk(b, f"{where}[{i}]") for i, b in enumerate(a))  # type: ignore[attr-defined]
+        if isinstance(a, list | tuple) and (t is list or t is tuple):
+            return tuple(walk(b, f"{where}[{i}]") for i, b in enumerate(a))
         if t is int:
             xs.append(float(a))  # type: ignore[arg-type]
             return None
@@ -647,7 +660,10 @@ def _generate(
     grads = [gslot[id(p)] for p in params]
     statements = len(fwd_lines) + sum(len(b[1]) for b in blocks)
     chunked = statements > CHUNK_ABOVE
-    return _write(fwd_lines, value_ref(out), seed, multi, blocks, grads, params, is_input, chunked, names), names
+    names["_slots"] = slots
+    return _write(
+        fwd_lines, value_ref(out), seed, multi, blocks, grads, params, is_input, chunked, names
+    ), names
 
 
 def _write(
@@ -665,6 +681,7 @@ def _write(
     """The source, in one generator of locals or in chunks sharing one list ``v``."""
     import re
 
+    size = names.pop("_slots")
     var = r"v[\1]" if chunked else r"t\1"
     var_re = re.compile("\x00(\\d+)\x01")
     leaf_re = re.compile("\x02([PX])(\\d+)\x01")
@@ -709,16 +726,16 @@ def _write(
         calls_f.append(f"    _f{c}(v, P, X)")
     calls_b: list[str] = []
     chunk: list[str] = []
-    for unit in [*backward, None]:
-        if unit is None or len(chunk) >= CHUNK_SIZE:
+    units: list[list[str] | None] = [*backward, None]
+    for piece in units:
+        if piece is None or len(chunk) >= CHUNK_SIZE:
             if chunk:
                 lines.append(f"def _b{len(calls_b)}(v, P, X):")
                 lines += chunk
                 calls_b.append(f"    _b{len(calls_b)}(v, P, X)")
             chunk = []
-        if unit is not None:
-            chunk += [f"    {line}" for line in unit]
-    size = 1 + max([seed, *grads, *(k for _, k, _ in fwd_lines)])
+        if piece is not None:
+            chunk += [f"    {line}" for line in piece]
     lines.append("def _run(P, X):")
     lines.append(f"    v = [0.0] * {size}")
     lines += calls_f
