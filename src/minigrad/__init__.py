@@ -9,6 +9,7 @@ Example:
     0.839949
 """
 
+from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin here only)
 from minigrad.engine import Value, apply, grad, toposort
 from minigrad.functional import hessian, hvp, jacobian, jvp, vjp
 from minigrad.gradcheck import (
@@ -81,6 +82,7 @@ __all__ = [
     "cbrt",
     "check",
     "check_grads",
+    "compile",
     "copysign",
     "cos",
     "cosh",

@@ -48,6 +48,11 @@ _new = object.__new__
 # threading costs ~2 ms. Uncontended, it costs ~0.15 us per call.
 _lock = RLock()
 
+#: Set by :mod:`minigrad.compile` while it traces a function: called with a
+#: Value whose ``.data`` is read, it raises (a read then would be frozen into
+#: the compiled code). The engine reads the ``_data`` slot and never calls it.
+_tracing: Callable[[Value], None] | None = None
+
 # Finite means ``x - x == 0.0`` everywhere in minigrad (see minigrad._validate):
 # inf - inf and nan - nan are nan, and it costs a subtraction and a comparison.
 
@@ -138,11 +143,13 @@ def _comparison(symbol: str) -> Callable[[Value, Value | float], bool]:
     """
     name, test = _COMPARISONS[symbol]
 
+    # Through the .data property, not the slot: a comparison decides control
+    # flow, which minigrad.compile's trace must refuse to freeze.
     def compare(self: Value, other: Value | float) -> bool:
         if type(other) is Value:
-            return test(self._data, other._data)
+            return test(self.data, other.data)
         if isinstance(other, int | float) and not isinstance(other, bool):
-            return test(self._data, other)
+            return test(self.data, other)
         return NotImplemented  # type: ignore[no-any-return]
 
     compare.__name__ = compare.__qualname__ = name
@@ -205,6 +212,9 @@ class Value:
     @property
     def data(self) -> float:
         """The number this node holds (read/write; an int is stored as a float)."""
+        if _tracing is not None:
+            # minigrad.compile is tracing: a value read now would be frozen.
+            _tracing(self)
         return self._data
 
     @data.setter
@@ -253,7 +263,7 @@ class Value:
         if not spec:
             return str(self)
         try:
-            return format(self._data, spec)
+            return format(self.data, spec)  # the property: a trace must see the read
         except ValueError as exc:
             raise ValueError(
                 f"Value: format spec {spec!r} does not apply to v.data, a float: {exc}"
@@ -271,7 +281,7 @@ class Value:
             >>> bool(Value(0.0)), bool(Value(-2.0))
             (False, True)
         """
-        return self._data != 0.0
+        return self.data != 0.0  # the property: under a trace, `if v:` is refused
 
     # Hidden from mypy, so that float(v) and math.sin(v) stay type errors
     # there too (a __float__ makes a class SupportsFloat, even one that raises).

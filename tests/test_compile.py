@@ -1,0 +1,296 @@
+"""minigrad.compile: generated code gives eager's results, refuses what it cannot replay."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+import minigrad
+import sympy_oracle
+from minigrad import Rule, Value, ops
+from minigrad.compiler import TEMPLATES, CheckError, CompiledValue, TracingError
+from minigrad.nn import MLP
+
+RTOL = 1e-12
+
+
+def close(a: float, b: float) -> bool:
+    return abs(a - b) <= RTOL * max(abs(a), abs(b)) or a == b
+
+
+def eager_grads(
+    fn: Callable[..., Value], args: tuple[Any, ...], params: Sequence[Value]
+) -> tuple[float, list[float]]:
+    for p in params:
+        p.grad = 0.0
+    loss = fn(*args)
+    loss.backward()
+    return loss.data, [p.grad for p in params]
+
+
+def compiled_grads(
+    step: Callable[..., Value], args: tuple[Any, ...], params: Sequence[Value]
+) -> tuple[float, list[float]]:
+    for p in params:
+        p.grad = 0.0
+    loss = step(*args)
+    assert isinstance(loss, CompiledValue)  # the generated code ran, not eager
+    loss.backward()
+    return loss.data, [p.grad for p in params]
+
+
+def test_mlp_gradients_equal_eager_over_sgd_steps_with_flipping_relus() -> None:
+    rng = random.Random(1)
+    model = MLP(2, [8, 8, 1], rng=rng)
+    params = model.parameters()
+    xs = [[rng.uniform(-2, 2), rng.uniform(-2, 2)] for _ in range(20)]
+    ys = [1.0 if a * b > 0 else -1.0 for a, b in xs]
+
+    def loss_fn(xs: list[list[float]], ys: list[float]) -> Value:
+        errs = [(model.forward(x)[0] - y) ** 2 for x, y in zip(xs, ys, strict=True)]
+        return sum(errs[1:], errs[0]) * (1.0 / len(errs))
+
+    step = minigrad.compile(loss_fn)
+    patterns = set()
+    for _ in range(25):
+        want_loss, want = eager_grads(loss_fn, (xs, ys), params)
+        got_loss, got = compiled_grads(step, (xs, ys), params)
+        assert close(got_loss, want_loss)
+        assert all(close(a, b) for a, b in zip(got, want, strict=True))
+        # Which hidden relus are on: the trained weights flip some of them.
+        h1 = [[n.predict(x) > 0 for n in model.layers[0].neurons] for x in xs]
+        patterns.add(str(h1))
+        for p, g in zip(params, got, strict=True):
+            p.data -= 0.5 * g
+    assert len(patterns) > 3  # relu states did flip, and compiled code followed
+    assert len(step._programs) == 1  # one trace served every step
+
+
+def test_a_value_dependent_branch_is_refused_never_frozen() -> None:
+    w = Value(1.0)
+
+    def branchy(x: Value) -> Value:
+        y = w * x
+        if y.data > 0:  # frozen by a trace: refused
+            return y * 3.0
+        return y * -1.0
+
+    step = minigrad.compile(branchy)
+    with pytest.raises(TracingError, match=r"branchy read \.data of the result of op '\*'"):
+        step(2.0)
+    assert not step._programs  # nothing was cached
+    assert w.data == 1.0  # reading outside a trace works
+    # relu's branch is an expression evaluated on every call.
+    relu_step = minigrad.compile(lambda x: (w * x).relu())
+    assert relu_step(2.0).data == 2.0
+    assert relu_step(-2.0).data == 0.0
+
+
+@pytest.mark.parametrize(
+    "decide",
+    [
+        lambda y: y > 0,  # a comparison of Values' data
+        lambda y: y > 0,
+        lambda y: max(y, 0.5) is y,
+        lambda y: bool(y),  # `if y:`
+        lambda y: f"{y:.2f}" == "2.00",
+    ],
+    ids=["y > 0", "0 < y", "max", "bool", "format"],
+)
+def test_the_number_protocol_is_refused_while_tracing(decide: Callable[[Value], bool]) -> None:
+    # Comparisons, bool() and formatting read the data as .data does: under a
+    # trace each would freeze a branch, so each is refused like .data.
+    w = Value(1.0)
+
+    def branchy(x: Value) -> Value:
+        y = w * x
+        return y * 3.0 if decide(y) else y * -1.0
+
+    step = minigrad.compile(branchy)
+    with pytest.raises(TracingError, match="branchy read"):
+        step(2.0)
+    assert not step._programs
+
+
+def test_reading_a_parameter_while_tracing_is_refused() -> None:
+    w = Value(2.0, label="w")
+    step = minigrad.compile(lambda x: w * (x * w.data))
+    with pytest.raises(TracingError, match="the leaf 'w'"):
+        step(1.0)
+
+
+def _points(rule: Rule, rng: random.Random) -> list[tuple[float, ...]]:
+    """Random points, and both sides of every kink in every argument."""
+    points = [rule.sample(rng) for _ in range(20)]
+    for a in rule.avoid:
+        for i in range(rule.arity):
+            for side in (-0.3, 0.3):
+                p = list(rule.sample(rng))
+                p[i] = a + side
+                lo, hi = rule.sample_box[i]
+                if lo < p[i] < hi:
+                    points.append(tuple(p))
+    return points
+
+
+CUBE = Rule("cube", lambda x: x**3, (lambda x, out: 3.0 * x * x,), math="x**3")
+HYPOT = Rule(
+    "hypot",
+    math.hypot,
+    (lambda x, y, out: x / out, lambda x, y, out: y / out),
+    math="sqrt(x**2 + y**2)",
+    sample=((0.5, 2.0), (0.5, 2.0)),
+)
+
+
+@pytest.mark.parametrize("rule", [*ops.TABLE, CUBE, HYPOT], ids=lambda r: r.name)
+def test_every_rule_through_compiled_code(rule: Rule) -> None:
+    rng = random.Random(7)
+    params = [Value(1.0) for _ in range(rule.arity)]
+
+    def direct() -> Value:
+        return rule(*params)
+
+    def fused() -> Value:  # the arguments are fused temporaries, the result feeds an op
+        return rule(*[p * 1.0 + 0.0 for p in params]) * 2.0
+
+    for fn in (direct, fused):
+        step = minigrad.compile(fn)
+        for point in _points(rule, rng):
+            for p, x in zip(params, point, strict=True):
+                p.data = x  # read afresh by the compiled code
+            want_loss, want = eager_grads(fn, (), params)
+            got_loss, got = compiled_grads(step, (), params)
+            assert got_loss == want_loss, (rule.name, point)
+            assert all(close(a, b) for a, b in zip(got, want, strict=True)), (rule.name, point)
+
+
+@pytest.mark.parametrize("rule", list(TEMPLATES), ids=lambda r: r.name)
+def test_each_template_is_its_rule(rule: Rule) -> None:
+    forward, partials = TEMPLATES[rule]
+    namespace = dict(minigrad.compiler._NAMESPACE)
+    rng = random.Random(3)
+    syms = sympy_oracle.SYMBOLS[: rule.arity]
+    expr = sympy_oracle.rule_sympy(rule)
+    for point in _points(rule, rng):
+        args = [repr(x) if x >= 0 else f"({x!r})" for x in point]
+        out = eval(forward.format(*args), namespace)
+        assert out == rule.forward(*point)
+        local = sympy_oracle.localize(expr, syms, point)
+        for i, d in enumerate(partials):
+            want = rule.partials[i]
+            want_value = want if isinstance(want, float) else want(*point, out)
+            got = d if isinstance(d, float) else eval(d.format(*args, out=repr(out)), namespace)
+            assert got == want_value, (rule.name, i, point)
+            if rule is ops.POW and i == 1 and out == 0.0:
+                continue
+            (exact,) = sympy_oracle.sympy_values(
+                [sympy_oracle._derivative(local, tuple(syms), (i,))], syms, point
+            )
+            sympy_oracle.check(got, exact, f"template of {rule.name} partial {i}", "compile")
+
+
+def test_rules_without_a_template_are_called_by_reference() -> None:
+    # The table's rules without an inline form (tan, gamma, ...) go through
+    # their own functions, as custom rules do; every rule is compiled above.
+    untemplated = [rule for rule in ops.TABLE if rule not in TEMPLATES]
+    assert ops.TAN in untemplated
+    w = Value(0.3)
+    step = minigrad.compile(lambda x: ops.TAN(w * x))
+    source = step.program(1.0).source
+    assert "_f0(" in source and "_d0_0(" in source  # the rule's forward and partial, called
+    assert "math.tan" not in source
+    assert step(1.0).data == ops.TAN(w * 1.0).data
+
+
+def test_a_new_argument_structure_traces_again() -> None:
+    w = Value(0.5)
+    step = minigrad.compile(lambda xs: sum((w * x for x in xs), Value(0.0) * 0.0))
+    assert step([1.0, 2.0]).data == 1.5
+    assert step([1.0, 2.0, 3.0]).data == 3.0
+    assert len(step._programs) == 2
+    assert step([4.0, 4.0]).data == 4.0
+    assert len(step._programs) == 2
+    with pytest.raises(TypeError, match=r"argument 0\[1\] must be a float"):
+        step([1.0, "2"])
+
+
+def test_parameter_data_is_read_afresh_and_backward_twice_accumulates() -> None:
+    w = Value(2.0)
+    step = minigrad.compile(lambda x: (w * x).tanh())
+    loss = step(0.5)
+    assert loss.data == math.tanh(1.0)
+    w.data = -1.0
+    assert step(0.5).data == math.tanh(-0.5)
+    loss.backward()  # the point it was computed at: w = 2.0
+    loss.backward()
+    assert w.grad == 2 * (0.5 * (1.0 - math.tanh(1.0) ** 2))
+
+
+def _error(fn: Callable[..., object], *args: object) -> tuple[type, str] | None:
+    try:
+        fn(*args)
+    except Exception as exc:
+        return type(exc), str(exc)
+    return None
+
+
+def test_a_non_finite_result_gives_minigrads_usual_error() -> None:
+    w = Value(1.0)
+    step = minigrad.compile(lambda x: (w * x).log())
+    assert step(2.0).data == math.log(2.0)
+    want = _error(lambda: (w * -2.0).log())
+    assert want is not None
+    assert _error(step, -2.0) == want
+    big = minigrad.compile(lambda x: (w * x).exp())
+    assert _error(big, 1000.0) == _error(lambda: (w * 1000.0).exp())
+    # The reverse pass: sqrt's slope at 0 is infinite.
+    w.data = 0.0
+    root = minigrad.compile(lambda x: (w * x).sqrt())
+    loss = root(1.0)
+    w.grad = 5.0
+    want_b = _error(lambda: (w * 1.0).sqrt().backward())
+    assert want_b is not None
+    assert _error(loss.backward) == want_b
+    assert w.grad == 5.0  # all or nothing, as eager
+
+
+def test_a_closure_over_a_float_is_frozen_and_check_catches_it() -> None:
+    w = Value(1.5)
+    scale = 2.0
+    step = minigrad.compile(lambda x: w * x * scale)
+    assert step(1.0).data == 3.0
+    scale = 3.0
+    assert step(1.0).data == 3.0  # documented: pass data as arguments
+    with pytest.raises(CheckError, match=r"compiled gives 3\.0, eager 4\.5"):
+        step.check(1.0)
+
+
+def test_check_passes_a_correct_function_and_leaves_grads() -> None:
+    w = Value(0.3)
+    w.grad = 7.0
+    assert minigrad.compile(lambda x, y: (w * x - y).softplus()).check(2.0, 1.0)
+    assert w.grad == 7.0
+
+
+def test_large_graphs_are_split_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(minigrad.compiler, "CHUNK_ABOVE", 10)
+    monkeypatch.setattr(minigrad.compiler, "CHUNK_SIZE", 7)
+    rng = random.Random(2)
+    model = MLP(2, [4, 1], rng=rng)
+    params = model.parameters()
+
+    def fn(xs: list[list[float]]) -> Value:
+        return sum(((model.forward(x)[0]) ** 2 for x in xs), Value(0.0) * 0.0)
+
+    step = minigrad.compile(fn)
+    xs = [[0.5, -1.0], [1.0, 2.0], [-0.3, 0.2]]
+    assert "def _f1(v, P, X):" in step.program(xs).source
+    want_loss, want = eager_grads(fn, (xs,), params)
+    got_loss, got = compiled_grads(step, (xs,), params)
+    assert got_loss == want_loss
+    assert all(close(a, b) for a, b in zip(got, want, strict=True))
