@@ -21,6 +21,9 @@ MINIGRAD = "minigrad"
 MICROGRAD = "micrograd"
 TORCH = "torch 0-d float64"
 BARE = "floor: bare node per op"
+#: minigrad.compile's generated code: a row of the MLP step, not an engine
+#: (it runs a whole traced function, not one op at a time).
+COMPILED = "minigrad.compile"
 #: Rows that are not engines: the same workloads on floats.
 FLOATS = "plain floats, forward only"
 HANDWRITTEN = "plain floats, hand-written reverse pass"

@@ -20,6 +20,7 @@ from typing import Any
 import minigrad
 from engines import (
     BARE,
+    COMPILED,
     FLOATS,
     HANDWRITTEN,
     MICROGRAD,
@@ -103,6 +104,16 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
         for p in params:
             e.zero(p)
         del loss
+    # minigrad.compile: traced, generated and compiled once, outside the timing.
+    compiled_model = to_engine(minigrad.Value, layers)
+    compiled_params = flat(compiled_model)
+    value_relu = minigrad.Value.relu
+    compiled = minigrad.compile(lambda xs, ys: mlp_loss(compiled_model, xs, ys, value_relu))
+    loss, build = stopwatch(lambda: compiled(xs, ys))
+    loss.backward()
+    worst = max(abs(p.grad - b) for p, b in zip(compiled_params, want_grads, strict=True))
+    checks.append(f"{COMPILED} {abs(loss.data - want_loss):.1e} / {worst:.1e}")
+    del loss
     print(
         f"One step builds {n_ops:,} ops ({n_values:,} minigrad Values with the "
         f"{n_params:,} parameters). Largest difference in loss / gradient "
@@ -121,10 +132,16 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
 
         return run
 
+    def compiled_step() -> None:
+        for p in compiled_params:
+            p.grad = 0.0
+        compiled(xs, ys).backward()
+
     cases: list[Case] = [
         (FLOATS, no_setup(lambda: mlp_loss(layers, xs, ys, float_relu))),
         (HANDWRITTEN, no_setup(lambda: handwritten_step(layers, xs, ys))),
         *((e.name, no_setup(step(e))) for e in bench.engines),
+        (COMPILED, no_setup(compiled_step)),
     ]
     # Each engine runs its steps back to back, with the collector on, as in a
     # training loop: micrograd's graphs are reference cycles, and collecting
@@ -153,11 +170,16 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
         "the graph is freed when the step returns (its freeing is timed). "
         f"{bench.reps} rounds; in each, every engine runs an untimed step and then the "
         "timed one; gc on. 'per op' divides by the minigrad op count. The two ratio "
-        "columns are medians over the rounds of the ratio within a round."
+        "columns are medians over the rounds of the ratio within a round. "
+        f"{COMPILED}: the step `compile(mlp_loss)(xs, ys).backward()`, traced, "
+        f"generated and compiled once before the timing (the first call, "
+        f"{fmt_time(build)}, untimed); xs and ys are its arguments."
     )
     bench.found.numbers["mlp ops"] = n_ops
     bench.found.numbers["mlp minigrad / floats"] = base.over(result[FLOATS])
     bench.found.numbers["floor / floats"] = result[BARE].over(result[FLOATS])
+    bench.found.numbers["mlp compiled / floats"] = result[COMPILED].over(result[FLOATS])
+    bench.found.numbers["mlp compiled build"] = build
 
 
 def _faster_than(engine: str, label: str) -> Target:
@@ -179,6 +201,16 @@ MLP_TARGETS = (
     _faster_than(TORCH, "torch 0-d"),
     Target(
         "MLP step <= 8x the plain-float forward", "mlp minigrad / floats", "<=", 8, _times_floats
+    ),
+    Target(
+        "compiled MLP step <= 0.5x the plain-float forward",
+        "mlp compiled / floats",
+        "<=",
+        0.5,
+        lambda m: (
+            f"{fmt_ratio(m['mlp compiled / floats'])} "
+            f"({fmt_ratio(1.0 / m[f'mlp {COMPILED}'])} faster than eager minigrad)"
+        ),
     ),
 )
 

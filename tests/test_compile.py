@@ -294,3 +294,20 @@ def test_large_graphs_are_split_into_chunks(monkeypatch: pytest.MonkeyPatch) -> 
     got_loss, got = compiled_grads(step, (xs,), params)
     assert got_loss == want_loss
     assert all(close(a, b) for a, b in zip(got, want, strict=True))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_of_a_compiled_loss_is_refused_not_zero(create_graph: bool) -> None:
+    # The compiled loss is a leaf to the engine: grad would silently give 0.
+    w = Value(1.5)
+    step = minigrad.compile(lambda x: (w * x).tanh())
+    loss = step(2.0)
+    with pytest.raises(TypeError, match=r"grad: outputs is a compiled loss") as info:
+        minigrad.grad(loss, [w], create_graph=create_graph)
+    assert "loss.backward()" in str(info.value)
+    assert "eager" in str(info.value)
+    with pytest.raises(TypeError, match=r"grad: outputs\[1\] is a compiled loss"):
+        minigrad.grad([w * 1.0, loss], [w], create_graph=create_graph)
+    # What the message advises gives the derivative grad could not.
+    loss.backward()
+    assert close(w.grad, 2.0 * (1.0 - math.tanh(3.0) ** 2))

@@ -173,6 +173,8 @@ def value_list(
         items = [xs]
     elif type(xs) is list or type(xs) is tuple:
         items = list(xs)  # the common case, without the ABC check's cost (~1 us)
+    elif getattr(xs, "_compiled", False):
+        raise TypeError(compiled_refusal(what, xs))
     elif isinstance(xs, str) or not isinstance(xs, Sequence):
         raise TypeError(
             f"{what} must be a Value or a sequence of Values, got {type(xs).__name__} {xs!r}"
@@ -183,6 +185,8 @@ def value_list(
         raise ValueError(f"{what} is empty; give at least one Value")
     for i, x in enumerate(items):
         if type(x) is not value_type:
+            if getattr(x, "_compiled", False):
+                raise TypeError(compiled_refusal(f"{what}[{i}]", x))
             raise TypeError(f"{what}[{i}] must be a Value, got {type(x).__name__} {x!r}")
         if finite and x.data - x.data != 0.0:
             raise ValueError(f"{what}[{i}] is not finite: {x.data!r}")
@@ -247,6 +251,23 @@ def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Valu
                 f"{what}[{i}] must be a finite float or a Value, got {type(w).__name__} {w!r}"
             )
     return out
+
+
+def compiled_refusal(what: str, x: object) -> str:
+    """Why a compiled loss cannot be differentiated by ``grad`` or the checkers.
+
+    The loss ``minigrad.compile`` returns is a leaf to the engine (its graph
+    lives in generated code), so ``grad`` would silently give 0.
+
+    Example:
+        >>> compiled_refusal("grad: outputs", 1.0)[:40]
+        'grad: outputs is a compiled loss (minigr'
+    """
+    return (
+        f"{what} is a compiled loss (minigrad.compile), {x!r}: grad does not see "
+        "through its generated code and would give 0; call loss.backward() for "
+        "first-order gradients, or differentiate the eager function"
+    )
 
 
 _VALUE: type[Value] | None = None
