@@ -188,7 +188,7 @@ def value_list(
             if getattr(x, "_compiled", False):
                 raise TypeError(compiled_refusal(f"{what}[{i}]", x))
             raise TypeError(f"{what}[{i}] must be a Value, got {type(x).__name__} {x!r}")
-        if finite and x.data - x.data != 0.0:
+        if finite and x._data - x._data != 0.0:  # the slot: no tracing guard here
             raise ValueError(f"{what}[{i}] is not finite: {x.data!r}")
     if distinct and len({id(x) for x in items}) < len(items):
         first: dict[int, int] = {}  # id -> the first index of that Value

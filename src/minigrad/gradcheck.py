@@ -573,9 +573,14 @@ def _flag(value: object, name: str, where: str) -> bool:
     return value
 
 
+_REVERSE_ONLY = ("rev",)
+
+
 def _pick(where: str, **flags: object) -> tuple[str, ...]:
     """PyTorch's two mode flags as modes: reverse first, then forward."""
     (rev_name, rev), (fwd_name, fwd) = flags.items()
+    if rev is True and fwd is False:
+        return _REVERSE_ONLY  # PyTorch's defaults, every time but one
     modes = tuple(
         m
         for m, on in (("rev", _flag(rev, rev_name, where)), ("fwd", _flag(fwd, fwd_name, where)))
