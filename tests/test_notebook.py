@@ -10,7 +10,6 @@ by structure) and check that it shows what its text promises.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import math
@@ -27,16 +26,11 @@ import pytest
 
 from minigrad import Value
 from minigrad.viz import Graph
+from scripts import load_script
 
 
 def _load_tool() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "tools" / "notebook.py"
-    spec = importlib.util.spec_from_file_location("notebook_tool", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["notebook_tool"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("notebook_tool", "tools/notebook.py")
 
 
 tool = _load_tool()

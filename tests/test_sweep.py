@@ -7,28 +7,19 @@ must really be right, or the false alarms it reports would be the sweep's own.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 import warnings
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 import minigrad as mg
+from scripts import load_script
 
 
 def _load() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "sweep.py"
-    spec = importlib.util.spec_from_file_location("sweep", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look their module up in sys.modules while the file runs.
-    sys.modules["sweep"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("sweep", "benchmarks/sweep.py")
 
 
 sweep = _load()

@@ -64,7 +64,6 @@ __all__ = [
 ]
 
 _py_compile = builtins.compile
-_new = object.__new__
 
 #: Deepest nesting of fused ops in one expression (CPython refuses 200 parentheses).
 MAX_DEPTH = 24
@@ -386,14 +385,7 @@ class _Program:
         if out - out != 0.0:
             # Eager raises minigrad's usual error (naming the op and the point).
             return self.fn(*_unflatten(self.key, iter([Value(x) for x in xs])))
-        node: CompiledValue = _new(CompiledValue)
-        node._data = out
-        node.grad = 0.0
-        node.label = ""
-        node._rule = None
-        node._a = None
-        node._b = None
-        node._mark = None
+        node = CompiledValue(out)  # a leaf to the engine, made by the one constructor
         node._gen = gen
         node._program = self
         node._ps = ps
