@@ -280,6 +280,7 @@ def test_check_passes_a_correct_function_and_leaves_grads() -> None:
 def test_large_graphs_are_split_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(minigrad.compiler, "CHUNK_ABOVE", 10)
     monkeypatch.setattr(minigrad.compiler, "CHUNK_SIZE", 7)
+    monkeypatch.setattr(minigrad.compiler, "LOOP_MIN_OPS", 10**9)  # no loop over examples
     rng = random.Random(2)
     model = MLP(2, [4, 1], rng=rng)
     params = model.parameters()

@@ -38,7 +38,10 @@ Example:
 from __future__ import annotations
 
 import builtins
+import functools
 import math
+import re
+from typing import NamedTuple
 
 from minigrad import engine, ops
 from minigrad._validate import finite_float
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHUNK_ABOVE",
     "CHUNK_SIZE",
+    "LOOP_MIN_OPS",
     "MAX_DEPTH",
     "MAX_FUSED",
     "TEMPLATES",
@@ -73,6 +77,9 @@ MAX_FUSED = 64
 CHUNK_ABOVE = 150_000
 #: Statements per function when split.
 CHUNK_SIZE = 4_000
+#: Ops in a repeated subgraph (an example's loss, say) above which the
+#: repetitions run as one loop over the examples.
+LOOP_MIN_OPS = 16
 
 #: Per built-in rule with an inline form (the others, and custom rules, are
 #: called by reference): the forward as an expression in ``{0}``, ``{1}``, and per
@@ -338,7 +345,8 @@ class CompiledValue(Value):
         params = program.params
         if grads is not None:
             totals = [p.grad + g for p, g in zip(params, grads, strict=True)]
-            if all(t - t == 0.0 for t in totals):
+            total = sum(totals)  # finite if every one is (an overflow goes the slow way)
+            if total - total == 0.0:
                 for p, t in zip(params, totals, strict=True):
                     p.grad = t
                 self.grad += seed
@@ -436,17 +444,37 @@ def _trace(fn: Callable[..., Value], args: list[Any]) -> Value:
     return out
 
 
+_FLOAT = {float}
+_LIST = {list}
+_NONES = [(None,) * k for k in range(64)]
+
+
 def _flatten(args: tuple[Any, ...]) -> tuple[object, list[float]]:
     """The structure of ``args`` (a hashable key) and their floats in order."""
     xs: list[float] = []
+    extend = xs.extend
 
     def walk(a: object, where: str) -> object:
         t = type(a)
         if t is float:
             xs.append(a)  # type: ignore[arg-type]
             return None
-        if isinstance(a, list | tuple) and (t is list or t is tuple):
-            return tuple(walk(b, f"{where}[{i}]") for i, b in enumerate(a))
+        if t is list or t is tuple:
+            items: Any = a
+            types = set(map(type, items))
+            if types == _FLOAT:  # a row of floats
+                extend(items)
+                return _NONES[len(items)] if len(items) < 64 else (None,) * len(items)
+            if types == _LIST:  # rows of floats
+                keys: list[object] = []
+                for i, row in enumerate(items):
+                    if set(map(type, row)) <= _FLOAT:
+                        extend(row)
+                        keys.append(_NONES[len(row)] if len(row) < 64 else (None,) * len(row))
+                    else:
+                        keys.append(walk(row, f"{where}[{i}]"))
+                return tuple(keys)
+            return tuple(walk(b, f"{where}[{i}]") for i, b in enumerate(items))
         if t is int:
             xs.append(float(a))  # type: ignore[arg-type]
             return None
@@ -470,6 +498,87 @@ def _const(x: float) -> str:
     return f"({r})" if r.startswith("-") else r
 
 
+def _units(fwd: list[Value], is_input: dict[int, int]) -> tuple[dict[int, int], list[Value]] | None:
+    """Repeated, self-contained subgraphs (an example's loss, say): ``(unit_of, roots)``.
+
+    Every node gets an interned structural key: its rule and its arguments'
+    keys, where a parameter is itself, all inputs are alike and a constant is
+    its repr. Of the keys shared by at least two subgraphs of at least
+    :data:`LOOP_MIN_OPS` ops, the family largest in count times size whose
+    subgraphs are disjoint and used only through their roots gives the units,
+    numbered in forward order. None when there is no such family.
+    """
+    intern: dict[object, int] = {}
+    key_of: dict[int, int] = {}
+    size: dict[int, int] = {}
+    uses: dict[int, int] = {}
+    members: dict[int, list[Value]] = {}
+    for n in fwd:
+        rule = n._rule
+        if rule is None:
+            leaf_key = "x" if id(n) in is_input else id(n)
+            key_of[id(n)] = intern.setdefault(leaf_key, len(intern))
+            size[id(n)] = 0
+            continue
+        parts: list[object] = [id(rule)]
+        total = 1
+        for a in _args(n):
+            if isinstance(a, Value):
+                parts.append(key_of[id(a)])
+                total += size[id(a)]
+                uses[id(a)] = uses.get(id(a), 0) + 1
+            else:
+                parts.append(repr(a))
+        k = key_of[id(n)] = intern.setdefault(tuple(parts), len(intern))
+        size[id(n)] = min(total, 1 << 40)  # a tree's size: shared nodes count again
+        members.setdefault(k, []).append(n)
+    families = [m for m in members.values() if len(m) >= 2 and size[id(m[0])] >= LOOP_MIN_OPS]
+    families.sort(key=lambda m: len(m) * size[id(m[0])], reverse=True)
+    for roots in families[:3]:
+        unit_of = _claim(roots, uses)
+        if unit_of is not None and id(fwd[-1]) not in unit_of:
+            return unit_of, roots
+    return None
+
+
+def _claim(roots: list[Value], uses: dict[int, int]) -> dict[int, int] | None:
+    """Node -> unit for the roots' subgraphs, if disjoint and used only inside (else None)."""
+    unit_of: dict[int, int] = {}
+    for e, root in enumerate(roots):
+        inner: dict[int, int] = {}  # node -> uses from inside the unit
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if id(n) in inner:
+                continue
+            if id(n) in unit_of:
+                return None  # shared with an earlier unit
+            inner[id(n)] = 0
+            stack.extend(a for a in _args(n) if isinstance(a, Value) and a._rule is not None)
+        for n_id in inner:
+            unit_of[n_id] = e
+        for n in _nodes(root, inner):
+            for a in _args(n):
+                if isinstance(a, Value) and a._rule is not None:
+                    inner[id(a)] += 1
+        inner[id(root)] = uses.get(id(root), 0)
+        if any(count != uses.get(n_id, 0) for n_id, count in inner.items()):
+            return None  # an inner value is used outside its unit
+    return unit_of
+
+
+def _nodes(root: Value, ids: dict[int, int]) -> Iterator[Value]:
+    """The op nodes of ``root``'s subgraph (whose ids are ``ids``), each once."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if id(n) not in seen:
+            seen.add(id(n))
+            yield n
+            stack.extend(a for a in _args(n) if isinstance(a, Value) and id(a) in ids)
+
+
 def _generate(
     order: list[Value], out: Value, is_input: dict[int, int], params: list[Value]
 ) -> tuple[str, dict[str, object]]:
@@ -479,6 +588,8 @@ def _generate(
     adds the same products in the same order, so gradients equal eager ones.
     """
     fwd = order[::-1]
+    found = _units(fwd, is_input)
+    unit_of, roots = found if found is not None else ({}, [])
     param_index = {id(p): i for i, p in enumerate(params)}
     names: dict[str, object] = {}
     custom: dict[int, tuple[str, tuple[float | str, ...]]] = {}
@@ -517,8 +628,8 @@ def _generate(
                 user[id(a)] = (n, j)
                 flag = flag or needs[id(a)]
         needs[id(n)] = flag
-    # The values the reverse pass reads: never fused.
-    kept: set[int] = {id(out)}
+    # The values the reverse pass reads, and the units' roots: never fused.
+    kept: set[int] = {id(out), *(id(r) for r in roots)}
     for n in fwd:
         rule = n._rule
         if rule is None or not needs[id(n)]:
@@ -538,12 +649,13 @@ def _generate(
     # Variable numbering: a slot per forward variable and per gradient.
     slots = 0
     var: dict[int, int] = {}  # forward value -> slot (computed nodes)
+    slot_unit: dict[int, int] = {}  # slot -> its unit, for the slots of a unit's nodes
     leaf: dict[int, tuple[str, int]] = {id(p): ("P", i) for i, p in enumerate(params)}
     for v_id, i in is_input.items():
         leaf[v_id] = ("X", i)
 
     # Forward: fuse single-use temporaries the reverse pass does not read.
-    fwd_lines: list[tuple[str, int, str]] = []  # (kind, slot, expression)
+    fwd_lines: list[tuple[int, int, str]] = []  # (unit or -1, slot, expression)
     expr: dict[int, tuple[str, int, int]] = {}  # fused: (text, depth, size)
     # Text is written with placeholders, \x00<slot>\x01 for a variable and
     # \x02P<i>\x01 or \x02X<i>\x01 for a leaf, replaced once the mode (locals,
@@ -581,7 +693,10 @@ def _generate(
             expr[id(n)] = (text, depth + 1, size)
         else:
             var[id(n)] = slots
-            fwd_lines.append(("t", slots, text))
+            e = unit_of.get(id(n), -1)
+            if e >= 0:
+                slot_unit[slots] = e
+            fwd_lines.append((e, slots, text))
             slots += 1
 
     def value_ref(a: Value | float) -> str:
@@ -594,125 +709,323 @@ def _generate(
         kind, i = leaf[id(a)]
         return f"\x02{kind}{i}\x01"
 
-    # Gradients: a node used once through a slope of exactly 1.0 shares its
-    # user's gradient (no line at all); another node used once gets its own,
-    # set in its user's block (and zeroed on the path that skips the block);
-    # a node used more often is zeroed up front and accumulated.
+    # Gradients. A parameter's is a slot: zeroed up front when more than one
+    # node uses it, and added into (``+=``) in the blocks ``if g:`` of its users.
+    # A computed node's is gathered where eager backward reaches it, from the
+    # terms its users left in ``pending``, in the order they left them: an
+    # expression, inlined into the node's single use of it (the true branch
+    # of a relu: an idle neuron costs nothing), or else stored in a slot first.
+    # A node used once through a slope of exactly 1.0 shares its user's slot.
     seed = slots
     slots += 1
     gslot: dict[int, int] = {id(out): seed}
     multi: list[int] = []
-    blocks: list[tuple[int, list[str], list[int]]] = []  # (gradient slot, lines, zeroed on skip)
+    for p in params:
+        if id(p) not in gslot:
+            gslot[id(p)] = slots
+            if uses.get(id(p), 0) != 1:
+                multi.append(slots)
+            slots += 1
+    pending: dict[int, list[tuple[str, int]]] = {}  # node -> its gradient's terms, depths
+    blocks: list[_Block] = []
+
+    def block(g: int, e: int) -> _Block:
+        if not (blocks and blocks[-1][0] == g and blocks[-1][3] == e):
+            blocks.append((g, [], [], e))
+        return blocks[-1]
+
     for n in order:
         rule = n._rule
         if rule is None or not needs[id(n)]:
             continue
-        g = gslot[id(n)]
-        gref = f"\x00{g}\x01"
-        if blocks and blocks[-1][0] == g:
-            body, zeroed = blocks[-1][1], blocks[-1][2]
-        else:
-            body, zeroed = [], []
-            blocks.append((g, body, zeroed))
+        e = unit_of.get(id(n), -1)
         args = _args(n)
         partials = template(rule)[1]
         refs_n = [value_ref(a) for a in args]
+        # What n passes back, per argument, with \x03 for n's gradient.
+        flows: list[tuple[Value, str, bool]] = []  # (argument, product, shares n's slot)
         for i, a in enumerate(args):
             if not (isinstance(a, Value) and needs[id(a)]):
                 continue
             d = partials[i]
-            once = uses[id(a)] == 1
-            if once and d == 1.0:
-                gslot[id(a)] = g
-                continue
-            if id(a) not in gslot:
-                gslot[id(a)] = slots
-                slots += 1
-                if not once:
-                    multi.append(gslot[id(a)])
-            target = f"\x00{gslot[id(a)]}\x01"
             if isinstance(d, float):
-                if d == 1.0:  # used more than once: accumulate
-                    body.append(f"{target} += {gref}")
-                    continue
-                if d == -1.0:
-                    if once:
-                        body.append(f"{target} = -{gref}")
-                        zeroed.append(gslot[id(a)])
-                    else:
-                        body.append(f"{target} -= {gref}")
-                    continue
-                product = f"{gref} * {_const(d)}"
+                product = "\x03" if d == 1.0 else "(-\x03)" if d == -1.0 else f"\x03 * {_const(d)}"
             elif rule is ops.RELU:
                 # g * (1.0 if x > 0.0 else 0.0), without the multiplication.
-                product = f"({gref} if {refs_n[0]} > 0.0 else 0.0)"
+                product = f"(\x03 if {refs_n[0]} > 0.0 else 0.0)"
             else:
-                product = f"{gref} * " + d.format(*refs_n, out=value_ref(n))
-            if once:
-                body.append(f"{target} = {product}")
-                zeroed.append(gslot[id(a)])
-            else:
-                body.append(f"{target} += {product}")
+                product = "\x03 * " + d.format(*refs_n, out=value_ref(n))
+            shares = a._rule is not None and d == 1.0 and uses[id(a)] == 1
+            flows.append((a, product, shares))
+        # n's gradient: its slot, or its gathered terms.
+        g = gslot.get(id(n))
+        terms = pending.pop(id(n), [])
+        depth = max((t[1] for t in terms), default=0) + len(terms)
+        single = len(flows) == 1 and not flows[0][2] and flows[0][0]._rule is not None
+        if g is None and single and depth < MAX_DEPTH - 4:
+            # Inlined into the one term n passes on: no line, no test.
+            a, product, _ = flows[0]
+            text = terms[0][0] if len(terms) == 1 else f"({' + '.join(t[0] for t in terms)})"
+            pending.setdefault(id(a), []).append((product.replace("\x03", text), depth + 1))
+            continue
+        if g is None:
+            g = gslot[id(n)] = slots
+            if e >= 0:
+                slot_unit[slots] = e
+            slots += 1
+            gref = _ref(g)
+            lines = [
+                f"{gref} = {f'{gref} + ' if i else ''}{' + '.join(t[0] for t in terms[i : i + 16])}"
+                for i in range(0, len(terms), 16)
+            ]
+            if single and rule is ops.RELU:
+                # Too wide to inline: gathered only when the relu is on.
+                lines = [
+                    f"if {refs_n[0]} > 0.0:",
+                    *(f"    {line}" for line in lines),
+                    "else:",
+                    f"    {gref} = 0.0",
+                ]
+                flows = [(flows[0][0], "\x03", flows[0][2])]
+            block(-1, e)[1].extend(lines)
+        gref = _ref(g)
+        for a, product, shares in flows:
+            if shares:
+                gslot[id(a)] = g
+            elif a._rule is not None:
+                pending.setdefault(id(a), []).append((product.replace("\x03", gref), 1))
+            else:  # a parameter: added into its slot when n's gradient is not 0
+                _, body, zeroed, _ = block(g, e)
+                target = _ref(gslot[id(a)])
+                if uses[id(a)] == 1:
+                    body.append(f"{target} = {product.replace(chr(3), gref)}")
+                    zeroed.append(gslot[id(a)])
+                elif product == "\x03":
+                    body.append(f"{target} += {gref}")
+                elif product == "(-\x03)":
+                    body.append(f"{target} -= {gref}")
+                else:
+                    body.append(f"{target} += {product.replace(chr(3), gref)}")
     grads = [gslot[id(p)] for p in params]
     statements = len(fwd_lines) + sum(len(b[1]) for b in blocks)
-    chunked = statements > CHUNK_ABOVE
-    names["_slots"] = slots
-    return _write(
-        fwd_lines, value_ref(out), seed, multi, blocks, grads, params, is_input, chunked, names
-    ), names
+    code = _Code(
+        fwd_lines, value_ref(out), seed, multi, blocks, grads, len(params), len(is_input), slots
+    )
+    if roots:
+        units = _Units(
+            roots, slot_unit, [var[id(r)] for r in roots], [gslot.get(id(r), -1) for r in roots]
+        )
+        source = _write_loop(code, units, names)
+        if source is not None:
+            return source, names
+    return _write(code, statements > CHUNK_ABOVE, names), names
 
 
-def _write(
-    fwd_lines: list[tuple[str, int, str]],
-    out: str,
-    seed: int,
-    multi: list[int],
-    blocks: list[tuple[int, list[str], list[int]]],
-    grads: list[int],
-    params: list[Value],
-    is_input: dict[int, int],
-    chunked: bool,
-    names: dict[str, object],
-) -> str:
-    """The source, in one generator of locals or in chunks sharing one list ``v``."""
-    import re
+#: A block of the reverse pass: (gradient slot, lines, slots zeroed on skip, unit
+#: or -1); lines run ``if g:``, or unconditionally when the slot is -1.
+_Block = tuple[int, list[str], list[int], int]
 
-    size = names.pop("_slots")
-    var = r"v[\1]" if chunked else r"t\1"
-    var_re = re.compile("\x00(\\d+)\x01")
-    leaf_re = re.compile("\x02([PX])(\\d+)\x01")
 
-    def sub(text: str) -> str:
-        text = var_re.sub(var, text)
-        if chunked:
-            return leaf_re.sub(r"\1[\2]", text)
-        return leaf_re.sub(lambda m: f"{m.group(1).lower()}{m.group(2)}", text)
+class _Code(NamedTuple):
+    """The generated statements, with placeholders for names (see :func:`_generate`)."""
 
-    def slot(k: int) -> str:
-        return f"v[{k}]" if chunked else f"t{k}"
+    fwd_lines: list[tuple[int, int, str]]  # (unit or -1, slot, expression)
+    out: str
+    seed: int
+    multi: list[int]  # gradient slots accumulated: zeroed first
+    blocks: list[_Block]
+    grads: list[int]  # the parameters' gradient slots
+    n_params: int
+    n_inputs: int
+    size: int  # slots in all
 
-    forward = [f"{slot(k)} = {sub(text)}" for _, k, text in fwd_lines]
-    backward: list[list[str]] = []
-    for g, body, zeroed in blocks:
-        if not body:
+
+class _Units(NamedTuple):
+    """Which slots belong to which unit, and each root's gradient slot (-1: none)."""
+
+    roots: list[Value]
+    slot_unit: dict[int, int]
+    root_slot: list[int]
+    root_grad: list[int]
+
+
+class _Renamer:
+    """Names for unit ``e``'s placeholders: ``a<k>`` for its own slots (in order of
+    appearance), ``u<k>`` for its inputs (``inputs`` lists them), ``gr`` for its
+    root's gradient; parameters and other slots keep their global names."""
+
+    def __init__(self, units: _Units, e: int) -> None:
+        self.units = units
+        self.e = e
+        self.local: dict[int, str] = {}
+        self.inputs: dict[int, str] = {}
+
+    def __call__(self, text: str) -> str:
+        return _TOKEN.sub(self.name, text)
+
+    def name(self, m: re.Match[str]) -> str:
+        slot, kind, i = m.groups()
+        if slot is not None:
+            s = int(slot)
+            if s == self.units.root_grad[self.e]:
+                return "gr"
+            if self.units.slot_unit.get(s) == self.e:
+                return self.local.setdefault(s, f"a{len(self.local)}")
+            return f"t{s}"
+        if kind == "P":
+            return f"p{i}"
+        return self.inputs.setdefault(int(i), f"u{len(self.inputs)}")
+
+
+_TOKEN = re.compile("\x00(\\d+)\x01|\x02([PX])(\\d+)\x01")
+
+
+def _name_of(chunked: bool) -> Callable[[re.Match[str]], str]:
+    """Placeholder names: ``t<k>``, ``p<i>``, ``x<i>``; chunked, ``v[k]``, ``P[i]``, ``X[i]``."""
+
+    def name(m: re.Match[str]) -> str:
+        slot, kind, i = m.groups()
+        if slot is not None:
+            return f"v[{slot}]" if chunked else f"t{slot}"
+        return f"{kind}[{i}]" if chunked else f"{kind.lower()}{i}"
+
+    return name
+
+
+def _ref(slot: int) -> str:
+    """The placeholder of a slot."""
+    return f"\x00{slot}\x01"
+
+
+def _block_lines(block: _Block, zero_on_skip: bool = True) -> list[str]:
+    """``if g:`` and the block's lines (placeholders kept), and else the zeroing."""
+    g, body, zeroed, _ = block
+    if g < 0:  # unconditional
+        return list(body)
+    lines = [f"if \x00{g}\x01:", *(f"    {line}" for line in body)]
+    if zeroed and zero_on_skip:
+        lines += ["else:", f"    {' = '.join(map(_ref, zeroed))} = 0.0"]
+    return lines
+
+
+def _zero(slots: list[int]) -> list[str]:
+    """Lines setting the slots to 0.0, a hundred a line."""
+    return [f"{' = '.join(map(_ref, slots[i : i + 100]))} = 0.0" for i in range(0, len(slots), 100)]
+
+
+def _head(code: _Code) -> list[str]:
+    head = ["def _run(P, X):"]
+    if code.n_params:
+        head.append(f"    {', '.join(f'p{i}' for i in range(code.n_params))}, = P")
+    if code.n_inputs:
+        head.append(f"    {', '.join(f'x{i}' for i in range(code.n_inputs))}, = X")
+    return head
+
+
+def _write_loop(code: _Code, units: _Units, names: dict[str, object]) -> str | None:
+    """The source with one loop over the units (examples), or None if they do not repeat.
+
+    Each unit's statements are written with its own names (``a<k>`` for its
+    values and gradients, ``u<k>`` for its inputs, ``gr`` for its root's
+    gradient); the loop form is used only when every unit's text is the same,
+    and the reverse pass visits the units one after another, with no line of
+    other code between them, as eager ``backward`` would.
+    """
+    n = len(units.roots)
+    rest_blocks: list[list[_Block]] = [[], []]  # before the units, after them
+    unit_blocks: list[list[_Block]] = [[] for _ in range(n)]
+    visited: list[int] = []
+    for block in code.blocks:
+        if not block[1]:
             continue
-        unit = [f"if {slot(g)}:", *(f"    {sub(line)}" for line in body)]
-        if zeroed and not chunked:
-            unit += ["else:", f"    {' = '.join(slot(k) for k in zeroed)} = 0.0"]
-        backward.append(unit)
+        e = block[3]
+        if e < 0:
+            rest_blocks[1 if visited else 0].append(block)
+            if visited and visited[-1] != -1:
+                visited.append(-1)
+        else:
+            if visited[-1:] != [e]:
+                visited.append(e)
+            unit_blocks[e].append(block)
+    if visited and visited[-1] == -1:
+        visited.pop()
+    if visited not in ([], list(range(n - 1, -1, -1))):
+        return None  # the units are not visited one after another, last first
+    unit_lines: list[list[str]] = [[] for _ in range(n)]
+    rest_lines: list[str] = []
+    for e, slot, text in code.fwd_lines:
+        (rest_lines if e < 0 else unit_lines[e]).append(f"\x00{slot}\x01 = {text}")
+    local_multi: list[list[int]] = [[] for _ in range(n)]
+    rest_multi: list[int] = []
+    for k in code.multi:
+        e = units.slot_unit.get(k, -1)
+        (rest_multi if e < 0 else local_multi[e]).append(k)
+
+    forward = backward = ""
+    index: list[tuple[int, ...]] = []
+    for e in range(n):
+        back = _zero(local_multi[e])
+        for block in unit_blocks[e]:
+            back += _block_lines(block)
+        rename = _Renamer(units, e)
+        texts = (rename("\n".join(unit_lines[e])), rename("\n".join(back)))
+        if e == 0:
+            forward, backward = texts
+            root_name = rename.local[units.root_slot[0]]
+        elif texts != (forward, backward):
+            return None
+        index.append(tuple(rename.inputs))
+    k = len(index[0])
+    defined = set(re.findall(r"\b[au]\d+\b", forward))
+    saved = [v for v in dict.fromkeys(re.findall(r"\b[au]\d+\b", backward)) if v in defined]
+
+    sub = functools.partial(_TOKEN.sub, _name_of(False))
+    lines = _head(code)
+    names["_IDX"] = tuple(index)
+    lines.append("    K = []")
+    lines.append("    R = []")
+    targets = ", ".join(f"i{j}" for j in range(k))
+    lines.append(f"    for {targets + ',' if k else '_'} in _IDX:")
+    lines += [f"        u{j} = X[i{j}]" for j in range(k)]
+    lines += [f"        {line}" for line in forward.split("\n")]
+    if backward:
+        lines.append(f"        K.append(({''.join(f'{v}, ' for v in saved)}))")
+    lines.append(f"        R.append({root_name})")
+    for i in range(0, n, 100):
+        roots = "".join(f"t{s}, " for s in units.root_slot[i : i + 100])
+        lines.append(f"    {roots}= R[{i}:{i + 100}]")
+    lines += [f"    {sub(line)}" for line in rest_lines]
+    lines.append(f"    t{code.seed} = yield {sub(code.out)}")
+    lines += [f"    {sub(line)}" for line in _zero(rest_multi)]
+    for block in rest_blocks[0]:
+        lines += [f"    {sub(line)}" for line in _block_lines(block)]
+    if backward:
+        grs = ", ".join(f"t{units.root_grad[e]}" for e in range(n - 1, -1, -1))
+        unpack = f"({''.join(f'{v}, ' for v in saved)})" if saved else "_"
+        lines.append(f"    for gr, {unpack} in zip(({grs},), reversed(K)):")
+        lines += [f"        {line}" for line in backward.split("\n")]
+    for block in rest_blocks[1]:
+        lines += [f"    {sub(line)}" for line in _block_lines(block)]
+    lines.append(f"    yield ({''.join(f't{k}, ' for k in code.grads)})")
+    return "\n".join(lines) + "\n"
+
+
+def _write(code: _Code, chunked: bool, names: dict[str, object]) -> str:
+    """The source, in one generator of locals or in chunks sharing one list ``v``."""
+    sub = functools.partial(_TOKEN.sub, _name_of(chunked))
+    forward = [sub(f"\x00{k}\x01 = {text}") for _, k, text in code.fwd_lines]
+    backward = [
+        [sub(line) for line in _block_lines(block, zero_on_skip=not chunked)]
+        for block in code.blocks
+        if block[1]
+    ]
     if not chunked:
-        head = ["def _run(P, X):"]
-        if params:
-            head.append(f"    {', '.join(f'p{i}' for i in range(len(params)))}, = P")
-        if is_input:
-            head.append(f"    {', '.join(f'x{i}' for i in range(len(is_input)))}, = X")
-        lines = head + [f"    {line}" for line in forward]
-        lines.append(f"    {slot(seed)} = yield {sub(out)}")
-        for i in range(0, len(multi), 100):
-            lines.append(f"    {' = '.join(slot(k) for k in multi[i : i + 100])} = 0.0")
+        lines = _head(code) + [f"    {line}" for line in forward]
+        lines.append(f"    t{code.seed} = yield {sub(code.out)}")
+        lines += [f"    {sub(line)}" for line in _zero(code.multi)]
         for unit in backward:
             lines += [f"    {line}" for line in unit]
-        lines.append(f"    yield ({''.join(f'{slot(k)}, ' for k in grads)})")
+        lines.append(f"    yield ({''.join(f't{k}, ' for k in code.grads)})")
         return "\n".join(lines) + "\n"
     lines = []
     calls_f: list[str] = []
@@ -722,8 +1035,8 @@ def _write(
         calls_f.append(f"    _f{c}(v, P, X)")
     calls_b: list[str] = []
     chunk: list[str] = []
-    units: list[list[str] | None] = [*backward, None]
-    for piece in units:
+    pieces: list[list[str] | None] = [*backward, None]
+    for piece in pieces:
         if piece is None or len(chunk) >= CHUNK_SIZE:
             if chunk:
                 lines.append(f"def _b{len(calls_b)}(v, P, X):")
@@ -733,10 +1046,10 @@ def _write(
         if piece is not None:
             chunk += [f"    {line}" for line in piece]
     lines.append("def _run(P, X):")
-    lines.append(f"    v = [0.0] * {size}")
+    lines.append(f"    v = [0.0] * {code.size}")
     lines += calls_f
-    lines.append(f"    v[{seed}] = yield {sub(out)}")
+    lines.append(f"    v[{code.seed}] = yield {sub(code.out)}")
     lines += calls_b
-    names["_G"] = grads
+    names["_G"] = code.grads
     lines.append("    yield [v[k] for k in _G]")
     return "\n".join(lines) + "\n"
