@@ -312,3 +312,128 @@ def test_grad_of_a_compiled_loss_is_refused_not_zero(create_graph: bool) -> None
     # What the message advises gives the derivative grad could not.
     loss.backward()
     assert close(w.grad, 2.0 * (1.0 - math.tanh(3.0) ** 2))
+
+
+# The loop over examples: a batch whose examples repeat one subgraph runs as
+# one loop; anything else is written out statement by statement.
+
+
+def _batch(
+    widths: list[int], n: int, act: str, seed: int
+) -> tuple[Callable[..., Value], list[Value], list[list[float]], list[float]]:
+    rng = random.Random(seed)
+    model = MLP(2, widths, rng=rng, nonlin=act)
+    xs = [[rng.uniform(-2, 2), rng.uniform(-2, 2)] for _ in range(n)]
+    ys = [1.0 if a * b > 0 else -1.0 for a, b in xs]
+
+    def loss_fn(xs: list[list[float]], ys: list[float]) -> Value:
+        errs = [(model.forward(x)[0] - y) ** 2 for x, y in zip(xs, ys, strict=True)]
+        return sum(errs[1:], errs[0]) * (1.0 / len(errs)) + 1e-3 * sum(
+            p * p for p in model.parameters()
+        )
+
+    return loss_fn, model.parameters(), xs, ys
+
+
+def _looped(step: minigrad.compiler.Compiled, *args: Any) -> bool:
+    return "for gr," in step.program(*args).source
+
+
+@pytest.mark.parametrize(
+    ("widths", "act"),
+    [([8, 8, 1], "relu"), ([24, 24, 1], "relu"), ([6, 1], "tanh")],
+    ids=["relu 8-8", "relu 24-24 (gathered under the relu's test)", "tanh"],
+)
+def test_a_batch_runs_as_one_loop_and_equals_eager_over_sgd_steps(
+    widths: list[int], act: str
+) -> None:
+    loss_fn, params, xs, ys = _batch(widths, 30, act, seed=4)
+    step = minigrad.compile(loss_fn)
+    assert _looped(step, xs, ys)
+    eager_nodes = step.program(xs, ys).nodes
+    assert step.program(xs, ys).source.count("\n") < eager_nodes / 10  # the loop is short
+    for _ in range(12):
+        want_loss, want = eager_grads(loss_fn, (xs, ys), params)
+        got_loss, got = compiled_grads(step, (xs, ys), params)
+        assert close(got_loss, want_loss)
+        assert all(close(a, b) for a, b in zip(got, want, strict=True))
+        for p, g in zip(params, got, strict=True):
+            p.data -= 0.02 * g
+    assert 0.0 < got_loss < want_loss * 2  # trained, not diverged
+
+
+def test_check_compares_the_loop_with_eager_and_central_differences() -> None:
+    loss_fn, _, xs, ys = _batch([3, 1], 4, "relu", seed=6)
+    step = minigrad.compile(loss_fn)
+    assert _looped(step, xs, ys)
+    assert step.check(xs, ys)
+
+
+def test_examples_that_differ_are_written_out_and_equal_eager() -> None:
+    w = [Value(0.3), Value(-0.7)]
+    consts = [1.0, 2.0, 3.0]  # a closure's floats: each example's subgraph differs
+
+    def fn(xs: list[float]) -> Value:
+        terms = [
+            ((w[0] * x + w[1]).tanh() * c + (w[1] * x).sigmoid() * w[0]) ** 2
+            for x, c in zip(xs, consts, strict=True)
+        ]
+        return sum(terms[1:], terms[0])
+
+    step = minigrad.compile(fn)
+    assert not _looped(step, [0.5, 1.0, -1.5])
+    assert close(step([0.5, 1.0, -1.5]).data, fn([Value(0.5), Value(1.0), Value(-1.5)]).data)
+    assert step.check([0.5, 1.0, -1.5])
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["weighted sum", "shared node"])
+def test_batches_that_cannot_loop_are_written_out_and_equal_eager(shared: bool) -> None:
+    # A weight per example puts a line of other code between the examples'
+    # reverse passes; a node every example uses makes them overlap: neither loops.
+    loss_fn, params, xs, ys = _batch([6, 1], 8, "relu", seed=5)
+    w = Value(0.8)
+    weights = [Value(0.1 * k) for k in range(len(xs))]
+
+    def fn(xs: list[list[float]], ys: list[float]) -> Value:
+        s = w.exp()
+        errs = [loss_fn([x], [y]) for x, y in zip(xs, ys, strict=True)]
+        if shared:
+            errs = [(s * e).tanh() for e in errs]
+            return sum(errs[1:], errs[0])
+        return sum((c * e for c, e in zip(weights, errs, strict=True)), s)
+
+    step = minigrad.compile(fn)
+    assert not _looped(step, xs, ys)
+    everything = [*params, w, *weights]
+    for _ in range(3):
+        want_loss, want = eager_grads(fn, (xs, ys), everything)
+        got_loss, got = compiled_grads(step, (xs, ys), everything)
+        assert close(got_loss, want_loss)
+        assert all(close(a, b) for a, b in zip(got, want, strict=True))
+        for p, g in zip(everything, got, strict=True):
+            p.data -= 0.02 * g
+
+
+@pytest.mark.parametrize("rule", [*ops.TABLE, CUBE, HYPOT], ids=lambda r: r.name)
+def test_every_rule_through_the_loop_over_examples(
+    rule: Rule, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(minigrad.compiler, "LOOP_MIN_OPS", 2)
+    rng = random.Random(8)
+    points = _points(rule, rng)
+    params = [Value(x) for x in points[0]]
+
+    def fn(xs: list[float]) -> Value:
+        outs = [rule(*[p * x for p in params]) for x in xs]
+        return sum(outs[1:], outs[0])
+
+    step = minigrad.compile(fn)
+    xs = [1.0, 1.0, 1.0]
+    assert _looped(step, xs)
+    for point in points:
+        for p, x in zip(params, point, strict=True):
+            p.data = x
+        want_loss, want = eager_grads(fn, (xs,), params)
+        got_loss, got = compiled_grads(step, (xs,), params)
+        assert got_loss == want_loss, (rule.name, point)
+        assert all(close(a, b) for a, b in zip(got, want, strict=True)), (rule.name, point)
