@@ -382,3 +382,11 @@ def test_on_a_terminal_results_are_coloured_unless_no_color(
     # The colour is on the verdict words only; the rows read the same without it.
     assert _rows(re.sub("\033\\[[0-9;]*m", "", coloured)) == _rows(plain)
     assert _rows(plain) == {"cube": "ok", "log5": "ERROR", "bad_sin": "FAIL"}
+
+
+@pytest.mark.parametrize(("flag", "engine"), [([], "minigrad.compile"), (["--eager"], "eager")])
+def test_demo_compiles_its_loss_unless_told_eager(
+    flag: list[str], engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--steps", "1", "--every", "0", *flag]) == 1  # too short to learn
+    assert f"engine: {engine}\n" in capsys.readouterr().out

@@ -12,6 +12,7 @@ import io
 import random
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -51,7 +52,7 @@ class Run:
 PROGRESS = re.compile(r"^step +(\d+)  loss (\d+\.\d{4})  accuracy +(\d+\.\d)%$")
 
 
-def _run(err: io.StringIO, **kwargs: int) -> Run:
+def _run(err: io.StringIO, **kwargs: Any) -> Run:
     out = io.StringIO()
     result = demo.run(out, err, **kwargs)
     return Run(result, out.getvalue(), err.getvalue())
@@ -67,6 +68,22 @@ def on_tty() -> Run:
     return _run(TtyStringIO())
 
 
+@pytest.fixture(scope="module")
+def eager() -> Run:
+    return _run(io.StringIO(), compiled=False)
+
+
+def test_eager_and_compiled_runs_train_the_same(plain: Run, eager: Run) -> None:
+    # The compiled loss gives eager's numbers: the same steps, losses and
+    # accuracies (to the 1e-12 the compiler promises), the same trained model.
+    assert eager.field("engine") == "eager"
+    assert eager.without_timing()[4:] == plain.without_timing()[4:]
+    assert eager.err == plain.err
+    losses = zip(eager.result.history.losses, plain.result.history.losses, strict=True)
+    assert all(abs(a - b) <= 1e-12 * abs(a) for a, b in losses)
+    assert eager.result.history.accuracies == plain.result.history.accuracies
+
+
 def test_the_demo_reaches_the_target_accuracy(plain: Run) -> None:
     assert plain.status == 0
     accuracy = float(plain.field("accuracy").rstrip("%"))
@@ -78,7 +95,8 @@ def test_the_demo_reaches_the_target_accuracy(plain: Run) -> None:
 
 def test_stdout_is_key_value_lines_with_timing_last(plain: Run) -> None:
     keys = [line.split(":", 1)[0] for line in plain.out.splitlines()]
-    assert keys == ["data", "model", "objective", "steps", "loss", "accuracy", "seconds"]
+    assert keys == ["data", "model", "objective", "engine", "steps", "loss", "accuracy", "seconds"]
+    assert plain.field("engine") == "minigrad.compile"
     assert plain.field("model") == "MLP(2, [16, 16, 1], nonlin='relu'), 337 parameters"
     assert plain.field("data") == "two moons, 100 points, noise 0.1, seed 0"
     assert float(plain.field("seconds")) >= 0.0
@@ -174,6 +192,7 @@ def test_gc_paused_turns_the_collector_off_and_back_as_it_was_even_on_an_error(
         ({"steps": True}, TypeError, "demo: steps must be an int, got bool True"),
         ({"every": -1}, ValueError, r"demo: every must be >= 0 \(0 for no progress\), got -1"),
         ({"every": 2.0}, TypeError, "demo: every must be an int, got float 2.0"),
+        ({"compiled": 1}, TypeError, "demo: compiled must be a bool, got int 1"),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, object], error: type[Exception], message: str) -> None:

@@ -363,7 +363,9 @@ def _run_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.steps < 1 or args.every < 0:
         print("minigrad demo: --steps must be >= 1 and --every >= 0", file=err)
         return 2
-    result = run(out, err, seed=args.seed, steps=args.steps, every=args.every)
+    result = run(
+        out, err, seed=args.seed, steps=args.steps, every=args.every, compiled=not args.eager
+    )
     return 0 if result.reached_target else 1
 
 
@@ -402,13 +404,19 @@ def _parser() -> argparse.ArgumentParser:
         "demo",
         help="train a small MLP on two moons",
         description="Train micrograd's 2-16-16-1 MLP on 100 points of two moons until every "
-        "point is classified correctly. Progress lines go to stderr, the results to stdout. "
+        "point is classified correctly, the loss compiled by minigrad.compile (--eager: "
+        "evaluated eagerly). Progress lines go to stderr, the results to stdout. "
         "Exit status: 0 when the training accuracy reaches 95%%, 1 when it does not.",
     )
     d.add_argument("--seed", type=int, default=0, help="random seed (0)")
     d.add_argument("--steps", type=int, default=100, help="most SGD updates (100)")
     d.add_argument(
         "--every", type=int, default=10, help="steps between progress lines, 0 for none (10)"
+    )
+    d.add_argument(
+        "--eager",
+        action="store_true",
+        help="evaluate the loss eagerly instead of through minigrad.compile (same numbers)",
     )
     d.set_defaults(run=_run_demo)
     e = sub.add_parser("eps-curve", help="print the error of central differences against eps")
