@@ -74,7 +74,7 @@ MAX_DEPTH = 24
 #: Most ops fused into one expression (a balanced tree of depth 24 would be huge).
 MAX_FUSED = 64
 #: Statements above which the code is split into functions sharing a list.
-CHUNK_ABOVE = 150_000
+CHUNK_ABOVE = 500_000
 #: Statements per function when split.
 CHUNK_SIZE = 4_000
 #: Ops in a repeated subgraph (an example's loss, say) above which the
