@@ -627,6 +627,7 @@ def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
             )
     if worst:
         bench.found.numbers["gradcheck"] = worst
+    rows += _compiled_check(bench, [n for n in sizes if n <= 30])
     rows += _fast_mode(bench)
     header = ["check", "inputs N", "the work it must do", "median", "that work, done by hand"]
     print(table([*header, "ratio", ""], rows))
@@ -639,8 +640,43 @@ def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
         "N outputs). minigrad's checkers run each reverse pass a second time, to test that "
         "backward is deterministic (nondet_tol), only through rules outside the built-in "
         "table; this function has none. Each ratio is the median over the rounds of the "
-        "ratio within a round (the two cases run alternately)."
+        "ratio within a round (the two cases run alternately). "
+        f"`{COMPILED}(f).check()` checks generated code: the compiled loss and gradients "
+        "against one eager pass (1e-12), then eager's gradients by gradcheck; its ratio is "
+        "to gradcheck of the eager function alone."
     )
+
+
+def _compiled_check(bench: Bench, sizes: Sequence[int]) -> list[list[object]]:
+    """``minigrad.compile(ring).check()`` against ``gradcheck(ring)``: a row per N."""
+    rows: list[list[object]] = []
+    for n in sizes:
+        inputs = random_leaves(minigrad.Value, n, seed=n)
+
+        def loss(inputs: list[Any] = inputs) -> Any:
+            return ring(*inputs)
+
+        def eager(inputs: list[Any] = inputs) -> object:
+            return minigrad.gradcheck(ring, inputs)
+
+        step = minigrad.compile(loss)
+        progress(f"{COMPILED} check N={n}")
+        step.check()  # traced here, untimed
+        cases = [("compiled", no_setup(step.check)), ("gradcheck", no_setup(eager))]
+        result = timed_runs(cases, max(bench.reps, 51))
+        work = "1 compiled + 1 eager pass, then gradcheck's work"
+        rows.append(
+            [
+                f"{COMPILED}(f).check()",
+                n,
+                work,
+                fmt_time(result["compiled"].median),
+                f"gradcheck: {fmt_time(result['gradcheck'].median)}",
+                fmt_ratio(result["compiled"].over(result["gradcheck"])),
+                "",
+            ]
+        )
+    return rows
 
 
 def _fast_mode(bench: Bench) -> list[list[object]]:
