@@ -376,9 +376,9 @@ class _Program:
         inputs = [Value(x) for x in xs]
         out = _trace(fn, _unflatten(key, iter(inputs)))
         order = toposort([out])  # the loss first
-        is_input = {id(v): i for i, v in enumerate(inputs)}
+        is_input = {v: i for i, v in enumerate(inputs)}
         self.params: list[Value] = [
-            n for n in reversed(order) if n._rule is None and id(n) not in is_input
+            n for n in reversed(order) if n._rule is None and n not in is_input
         ]
         self.nodes = len(order)
         self.ops = sum(1 for n in order if n._rule is not None)
@@ -507,7 +507,9 @@ def _const(x: float) -> str:
     return f"({r})" if r.startswith("-") else r
 
 
-def _units(fwd: list[Value], is_input: dict[int, int]) -> tuple[dict[int, int], list[Value]] | None:
+def _units(
+    fwd: list[Value], is_input: dict[Value, int]
+) -> tuple[dict[Value, int], list[Value]] | None:
     """Repeated, self-contained subgraphs (an example's loss, say): ``(unit_of, roots)``.
 
     Every node gets an interned structural key: its rule and its arguments'
@@ -518,78 +520,62 @@ def _units(fwd: list[Value], is_input: dict[int, int]) -> tuple[dict[int, int], 
     numbered in forward order. None when there is no such family.
     """
     intern: dict[object, int] = {}
-    key_of: dict[int, int] = {}
-    size: dict[int, int] = {}
-    uses: dict[int, int] = {}
+    key_of: dict[Value, int] = {}
+    size: dict[Value, int] = {}
+    uses: dict[Value, int] = {}
     members: dict[int, list[Value]] = {}
     for n in fwd:
         rule = n._rule
         if rule is None:
-            leaf_key = "x" if id(n) in is_input else id(n)
-            key_of[id(n)] = intern.setdefault(leaf_key, len(intern))
-            size[id(n)] = 0
+            key_of[n] = intern.setdefault("x" if n in is_input else id(n), len(intern))
+            size[n] = 0
             continue
         parts: list[object] = [id(rule)]
         total = 1
         for a in _args(n):
             if isinstance(a, Value):
-                parts.append(key_of[id(a)])
-                total += size[id(a)]
-                uses[id(a)] = uses.get(id(a), 0) + 1
+                parts.append(key_of[a])
+                total += size[a]
+                uses[a] = uses.get(a, 0) + 1
             else:
                 parts.append(repr(a))
-        k = key_of[id(n)] = intern.setdefault(tuple(parts), len(intern))
-        size[id(n)] = min(total, 1 << 40)  # a tree's size: shared nodes count again
+        k = key_of[n] = intern.setdefault(tuple(parts), len(intern))
+        size[n] = min(total, 1 << 40)  # a tree's size: shared nodes count again
         members.setdefault(k, []).append(n)
-    families = [m for m in members.values() if len(m) >= 2 and size[id(m[0])] >= LOOP_MIN_OPS]
-    families.sort(key=lambda m: len(m) * size[id(m[0])], reverse=True)
+    families = [m for m in members.values() if len(m) >= 2 and size[m[0]] >= LOOP_MIN_OPS]
+    families.sort(key=lambda m: len(m) * size[m[0]], reverse=True)
     for roots in families[:3]:
         unit_of = _claim(roots, uses)
-        if unit_of is not None and id(fwd[-1]) not in unit_of:
+        if unit_of is not None and fwd[-1] not in unit_of:
             return unit_of, roots
     return None
 
 
-def _claim(roots: list[Value], uses: dict[int, int]) -> dict[int, int] | None:
+def _claim(roots: list[Value], uses: dict[Value, int]) -> dict[Value, int] | None:
     """Node -> unit for the roots' subgraphs, if disjoint and used only inside (else None)."""
-    unit_of: dict[int, int] = {}
+    unit_of: dict[Value, int] = {}
     for e, root in enumerate(roots):
-        inner: dict[int, int] = {}  # node -> uses from inside the unit
+        inner = {root: 0}  # node -> its uses from inside the unit
         stack = [root]
         while stack:
-            n = stack.pop()
-            if id(n) in inner:
-                continue
-            if id(n) in unit_of:
-                return None  # shared with an earlier unit
-            inner[id(n)] = 0
-            stack.extend(a for a in _args(n) if isinstance(a, Value) and a._rule is not None)
-        for n_id in inner:
-            unit_of[n_id] = e
-        for n in _nodes(root, inner):
-            for a in _args(n):
+            for a in _args(stack.pop()):
                 if isinstance(a, Value) and a._rule is not None:
-                    inner[id(a)] += 1
-        inner[id(root)] = uses.get(id(root), 0)
-        if any(count != uses.get(n_id, 0) for n_id, count in inner.items()):
-            return None  # an inner value is used outside its unit
+                    count = inner.get(a)
+                    if count is None:
+                        if a in unit_of:
+                            return None  # shared with an earlier unit
+                        stack.append(a)
+                        count = 0
+                    inner[a] = count + 1
+        for n, count in inner.items():
+            if n is not root and count != uses[n]:
+                return None  # an inner value is used outside its unit
+            unit_of[n] = e
     return unit_of
 
 
-def _nodes(root: Value, ids: dict[int, int]) -> Iterator[Value]:
-    """The op nodes of ``root``'s subgraph (whose ids are ``ids``), each once."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if id(n) not in seen:
-            seen.add(id(n))
-            yield n
-            stack.extend(a for a in _args(n) if isinstance(a, Value) and id(a) in ids)
-
-
 def _generate(
-    order: list[Value], out: Value, is_input: dict[int, int], params: list[Value]
+    order: list[Value], out: Value, is_input: dict[Value, int], params: list[Value]
 ) -> tuple[str, dict[str, object]]:
     """The source of ``_run(P, X)``, a generator: yields the loss, receives the seed, yields grads.
 
@@ -599,7 +585,7 @@ def _generate(
     fwd = order[::-1]
     found = _units(fwd, is_input)
     unit_of, roots = found if found is not None else ({}, [])
-    param_index = {id(p): i for i, p in enumerate(params)}
+    param_index = {p: i for i, p in enumerate(params)}
     names: dict[str, object] = {}
     custom: dict[int, tuple[str, tuple[float | str, ...]]] = {}
 
@@ -623,49 +609,49 @@ def _generate(
         return t
 
     # Which nodes depend on a parameter (need a gradient); each node's uses.
-    needs: dict[int, bool] = {}
-    uses: dict[int, int] = {}
-    user: dict[int, tuple[Value, int]] = {}
+    needs: dict[Value, bool] = {}
+    uses: dict[Value, int] = {}
+    user: dict[Value, tuple[Value, int]] = {}
     for n in fwd:
         if n._rule is None:
-            needs[id(n)] = id(n) in param_index
+            needs[n] = n in param_index
             continue
         flag = False
         for j, a in enumerate(_args(n)):
             if isinstance(a, Value):
-                uses[id(a)] = uses.get(id(a), 0) + 1
-                user[id(a)] = (n, j)
-                flag = flag or needs[id(a)]
-        needs[id(n)] = flag
+                uses[a] = uses.get(a, 0) + 1
+                user[a] = (n, j)
+                flag = flag or needs[a]
+        needs[n] = flag
     # The values the reverse pass reads, and the units' roots: never fused.
-    kept: set[int] = {id(out), *(id(r) for r in roots)}
+    kept: set[Value] = {out, *(r for r in roots)}
     for n in fwd:
         rule = n._rule
-        if rule is None or not needs[id(n)]:
+        if rule is None or not needs[n]:
             continue
         args = _args(n)
         partials = template(rule)[1]
         for i, a in enumerate(args):
             d = partials[i]
-            if isinstance(d, float) or not (isinstance(a, Value) and needs[id(a)]):
+            if isinstance(d, float) or not (isinstance(a, Value) and needs[a]):
                 continue
             for j, b in enumerate(args):
                 if isinstance(b, Value) and f"{{{j}}}" in d:
-                    kept.add(id(b))
+                    kept.add(b)
             if "{out}" in d:
-                kept.add(id(n))
+                kept.add(n)
 
     # Variable numbering: a slot per forward variable and per gradient.
     slots = 0
-    var: dict[int, int] = {}  # forward value -> slot (computed nodes)
+    var: dict[Value, int] = {}  # forward value -> slot (computed nodes)
     slot_unit: dict[int, int] = {}  # slot -> its unit, for the slots of a unit's nodes
-    leaf: dict[int, tuple[str, int]] = {id(p): ("P", i) for i, p in enumerate(params)}
-    for v_id, i in is_input.items():
-        leaf[v_id] = ("X", i)
+    leaf: dict[Value, tuple[str, int]] = {p: ("P", i) for i, p in enumerate(params)}
+    for v, i in is_input.items():
+        leaf[v] = ("X", i)
 
     # Forward: fuse single-use temporaries the reverse pass does not read.
     fwd_lines: list[tuple[int, int, str]] = []  # (unit or -1, slot, expression)
-    expr: dict[int, tuple[str, int, int]] = {}  # fused: (text, depth, size)
+    expr: dict[Value, tuple[str, int, int]] = {}  # fused: (text, depth, size)
     # Text is written with placeholders, \x00<slot>\x01 for a variable and
     # \x02P<i>\x01 or \x02X<i>\x01 for a leaf, replaced once the mode (locals,
     # or one list shared by chunks) is known.
@@ -679,30 +665,30 @@ def _generate(
         size = 1
         for a in _args(n):
             if isinstance(a, Value):
-                fused = expr.pop(id(a), None)
+                fused = expr.pop(a, None)
                 if fused is not None:
                     parts.append(fused[0])
                     depth = max(depth, fused[1])
                     size += fused[2]
-                elif id(a) in var:
-                    parts.append(f"\x00{var[id(a)]}\x01")
+                elif a in var:
+                    parts.append(f"\x00{var[a]}\x01")
                 else:
-                    kind, i = leaf[id(a)]
+                    kind, i = leaf[a]
                     parts.append(f"\x02{kind}{i}\x01")
             else:
                 parts.append(_const(a))
         text = forward.format(*parts)
-        fusable = uses.get(id(n), 0) == 1 and id(n) not in kept
+        fusable = uses.get(n, 0) == 1 and n not in kept
         if fusable and depth + 1 < MAX_DEPTH and size < MAX_FUSED:
-            u, j = user[id(n)]
+            u, j = user[n]
             fusable = template(u._rule).__getitem__(0).count(f"{{{j}}}") == 1  # type: ignore[arg-type]
         else:
             fusable = False
         if fusable:
-            expr[id(n)] = (text, depth + 1, size)
+            expr[n] = (text, depth + 1, size)
         else:
-            var[id(n)] = slots
-            e = unit_of.get(id(n), -1)
+            var[n] = slots
+            e = unit_of.get(n, -1)
             if e >= 0:
                 slot_unit[slots] = e
             fwd_lines.append((e, slots, text))
@@ -711,11 +697,11 @@ def _generate(
     def value_ref(a: Value | float) -> str:
         if not isinstance(a, Value):
             return _const(a)
-        if id(a) in var:
-            return f"\x00{var[id(a)]}\x01"
-        if id(a) not in leaf:
+        if a in var:
+            return f"\x00{var[a]}\x01"
+        if a not in leaf:
             return "<fused: never read by a partial>"
-        kind, i = leaf[id(a)]
+        kind, i = leaf[a]
         return f"\x02{kind}{i}\x01"
 
     # Gradients. A parameter's is a slot: zeroed up front when more than one
@@ -727,15 +713,15 @@ def _generate(
     # A node used once through a slope of exactly 1.0 shares its user's slot.
     seed = slots
     slots += 1
-    gslot: dict[int, int] = {id(out): seed}
+    gslot: dict[Value, int] = {out: seed}
     multi: list[int] = []
     for p in params:
-        if id(p) not in gslot:
-            gslot[id(p)] = slots
-            if uses.get(id(p), 0) != 1:
+        if p not in gslot:
+            gslot[p] = slots
+            if uses.get(p, 0) != 1:
                 multi.append(slots)
             slots += 1
-    pending: dict[int, list[tuple[str, int]]] = {}  # node -> its gradient's terms, depths
+    pending: dict[Value, list[tuple[str, int]]] = {}  # node -> its gradient's terms, depths
     blocks: list[_Block] = []
 
     opened: dict[tuple[int, int], int] = {}  # (gradient slot, unit) -> its latest block
@@ -758,16 +744,16 @@ def _generate(
 
     for n in order:
         rule = n._rule
-        if rule is None or not needs[id(n)]:
+        if rule is None or not needs[n]:
             continue
-        e = unit_of.get(id(n), -1)
+        e = unit_of.get(n, -1)
         args = _args(n)
         partials = template(rule)[1]
         refs_n = [value_ref(a) for a in args]
         # What n passes back, per argument, with \x03 for n's gradient.
         flows: list[tuple[Value, str, bool]] = []  # (argument, product, shares n's slot)
         for i, a in enumerate(args):
-            if not (isinstance(a, Value) and needs[id(a)]):
+            if not (isinstance(a, Value) and needs[a]):
                 continue
             d = partials[i]
             if isinstance(d, float):
@@ -777,21 +763,21 @@ def _generate(
                 product = f"(\x03 if {value_ref(n)} > 0.0 else 0.0)"
             else:
                 product = "\x03 * " + d.format(*refs_n, out=value_ref(n))
-            shares = a._rule is not None and d == 1.0 and uses[id(a)] == 1
+            shares = a._rule is not None and d == 1.0 and uses[a] == 1
             flows.append((a, product, shares))
         # n's gradient: its slot, or its gathered terms.
-        g = gslot.get(id(n))
-        terms = pending.pop(id(n), [])
+        g = gslot.get(n)
+        terms = pending.pop(n, [])
         depth = max((t[1] for t in terms), default=0) + len(terms)
         single = len(flows) == 1 and not flows[0][2] and flows[0][0]._rule is not None
         if g is None and single and depth < MAX_DEPTH - 4:
             # Inlined into the one term n passes on: no line, no test.
             a, product, _ = flows[0]
             text = terms[0][0] if len(terms) == 1 else f"({' + '.join(t[0] for t in terms)})"
-            pending.setdefault(id(a), []).append((product.replace("\x03", text), depth + 1))
+            pending.setdefault(a, []).append((product.replace("\x03", text), depth + 1))
             continue
         if g is None:
-            g = gslot[id(n)] = slots
+            g = gslot[n] = slots
             if e >= 0:
                 slot_unit[slots] = e
             slots += 1
@@ -813,30 +799,28 @@ def _generate(
         gref = _ref(g)
         for a, product, shares in flows:
             if shares:
-                gslot[id(a)] = g
+                gslot[a] = g
             elif a._rule is not None:
-                pending.setdefault(id(a), []).append((product.replace("\x03", gref), 1))
+                pending.setdefault(a, []).append((product.replace("\x03", gref), 1))
             else:  # a parameter: added into its slot when n's gradient is not 0
-                _, body, zeroed, _ = block(g, e, gslot[id(a)])
-                target = _ref(gslot[id(a)])
-                if uses[id(a)] == 1:
+                _, body, zeroed, _ = block(g, e, gslot[a])
+                target = _ref(gslot[a])
+                if uses[a] == 1:
                     body.append(f"{target} = {product.replace(chr(3), gref)}")
-                    zeroed.append(gslot[id(a)])
+                    zeroed.append(gslot[a])
                 elif product == "\x03":
                     body.append(f"{target} += {gref}")
                 elif product == "(-\x03)":
                     body.append(f"{target} -= {gref}")
                 else:
                     body.append(f"{target} += {product.replace(chr(3), gref)}")
-    grads = [gslot[id(p)] for p in params]
+    grads = [gslot[p] for p in params]
     statements = len(fwd_lines) + sum(len(b[1]) for b in blocks)
     code = _Code(
         fwd_lines, value_ref(out), seed, multi, blocks, grads, len(params), len(is_input), slots
     )
     if roots:
-        units = _Units(
-            roots, slot_unit, [var[id(r)] for r in roots], [gslot.get(id(r), -1) for r in roots]
-        )
+        units = _Units(roots, slot_unit, [var[r] for r in roots], [gslot.get(r, -1) for r in roots])
         source = _write_loop(code, units, names)
         if source is not None:
             return source, names
