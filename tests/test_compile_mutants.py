@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -32,17 +33,25 @@ CAUGHT: Counter[str] = Counter()
 RTOL = 1e-12
 
 
-def _compiled(mutant: Mutant, via: str) -> tuple[Compiled, tuple[float, ...], list[Value]]:
+def _compiled(mutant: Mutant, via: str) -> tuple[Compiled, tuple[Any, ...], list[Value]]:
     """A compiled function using the mutant, its arguments, and its parameters.
 
     "parameters": the point is held by parameters, the function takes no
     argument. "arguments": the point comes in as arguments, each shifted by a
-    parameter at 0, so the parameters' gradients are the point's.
+    parameter at 0, so the parameters' gradients are the point's. "a batch":
+    the same for three examples, which run as one loop.
     """
     if via == "parameters":
         params = mutant.inputs()
         return minigrad.compile(lambda: mutant.func(*params)), (), params
     shifts = [Value(0.0) for _ in mutant.point]
+    if via == "a batch":
+
+        def batch(rows: list[list[float]]) -> Value:
+            outs = [mutant.func(*(w + x for w, x in zip(shifts, r, strict=True))) for r in rows]
+            return sum(outs[1:], outs[0])
+
+        return minigrad.compile(batch), ([list(mutant.point)] * 3,), shifts
     step = minigrad.compile(
         lambda *xs: mutant.func(*(w + x for w, x in zip(shifts, xs, strict=True)))
     )
@@ -57,13 +66,17 @@ def _grads(run: Callable[[], Value], params: list[Value]) -> tuple[Value, list[f
     return loss, [p.grad for p in params]
 
 
-@pytest.mark.parametrize("via", ["parameters", "arguments"])
+@pytest.mark.parametrize("via", ["parameters", "arguments", "a batch"])
 @pytest.mark.parametrize("mutant", MUTANTS, ids=str)
-def test_compiled_mutant_equals_eager_and_check_catches_it(mutant: Mutant, via: str) -> None:
+def test_compiled_mutant_equals_eager_and_check_catches_it(
+    mutant: Mutant, via: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(minigrad.compiler, "LOOP_MIN_OPS", 2)
     step, args, params = _compiled(mutant, via)
+    assert ("for gr," in step.program(*args).source) == (via == "a batch")
     loss, got = _grads(lambda: step(*args), params)
     assert isinstance(loss, CompiledValue)  # the generated code ran, not eager
-    eager, want = _grads(lambda: step.fn(*(Value(x) for x in args)), params)
+    eager, want = _grads(lambda: step.fn(*args), params)
     assert abs(loss.data - eager.data) <= RTOL * abs(eager.data)
     for a, b in zip(got, want, strict=True):
         assert abs(a - b) <= RTOL * abs(b), (got, want)
@@ -84,7 +97,7 @@ def _closing() -> str:
     if not total:
         return ""
     parts = ", ".join(f"{k} {n}" for k, n in sorted(CAUGHT.items()))
-    first_order = 2 * sum(m.order == 1 for m in MUTANTS)
+    first_order = 3 * sum(m.order == 1 for m in MUTANTS)
     return (
         f"compiled mutants caught by step.check: {total} of {first_order} first-order "
         f"in {len(CAUGHT)} classes: {parts}"
