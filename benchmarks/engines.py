@@ -24,6 +24,8 @@ BARE = "floor: bare node per op"
 #: minigrad.compile's generated code: a row of the MLP step, not an engine
 #: (it runs a whole traced function, not one op at a time).
 COMPILED = "minigrad.compile"
+#: The same, with relu a custom Rule called by reference
+COMPILED_CUSTOM = "minigrad.compile, custom relu"
 #: Rows that are not engines: the same workloads on floats.
 FLOATS = "plain floats, forward only"
 HANDWRITTEN = "plain floats, hand-written reverse pass"

@@ -21,6 +21,7 @@ import minigrad
 from engines import (
     BARE,
     COMPILED,
+    COMPILED_CUSTOM,
     FLOATS,
     HANDWRITTEN,
     MICROGRAD,
@@ -114,6 +115,15 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
     worst = max(abs(p.grad - b) for p, b in zip(compiled_params, want_grads, strict=True))
     checks.append(f"{COMPILED} {abs(loss.data - want_loss):.1e} / {worst:.1e}")
     del loss
+    # The same with relu as a custom Rule: its functions called by reference.
+    custom_model = to_engine(minigrad.Value, layers)
+    custom_params = flat(custom_model)
+    custom = minigrad.compile(lambda xs, ys: mlp_loss(custom_model, xs, ys, CUSTOM_RELU))
+    loss = custom(xs, ys)
+    loss.backward()
+    worst = max(abs(p.grad - b) for p, b in zip(custom_params, want_grads, strict=True))
+    checks.append(f"{COMPILED_CUSTOM} {abs(loss.data - want_loss):.1e} / {worst:.1e}")
+    del loss
     print(
         f"One step builds {n_ops:,} ops ({n_values:,} minigrad Values with the "
         f"{n_params:,} parameters). Largest difference in loss / gradient "
@@ -137,11 +147,17 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
             p.grad = 0.0
         compiled(xs, ys).backward()
 
+    def custom_step() -> None:
+        for p in custom_params:
+            p.grad = 0.0
+        custom(xs, ys).backward()
+
     cases: list[Case] = [
         (FLOATS, no_setup(lambda: mlp_loss(layers, xs, ys, float_relu))),
         (HANDWRITTEN, no_setup(lambda: handwritten_step(layers, xs, ys))),
         *((e.name, no_setup(step(e))) for e in bench.engines),
         (COMPILED, no_setup(compiled_step)),
+        (COMPILED_CUSTOM, no_setup(custom_step)),
     ]
     # Each engine runs its steps back to back, with the collector on, as in a
     # training loop: micrograd's graphs are reference cycles, and collecting
@@ -173,13 +189,18 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
         "columns are medians over the rounds of the ratio within a round. "
         f"{COMPILED}: the step `compile(mlp_loss)(xs, ys).backward()`, traced, "
         f"generated and compiled once before the timing (the first call, "
-        f"{fmt_time(build)}, untimed); xs and ys are its arguments."
+        f"{fmt_time(build)}, untimed); xs and ys are its arguments. {COMPILED_CUSTOM}: the "
+        "same with relu a custom `Rule`, whose forward and partial the generated code "
+        "calls by reference."
     )
     bench.found.numbers["mlp ops"] = n_ops
     bench.found.numbers["mlp minigrad / floats"] = base.over(result[FLOATS])
     bench.found.numbers["floor / floats"] = result[BARE].over(result[FLOATS])
     bench.found.numbers["mlp compiled / floats"] = result[COMPILED].over(result[FLOATS])
     bench.found.numbers["mlp compiled build"] = build
+    bench.found.numbers["mlp compiled custom / floats"] = result[COMPILED_CUSTOM].over(
+        result[FLOATS]
+    )
 
 
 def _faster_than(engine: str, label: str) -> Target:
@@ -212,6 +233,21 @@ MLP_TARGETS = (
             f"({fmt_ratio(1.0 / m[f'mlp {COMPILED}'])} faster than eager minigrad)"
         ),
     ),
+    Target(
+        "compiled MLP step, relu a custom Rule, <= 2x the plain-float forward",
+        "mlp compiled custom / floats",
+        "<=",
+        2,
+    ),
+)
+
+#: relu as a custom rule: the compiled code calls these two functions.
+CUSTOM_RELU = minigrad.Rule(
+    "custom_relu",
+    lambda x: x if x > 0.0 else 0.0,
+    (lambda x, out: 1.0 if x > 0.0 else 0.0,),
+    math="Max(x, 0)",
+    avoid=(0.0,),
 )
 
 

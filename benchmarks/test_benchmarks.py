@@ -93,6 +93,7 @@ def test_the_sections_and_targets_of_the_report_are_those_it_always_had() -> Non
             "MLP step >= 10x faster than torch 0-d",
             "MLP step <= 8x the plain-float forward",
             "compiled MLP step <= 0.5x the plain-float forward",
+            "compiled MLP step, relu a custom Rule, <= 2x the plain-float forward",
             "bytes per node <= 130 (MLP graph, built / after backward)",
             "no cycles: gc.collect() finds 0 after a graph is dropped",
             "chain per-op time at depth 1e6 <= 1.5x that at 1e4",
