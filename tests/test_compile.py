@@ -437,3 +437,25 @@ def test_every_rule_through_the_loop_over_examples(
         got_loss, got = compiled_grads(step, (xs,), params)
         assert got_loss == want_loss, (rule.name, point)
         assert all(close(a, b) for a, b in zip(got, want, strict=True)), (rule.name, point)
+
+
+def test_a_whole_constant_power_calls_math_pow_and_others_keep_pows_checks() -> None:
+    w = Value(1.5)
+
+    def fn(x: float) -> Value:
+        y = w * x
+        return y**2.0 + y**-1.0 + y**0.5 + y**0.0
+
+    step = minigrad.compile(fn)
+    source = step.program(2.0).source
+    assert source.count("_mpow(") == 2  # ** 2.0 and ** 0.0: _pow's checks cannot fail
+    assert source.count("_pow(") == 2  # ** -1.0 and ** 0.5 keep them
+    for x in (2.0, 0.3, 7.0):
+        want_loss, want = eager_grads(fn, (x,), [w])
+        got_loss, got = compiled_grads(step, (x,), [w])
+        assert got_loss == want_loss
+        assert close(got[0], want[0])
+    # 0 ** -1.0 raises in _pow: the call runs eagerly and gives eager's error.
+    want_error = _error(fn, 0.0)
+    assert want_error is not None
+    assert _error(step, 0.0) == want_error

@@ -121,6 +121,7 @@ TEMPLATES: dict[Rule, tuple[str, tuple[float | str, ...]]] = {
 #: The names the templates use, bound in the generated code's globals.
 _NAMESPACE: dict[str, object] = {
     "_pow": ops._pow,
+    "_mpow": math.pow,
     "_exp": math.exp,
     "_log": math.log,
     "_log1p": math.log1p,
@@ -502,6 +503,11 @@ def _unflatten(key: object, values: Iterator[Any]) -> list[Any]:
     return [next(values) if k is None else _unflatten(k, values) for k in key]
 
 
+def _whole_power(y: object) -> bool:
+    """Whether ``y`` is a constant exponent for which ``ops._pow`` is ``math.pow``."""
+    return type(y) is float and y.is_integer() and y >= 0.0
+
+
 def _const(x: float) -> str:
     r = repr(float(x))
     return f"({r})" if r.startswith("-") else r
@@ -660,6 +666,8 @@ def _generate(
         if rule is None:
             continue
         forward = template(rule)[0]
+        if rule is ops.POW and _whole_power(_args(n)[1]):
+            forward = "_mpow({0}, {1})"  # _pow's checks cannot fail: math.pow, as _pow calls it
         parts = []
         depth = 0
         size = 1
