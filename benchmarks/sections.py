@@ -230,7 +230,12 @@ MLP_TARGETS = (
         0.5,
         lambda m: (
             f"{fmt_ratio(m['mlp compiled / floats'])} "
-            f"({fmt_ratio(1.0 / m[f'mlp {COMPILED}'])} faster than eager minigrad)"
+            f"({fmt_ratio(1.0 / m[f'mlp {COMPILED}'])} faster than eager minigrad"
+            + (
+                f", {fmt_ratio(m[f'mlp {MICROGRAD}'] / m[f'mlp {COMPILED}'])} than micrograd)"
+                if f"mlp {MICROGRAD}" in m
+                else ")"
+            )
         ),
     ),
     Target(
