@@ -335,6 +335,26 @@ def _batch(
     return loss_fn, model.parameters(), xs, ys
 
 
+def _train_alongside_eager(
+    step: minigrad.compiler.Compiled,
+    fn: Callable[..., Value],
+    args: tuple[Any, ...],
+    params: list[Value],
+    steps: int,
+) -> tuple[float, float]:
+    """SGD steps on compiled gradients, each equal to eager's; the first and last loss."""
+    losses = []
+    for _ in range(steps):
+        want_loss, want = eager_grads(fn, args, params)
+        got_loss, got = compiled_grads(step, args, params)
+        assert close(got_loss, want_loss)
+        assert all(close(a, b) for a, b in zip(got, want, strict=True))
+        losses.append(got_loss)
+        for p, g in zip(params, got, strict=True):
+            p.data -= 0.02 * g
+    return losses[0], losses[-1]
+
+
 def _looped(step: minigrad.compiler.Compiled, *args: Any) -> bool:
     return "for gr," in step.program(*args).source
 
@@ -352,14 +372,8 @@ def test_a_batch_runs_as_one_loop_and_equals_eager_over_sgd_steps(
     assert _looped(step, xs, ys)
     eager_nodes = step.program(xs, ys).nodes
     assert step.program(xs, ys).source.count("\n") < eager_nodes / 10  # the loop is short
-    for _ in range(12):
-        want_loss, want = eager_grads(loss_fn, (xs, ys), params)
-        got_loss, got = compiled_grads(step, (xs, ys), params)
-        assert close(got_loss, want_loss)
-        assert all(close(a, b) for a, b in zip(got, want, strict=True))
-        for p, g in zip(params, got, strict=True):
-            p.data -= 0.02 * g
-    assert 0.0 < got_loss < want_loss * 2  # trained, not diverged
+    first, last = _train_alongside_eager(step, loss_fn, (xs, ys), params, steps=12)
+    assert 0.0 < last < first  # trained, not diverged
 
 
 def test_check_compares_the_loop_with_eager_and_central_differences() -> None:
@@ -404,14 +418,7 @@ def test_batches_that_cannot_loop_are_written_out_and_equal_eager(shared: bool) 
 
     step = minigrad.compile(fn)
     assert not _looped(step, xs, ys)
-    everything = [*params, w, *weights]
-    for _ in range(3):
-        want_loss, want = eager_grads(fn, (xs, ys), everything)
-        got_loss, got = compiled_grads(step, (xs, ys), everything)
-        assert close(got_loss, want_loss)
-        assert all(close(a, b) for a, b in zip(got, want, strict=True))
-        for p, g in zip(everything, got, strict=True):
-            p.data -= 0.02 * g
+    _train_alongside_eager(step, fn, (xs, ys), [*params, w, *weights], steps=3)
 
 
 @pytest.mark.parametrize("rule", [*ops.TABLE, CUBE, HYPOT], ids=lambda r: r.name)
