@@ -466,3 +466,20 @@ def test_a_whole_constant_power_calls_math_pow_and_others_keep_pows_checks() -> 
     want_error = _error(fn, 0.0)
     assert want_error is not None
     assert _error(step, 0.0) == want_error
+
+
+def test_a_slope_eager_skips_but_a_gathered_sum_evaluates_falls_back_to_eager() -> None:
+    # sqrt's gradient is 0 here, so eager backward never evaluates its slope
+    # 0.5 / sqrt(0); the generated code does (times that 0), divides by zero,
+    # and runs this backward eagerly instead: the same gradients.
+    w = Value(1.0)
+
+    def fn(x: float) -> Value:
+        return (w * x).relu().sqrt() * 0.0 + w * w
+
+    step = minigrad.compile(fn)
+    for x in (4.0, -4.0):
+        want_loss, want = eager_grads(fn, (x,), [w])
+        got_loss, got = compiled_grads(step, (x,), [w])
+        assert got_loss == want_loss
+        assert got == want
