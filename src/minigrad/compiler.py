@@ -846,7 +846,7 @@ class _Code(NamedTuple):
     fwd_lines: list[tuple[int, int, str]]  # (unit or -1, slot, expression)
     out: str
     seed: int
-    multi: list[int]  # gradient slots accumulated: zeroed first
+    multi: list[int]  # parameters' gradient slots added into more than once: zeroed first
     blocks: list[_Block]
     grads: list[int]  # the parameters' gradient slots
     n_params: int
@@ -969,18 +969,12 @@ def _write_loop(code: _Code, units: _Units, names: dict[str, object]) -> str | N
     rest_lines: list[str] = []
     for e, slot, text in code.fwd_lines:
         (rest_lines if e < 0 else unit_lines[e]).append(f"\x00{slot}\x01 = {text}")
-    local_multi: list[list[int]] = [[] for _ in range(n)]
-    rest_multi: list[int] = []
-    for k in code.multi:
-        e = units.slot_unit.get(k, -1)
-        (rest_multi if e < 0 else local_multi[e]).append(k)
-
+    if unit_blocks[0] and -1 in units.root_grad:
+        return None  # a root whose gradient has no slot of its own to hand the loop
     forward = backward = ""
     index: list[tuple[int, ...]] = []
     for e in range(n):
-        back = _zero(local_multi[e])
-        for block in unit_blocks[e]:
-            back += _block_lines(block)
+        back = [line for block in unit_blocks[e] for line in _block_lines(block)]
         rename = _Renamer(units, e)
         texts = (rename("\n".join(unit_lines[e])), rename("\n".join(back)))
         if e == 0:
@@ -1022,7 +1016,7 @@ def _write_loop(code: _Code, units: _Units, names: dict[str, object]) -> str | N
         lines.append(f"    {roots}= R[{i}:{i + 100}]")
     lines += [f"    {line}" for line in rest]
     lines.append(f"    t{code.seed} = yield {sub(code.out)}")
-    lines += [f"    {sub(line)}" for line in _zero(rest_multi)]
+    lines += [f"    {sub(line)}" for line in _zero(code.multi)]  # parameters' slots
     lines += [f"    {line}" for line in rest_back[0]]
     if backward:
         grs = ", ".join(f"t{units.root_grad[e]}" for e in range(n - 1, -1, -1))
