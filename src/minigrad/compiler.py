@@ -4,8 +4,8 @@ The eager engine makes a Python object per op, and no such engine gets near
 plain float code in CPython. :func:`compile` records the graph once, by
 running the function eagerly on input Values, and writes one Python function
 for it: the forward pass as assignments of float expressions, the reverse
-pass as ``g += g_out * partial`` lines, each taken from the rule table. Later
-calls run that code on floats only.
+pass as sums of ``g_out * partial`` terms, each taken from the rule table.
+Later calls run that code on floats only.
 
 How the code is written:
 
@@ -17,13 +17,18 @@ How the code is written:
   into the expression that uses it (``b + w0 * x0 + w1 * x1 ...``), up to
   :data:`MAX_DEPTH` levels and :data:`MAX_FUSED` ops per expression (CPython
   refuses deeper nesting).
-* A gradient that is 0 passes nothing back (``if g:``), as in eager
-  ``backward``: the backward of a relu that is off costs one test.
+* A batch whose examples repeat one subgraph (of :data:`LOOP_MIN_OPS` ops or
+  more) runs as one loop over the examples, forward and reverse, when every
+  example's code is the same text (:func:`_units`, :func:`_write_loop`).
+* A parameter's gradient is added into only when its user's gradient is not
+  0 (``if g:``), as in eager ``backward``. A computed node's gradient is
+  gathered where eager reaches it and inlined into its one use: behind a
+  relu, into the true branch, so an idle neuron costs one test.
 * relu and abs are expressions (``x if x > 0.0 else 0.0``) evaluated on every
   call: their branches are not frozen.
 * Above :data:`CHUNK_ABOVE` statements the code is split into functions of
-  :data:`CHUNK_SIZE` statements sharing one list of variables, since
-  CPython's ``compile()`` of one huge function grows faster than its size.
+  :data:`CHUNK_SIZE` statements sharing one list of variables (below, one
+  function compiles in linear time and runs faster; see docs/compile.md).
 
 Example:
     >>> from minigrad import Value, compile
