@@ -84,9 +84,11 @@ MAX_FUSED = 64
 CHUNK_ABOVE = 500_000
 #: Statements per function when split.
 CHUNK_SIZE = 4_000
-#: Ops in a repeated subgraph (an example's loss, say) above which the
-#: repetitions run as one loop over the examples.
-LOOP_MIN_OPS = 16
+#: Ops in a repeated subgraph (an example's loss, say) from which the
+#: repetitions run as one loop over the examples. Measured (500 examples, step
+#: time of the loop over that of the code written out): 7 ops 1.35x, 24 ops
+#: 0.96x, 67 ops 0.94x; the loop also compiles in a fraction of the time.
+LOOP_MIN_OPS = 20
 
 #: Per built-in rule with an inline form (the others, and custom rules, are
 #: called by reference): the forward as an expression in ``{0}``, ``{1}``, and per
