@@ -446,7 +446,7 @@ def test_every_rule_through_the_loop_over_examples(
         assert all(close(a, b) for a, b in zip(got, want, strict=True)), (rule.name, point)
 
 
-def test_a_whole_constant_power_calls_math_pow_and_others_keep_pows_checks() -> None:
+def test_constant_powers_equal_eager_and_keep_pows_checks() -> None:
     w = Value(1.5)
 
     def fn(x: float) -> Value:
@@ -454,9 +454,6 @@ def test_a_whole_constant_power_calls_math_pow_and_others_keep_pows_checks() -> 
         return y**2.0 + y**-1.0 + y**0.5 + y**0.0
 
     step = minigrad.compile(fn)
-    source = step.program(2.0).source
-    assert source.count("_mpow(") == 2  # ** 2.0 and ** 0.0: _pow's checks cannot fail
-    assert source.count("_pow(") == 2  # ** -1.0 and ** 0.5 keep them
     for x in (2.0, 0.3, 7.0):
         want_loss, want = eager_grads(fn, (x,), [w])
         got_loss, got = compiled_grads(step, (x,), [w])

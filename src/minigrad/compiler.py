@@ -128,7 +128,6 @@ TEMPLATES: dict[Rule, tuple[str, tuple[float | str, ...]]] = {
 #: The names the templates use, bound in the generated code's globals.
 _NAMESPACE: dict[str, object] = {
     "_pow": ops._pow,
-    "_mpow": math.pow,
     "_exp": math.exp,
     "_log": math.log,
     "_log1p": math.log1p,
@@ -510,11 +509,6 @@ def _unflatten(key: object, values: Iterator[Any]) -> list[Any]:
     return [next(values) if k is None else _unflatten(k, values) for k in key]
 
 
-def _whole_power(y: object) -> bool:
-    """Whether ``y`` is a constant exponent for which ``ops._pow`` is ``math.pow``."""
-    return type(y) is float and y.is_integer() and y >= 0.0
-
-
 def _const(x: float) -> str:
     r = repr(float(x))
     return f"({r})" if r.startswith("-") else r
@@ -673,8 +667,6 @@ def _generate(
         if rule is None:
             continue
         forward = template(rule)[0]
-        if rule is ops.POW and _whole_power(_args(n)[1]):
-            forward = "_mpow({0}, {1})"  # _pow's checks cannot fail: math.pow, as _pow calls it
         parts = []
         depth = 0
         size = 1
@@ -766,20 +758,23 @@ def _generate(
         partials = template(rule)[1]
         refs_n = [value_ref(a) for a in args]
         # What n passes back, per argument, with \x03 for n's gradient.
-        flows: list[tuple[Value, str, bool]] = []  # (argument, product, shares n's slot)
+        # (argument, product, shares n's slot, the condition of a 0-or-1 slope)
+        flows: list[tuple[Value, str, bool, str | None]] = []
         for i, a in enumerate(args):
             if not (isinstance(a, Value) and needs[a]):
                 continue
             d = partials[i]
+            cond: str | None = None
             if isinstance(d, float):
                 product = "\x03" if d == 1.0 else "(-\x03)" if d == -1.0 else f"\x03 * {_const(d)}"
-            elif rule is ops.RELU:
-                # g * (1.0 if out > 0.0 else 0.0), without the multiplication.
-                product = f"(\x03 if {value_ref(n)} > 0.0 else 0.0)"
+            elif (gate := _GATE.fullmatch(d)) is not None:
+                # g * (1.0 if c else 0.0) (relu's slope), without the multiplication.
+                cond = gate[1].format(*refs_n, out=value_ref(n))
+                product = f"(\x03 if {cond} else 0.0)"
             else:
                 product = "\x03 * " + d.format(*refs_n, out=value_ref(n))
             shares = a._rule is not None and d == 1.0 and uses[a] == 1
-            flows.append((a, product, shares))
+            flows.append((a, product, shares, cond))
         # n's gradient: its slot, or its gathered terms.
         g = gslot.get(n)
         terms = pending.pop(n, [])
@@ -787,7 +782,7 @@ def _generate(
         single = len(flows) == 1 and not flows[0][2] and flows[0][0]._rule is not None
         if g is None and single and depth < MAX_DEPTH - 4:
             # Inlined into the one term n passes on: no line, no test.
-            a, product, _ = flows[0]
+            a, product, _, _ = flows[0]
             text = terms[0][0] if len(terms) == 1 else f"({' + '.join(t[0] for t in terms)})"
             pending.setdefault(a, []).append((product.replace("\x03", text), depth + 1))
             continue
@@ -801,18 +796,19 @@ def _generate(
                 f"{gref} = {f'{gref} + ' if i else ''}{' + '.join(t[0] for t in terms[i : i + 16])}"
                 for i in range(0, len(terms), 16)
             ]
-            if single and rule is ops.RELU:
-                # Too wide to inline: gathered only when the relu is on.
+            gate_on = flows[0][3] if single else None
+            if gate_on is not None:
+                # Too wide to inline: gathered only when the slope is 1 (a relu on).
                 lines = [
-                    f"if {value_ref(n)} > 0.0:",
+                    f"if {gate_on}:",
                     *(f"    {line}" for line in lines),
                     "else:",
                     f"    {gref} = 0.0",
                 ]
-                flows = [(flows[0][0], "\x03", flows[0][2])]
+                flows = [(flows[0][0], "\x03", flows[0][2], None)]
             block(-1, e)[1].extend(lines)
         gref = _ref(g)
-        for a, product, shares in flows:
+        for a, product, shares, _ in flows:
             if shares:
                 gslot[a] = g
             elif a._rule is not None:
@@ -897,6 +893,10 @@ class _Renamer:
             return f"p{i}"
         return self.inputs.setdefault(int(i), f"u{len(self.inputs)}")
 
+
+#: A slope template that is 1.0 or 0.0 (relu's): its condition, so that the
+#: product is ``(g if c else 0.0)`` and a wide gathered sum runs only ``if c:``.
+_GATE = re.compile(r"\(1\.0 if ((?:(?! else ).)+) else 0\.0\)")
 
 _TOKEN = re.compile("\x00(\\d+)\x01|\x02([PX])(\\d+)\x01")
 

@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import abc
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
@@ -195,12 +196,12 @@ class Neuron(Module):
         self._act = _activation(self.nonlin, "Neuron")
 
 
-class _Outputs(Module):
+class _Outputs(Module, abc.ABC):
     """A module whose :meth:`forward` gives a list: :class:`Layer` and :class:`MLP`."""
 
+    @abc.abstractmethod
     def forward(self, x: Sequence[Value | float]) -> list[Value]:
         """The outputs, always as a list."""
-        raise NotImplementedError
 
     def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
         """The outputs; a single Value when there is one output.
