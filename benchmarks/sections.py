@@ -44,7 +44,7 @@ from harness import (
     table,
     timed_runs,
 )
-from minigrad._gc import gc_paused
+from minigrad.core._gc import gc_paused
 from workloads import (
     chain,
     flat,

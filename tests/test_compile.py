@@ -11,9 +11,10 @@ import pytest
 
 import minigrad
 import sympy_oracle
-from minigrad import Rule, Value, ops
-from minigrad.compiler import TEMPLATES, CheckError, CompiledValue, TracingError
-from minigrad.nn import MLP
+from minigrad import Rule, Value
+from minigrad.compiler.trace import TEMPLATES, CheckError, CompiledValue, TracingError
+from minigrad.core import ops
+from minigrad.teach.nn import MLP
 
 RTOL = 1e-12
 
@@ -172,7 +173,7 @@ def test_every_rule_through_compiled_code(rule: Rule) -> None:
 @pytest.mark.parametrize("rule", list(TEMPLATES), ids=lambda r: r.name)
 def test_each_template_is_its_rule(rule: Rule) -> None:
     forward, partials = TEMPLATES[rule]
-    namespace = dict(minigrad.compiler._NAMESPACE)
+    namespace = dict(minigrad.compiler.trace._NAMESPACE)
     rng = random.Random(3)
     syms = sympy_oracle.SYMBOLS[: rule.arity]
     expr = sympy_oracle.rule_sympy(rule)
@@ -278,9 +279,9 @@ def test_check_passes_a_correct_function_and_leaves_grads() -> None:
 
 
 def test_large_graphs_are_split_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(minigrad.compiler, "CHUNK_ABOVE", 10)
-    monkeypatch.setattr(minigrad.compiler, "CHUNK_SIZE", 7)
-    monkeypatch.setattr(minigrad.compiler, "LOOP_MIN_OPS", 10**9)  # no loop over examples
+    monkeypatch.setattr(minigrad.compiler.trace, "CHUNK_ABOVE", 10)
+    monkeypatch.setattr(minigrad.compiler.trace, "CHUNK_SIZE", 7)
+    monkeypatch.setattr(minigrad.compiler.trace, "LOOP_MIN_OPS", 10**9)  # no loop over examples
     rng = random.Random(2)
     model = MLP(2, [4, 1], rng=rng)
     params = model.parameters()
@@ -336,7 +337,7 @@ def _batch(
 
 
 def _train_alongside_eager(
-    step: minigrad.compiler.Compiled,
+    step: minigrad.compiler.trace.Compiled,
     fn: Callable[..., Value],
     args: tuple[Any, ...],
     params: list[Value],
@@ -355,7 +356,7 @@ def _train_alongside_eager(
     return losses[0], losses[-1]
 
 
-def _looped(step: minigrad.compiler.Compiled, *args: Any) -> bool:
+def _looped(step: minigrad.compiler.trace.Compiled, *args: Any) -> bool:
     return "for gr," in step.program(*args).source
 
 
@@ -425,7 +426,7 @@ def test_batches_that_cannot_loop_are_written_out_and_equal_eager(shared: bool) 
 def test_every_rule_through_the_loop_over_examples(
     rule: Rule, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(minigrad.compiler, "LOOP_MIN_OPS", 2)
+    monkeypatch.setattr(minigrad.compiler.trace, "LOOP_MIN_OPS", 2)
     rng = random.Random(8)
     points = _points(rule, rng)
     params = [Value(x) for x in points[0]]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minigrad.data import Dataset, make_circles, make_moons
+from minigrad.teach.data import Dataset, make_circles, make_moons
 
 
 def _moon_of(point: tuple[float, float]) -> int:

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from minigrad import demo
-from minigrad._gc import gc_paused
 from minigrad.cli import main
-from minigrad.data import make_moons
-from minigrad.nn import MLP
+from minigrad.core._gc import gc_paused
+from minigrad.teach import demo
+from minigrad.teach.data import make_moons
+from minigrad.teach.nn import MLP
 
 
 class TtyStringIO(io.StringIO):

@@ -688,7 +688,7 @@ def test_nondeterministic_backward_fails_unless_tolerated() -> None:
 
 def _reverse_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the float reverse passes (grad without create_graph) the checker makes."""
-    levels_module = importlib.import_module("minigrad.levels")
+    levels_module = importlib.import_module("minigrad.checking.levels")
     passes = [0]
     real = levels_module.grad
 
@@ -812,7 +812,7 @@ def _closing() -> str:
 
 
 def test_validated_settings_are_reused_but_a_bool_never_passes_for_an_int() -> None:
-    gradcheck_module = importlib.import_module("minigrad.gradcheck")
+    gradcheck_module = importlib.import_module("minigrad.checking.gradcheck")
     assert gradcheck(_sin, [X], atol=1)  # an int atol is fine
     cached = len(gradcheck_module._VALIDATED)
     assert gradcheck(_sin, [X], atol=1)

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from minigrad import Value
-from minigrad.data import make_moons
-from minigrad.nn import MLP, NONLINEARITIES, SGD, Layer, Module, Neuron
+from minigrad.teach.data import make_moons
+from minigrad.teach.nn import MLP, NONLINEARITIES, SGD, Layer, Module, Neuron
 
 
 def _weights(model: Module) -> list[float]:

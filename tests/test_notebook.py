@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from minigrad import Value
-from minigrad.viz import Graph
+from minigrad.teach.viz import Graph
 from scripts import load_script
 
 

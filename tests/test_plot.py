@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from minigrad import Value, eps_curve, epscurve, plot
-from minigrad.data import make_moons
+from minigrad import Value, eps_curve
+from minigrad.teach import epscurve, plot
+from minigrad.teach.data import make_moons
 
 SVG = "{http://www.w3.org/2000/svg}"
 BLUE, RED = "#1f77b4", "#d62728"

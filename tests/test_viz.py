@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from minigrad import Rule, Value, toposort, viz
-from minigrad.nn import MLP
-from minigrad.viz import DotNotFoundError, Graph, graph
+from minigrad import Rule, Value, toposort
+from minigrad.teach import viz
+from minigrad.teach.nn import MLP
+from minigrad.teach.viz import DotNotFoundError, Graph, graph
 
 DOCS_IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
 

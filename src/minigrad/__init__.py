@@ -9,10 +9,8 @@ Example:
     0.839949
 """
 
-from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin here only)
-from minigrad.engine import Value, apply, grad, toposort
-from minigrad.functional import hessian, hvp, jacobian, jvp, vjp
-from minigrad.gradcheck import (
+from minigrad import ops as ops  # the public name of the rule table: minigrad.ops.TABLE
+from minigrad.checking.gradcheck import (
     GradcheckError,
     GradcheckWarning,
     Report,
@@ -22,7 +20,10 @@ from minigrad.gradcheck import (
     gradcheck,
     gradgradcheck,
 )
-from minigrad.ops import (
+from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin here only)
+from minigrad.core.engine import Value, apply, grad, toposort
+from minigrad.core.functional import hessian, hvp, jacobian, jvp, vjp
+from minigrad.core.ops import (
     Rule,
     acos,
     acosh,

@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from minigrad import ops
-from minigrad.engine import Value
-from minigrad.gradcheck import Report, check
-from minigrad.ops import Rule
+from minigrad.checking.gradcheck import Report, check
+from minigrad.core import ops
+from minigrad.core.engine import Value
+from minigrad.core.ops import Rule
 
 # typing costs ~15 ms to import and is needed only by mypy (see engine.py).
 TYPE_CHECKING = False
@@ -358,7 +358,7 @@ def _report(
 
 
 def _run_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from minigrad.demo import run
+    from minigrad.teach.demo import run
 
     if args.steps < 1 or args.every < 0:
         print("minigrad demo: --steps must be >= 1 and --every >= 0", file=err)
@@ -370,7 +370,7 @@ def _run_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _run_eps_curve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from minigrad import epscurve
+    from minigrad.teach import epscurve
 
     return epscurve.main(args.svg, out)
 

@@ -23,9 +23,9 @@ import operator
 from _thread import RLock
 from collections.abc import Callable, Iterable, Sequence
 
-from minigrad import ops
-from minigrad._validate import as_float, finite_float, value_list, weights
-from minigrad.ops import Rule
+from minigrad.core import ops
+from minigrad.core._validate import as_float, finite_float, value_list, weights
+from minigrad.core.ops import Rule
 
 # typing costs ~15 ms to import; annotations need it only for mypy, which
 # takes any name TYPE_CHECKING as true.
@@ -33,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from minigrad.viz import Graph
+    from minigrad.teach.viz import Graph
 
 __all__ = ["Value", "apply", "grad", "toposort"]
 
@@ -473,7 +473,7 @@ class Value:
             >>> "digraph" in (Value(2.0) * 3).graph().dot
             True
         """
-        from minigrad.viz import graph
+        from minigrad.teach.viz import graph
 
         return graph(self, max_nodes=max_nodes)
 
@@ -545,7 +545,7 @@ def apply(rule: Rule, *args: Value | float) -> Value:
     are the same code, generated per rule for speed.
 
     Example:
-        >>> from minigrad import ops
+        >>> from minigrad.core import ops
         >>> apply(ops.MUL, Value(2.0), 3).data
         6.0
     """

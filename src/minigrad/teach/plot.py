@@ -11,7 +11,7 @@ Points are ``(x1, x2)`` pairs; labels are ``-1`` (drawn blue) and ``+1``
 the plot area, never over the data.
 
 Example:
-    >>> from minigrad import plot
+    >>> from minigrad.teach import plot
     >>> picture = plot.scatter([(0.0, 0.0), (1.0, 1.0)], [-1, 1])
     >>> picture
     Picture('2 points', 560x340)
@@ -26,8 +26,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from minigrad._validate import as_int
-from minigrad.report import escape_html
+from minigrad.checking.report import escape_html
+from minigrad.core._validate import as_int
 
 if TYPE_CHECKING:
     from pathlib import Path

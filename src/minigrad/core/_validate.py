@@ -23,7 +23,7 @@ from collections.abc import Sequence
 # typing costs ~15 ms to import and is needed only by mypy (see engine.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from minigrad.engine import Value
+    from minigrad.core.engine import Value
 
 __all__ = [
     "as_float",
@@ -277,7 +277,7 @@ def _value_type() -> type[Value]:
     """The Value class, imported on first use: an import statement costs ~1 us a call."""
     global _VALUE
     if _VALUE is None:
-        from minigrad.engine import Value
+        from minigrad.core.engine import Value
 
         _VALUE = Value
     return _VALUE

@@ -50,10 +50,10 @@ import operator
 import re
 from typing import NamedTuple
 
-from minigrad import engine, ops
-from minigrad._validate import finite_float
-from minigrad.engine import Value, _args, _describe, toposort
-from minigrad.ops import Rule
+from minigrad.core import engine, ops
+from minigrad.core._validate import finite_float
+from minigrad.core.engine import Value, _args, _describe, toposort
+from minigrad.core.ops import Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -267,7 +267,7 @@ class Compiled:
             >>> compile(lambda x: (w * x).tanh()).check(2.0)
             True
         """
-        from minigrad.gradcheck import gradcheck
+        from minigrad.checking.gradcheck import gradcheck
 
         program = self.program(*args)
         key, xs = _flatten(args)

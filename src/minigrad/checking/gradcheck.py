@@ -38,11 +38,8 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 
-from minigrad._validate import as_int, non_negative, positive, value_list, weights
-from minigrad.diagnose import find_fault, kink_note, looks_kinked
-from minigrad.engine import Value, grad
-from minigrad.engine import _lock as _engine_lock
-from minigrad.levels import (
+from minigrad.checking.diagnose import find_fault, kink_note, looks_kinked
+from minigrad.checking.levels import (
     DerivativeError,
     Func,
     Key,
@@ -51,8 +48,11 @@ from minigrad.levels import (
     forward_directional,
     forward_jacobian,
 )
-from minigrad.numeric import Estimate, central, extrapolate, nominal_step
-from minigrad.report import Entry, Report, modes_in_words, where
+from minigrad.checking.numeric import Estimate, central, extrapolate, nominal_step
+from minigrad.checking.report import Entry, Report, modes_in_words, where
+from minigrad.core._validate import as_int, non_negative, positive, value_list, weights
+from minigrad.core.engine import Value, grad
+from minigrad.core.engine import _lock as _engine_lock
 
 __all__ = [
     "Entry",
@@ -84,6 +84,10 @@ class GradcheckError(AssertionError):
 
     def _repr_html_(self) -> str:
         return self.report._repr_html_()
+
+
+# Shown by its public name in tracebacks and doctests, not by the module it lives in.
+GradcheckError.__module__ = "minigrad"
 
 
 #: The keyword arguments of the public checkers that are settings.

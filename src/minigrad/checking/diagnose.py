@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from minigrad.engine import Value, toposort
-from minigrad.numeric import Evaluate, one_sided_slopes
-from minigrad.ops import Rule
-from minigrad.report import Report
+from minigrad.checking.numeric import Evaluate, one_sided_slopes
+from minigrad.checking.report import Report
+from minigrad.core.engine import Value, toposort
+from minigrad.core.ops import Rule
 
 __all__ = ["find_fault", "kink_note", "looks_kinked"]
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.engine import Value, grad, toposort
-from minigrad.functional import Tangents
-from minigrad.numeric import Evaluate
-from minigrad.ops import TABLE, Rule
+from minigrad.checking.numeric import Evaluate
+from minigrad.core.engine import Value, grad, toposort
+from minigrad.core.functional import Tangents
+from minigrad.core.ops import TABLE, Rule
 
 __all__ = [
     "DerivativeError",

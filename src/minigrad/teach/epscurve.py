@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from minigrad.engine import Value
-from minigrad.gradcheck import eps_curve
+from minigrad.checking.gradcheck import eps_curve
+from minigrad.core.engine import Value
 
 if TYPE_CHECKING:
     from typing import Any
@@ -37,7 +37,7 @@ def svg(curves: Sequence[tuple[str, list[tuple[float, float]]]], *, width: int =
         >>> text.startswith("<svg") and "polyline" in text
         True
     """
-    from minigrad.plot import curves as draw
+    from minigrad.teach.plot import curves as draw
 
     return draw(
         curves,

@@ -22,12 +22,12 @@ import random
 import time
 from typing import NamedTuple, TextIO
 
-from minigrad._gc import gc_paused
-from minigrad._validate import as_int
-from minigrad.compiler import compile as compile_loss
-from minigrad.data import make_moons
-from minigrad.engine import Value
-from minigrad.nn import MLP, SGD
+from minigrad.compiler.trace import compile as compile_loss
+from minigrad.core._gc import gc_paused
+from minigrad.core._validate import as_int
+from minigrad.core.engine import Value
+from minigrad.teach.data import make_moons
+from minigrad.teach.nn import MLP, SGD
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from minigrad._validate import value_list, weights
-from minigrad.engine import Value, _args, grad, toposort
+from minigrad.core._validate import value_list, weights
+from minigrad.core.engine import Value, _args, grad, toposort
 
 # typing costs ~15 ms to import and is needed only by mypy (see engine.py).
 TYPE_CHECKING = False

@@ -33,8 +33,8 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
-from minigrad._validate import as_int, value_list
-from minigrad.engine import Value
+from minigrad.core._validate import as_int, value_list
+from minigrad.core.engine import Value
 
 __all__ = ["DotNotFoundError", "Graph", "graph"]
 
