@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from minigrad import Value
+from minigrad import Value, ops
 from minigrad.checking.gradcheck import Report, check
 from minigrad.cli import COMPOSITES, main
-from minigrad.core import ops
 
 GOOD_OPS = """
 import math
@@ -201,14 +200,14 @@ def test_builtin_rules_a_file_imports_are_skipped_beside_its_own(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     mine = tmp_path / "mine.py"
-    mine.write_text("from minigrad.core.ops import EXP, MUL\n" + GOOD_OPS)
+    mine.write_text("from minigrad.core.rules import EXP, MUL\n" + GOOD_OPS)
     assert main(["check", str(mine), "--points", "2"]) == 0
     out = capsys.readouterr().out
     assert list(_rows(out)) == ["cube", "hypot"]
     assert "skipped 2 built-in rule(s) of minigrad.ops" in out
     # A file of nothing but built-in rules gets them checked.
     only = tmp_path / "only_builtins.py"
-    only.write_text("from minigrad.core.ops import EXP, MUL\n")
+    only.write_text("from minigrad.core.rules import EXP, MUL\n")
     assert main(["check", str(only), "--points", "2"]) == 0
     assert list(_rows(capsys.readouterr().out)) == ["EXP (exp)", "MUL (*)"]
 

@@ -11,9 +11,8 @@ import pytest
 
 import minigrad
 import sympy_oracle
-from minigrad import Rule, Value
+from minigrad import Rule, Value, ops
 from minigrad.compiler.trace import TEMPLATES, CheckError, CompiledValue, TracingError
-from minigrad.core import ops
 from minigrad.teach.nn import MLP
 
 RTOL = 1e-12

@@ -30,7 +30,7 @@ import minigrad as mg
 import minigrad.checking.levels
 from minigrad import GradcheckError, GradcheckWarning, Report, Rule, Value, check
 from minigrad.checking.report import where
-from minigrad.core.functional import Tangents
+from minigrad.core.forward import Tangents
 from minigrad.testing import Expression, expressions
 from summary import closing_line
 from test_gradcheck_mutants import MUTANTS, SIN_SPLIT, Mutant

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 import minigrad as mg
 from minigrad import Rule, Value, grad, hessian, hvp, jacobian, jvp, vjp
-from minigrad.core.functional import Tangents
+from minigrad.core.forward import Tangents
 from minigrad.testing import Expression, expressions
 from summary import closing_line
 from sympy_oracle import COUNTS, SymExpr, apply_sympy, check, exact_partials

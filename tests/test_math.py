@@ -28,8 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minigrad
-from minigrad import Rule, Value
-from minigrad.core import ops
+from minigrad import Rule, Value, ops
 from minigrad.testing import points
 from sympy_oracle import SYMBOLS, compare
 

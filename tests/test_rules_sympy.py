@@ -18,8 +18,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minigrad import Rule, Value, cos
-from minigrad.core import ops
+from minigrad import Rule, Value, cos, ops
 from minigrad.ops import value_of
 from minigrad.testing import points
 from sympy_oracle import (

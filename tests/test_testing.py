@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 import minigrad
-from minigrad import GradcheckWarning, Rule, Value, gradgradcheck, toposort
-from minigrad.core import ops
+from minigrad import GradcheckWarning, Rule, Value, gradgradcheck, ops, toposort
 from minigrad.testing import (
     DEFAULT_MARGIN,
     Expression,

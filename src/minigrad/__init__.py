@@ -9,6 +9,8 @@ Example:
     0.839949
 """
 
+from __future__ import annotations
+
 from minigrad import ops as ops  # the public name of the rule table: minigrad.ops.TABLE
 from minigrad.checking.gradcheck import (
     GradcheckError,
@@ -21,10 +23,9 @@ from minigrad.checking.gradcheck import (
     gradgradcheck,
 )
 from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin here only)
-from minigrad.core.engine import Value, apply, grad, toposort
+from minigrad.core import Rule, Value, apply, grad, toposort
 from minigrad.core.functional import hessian, hvp, jacobian, jvp, vjp
-from minigrad.core.ops import (
-    Rule,
+from minigrad.core.rules import (
     acos,
     acosh,
     asin,
@@ -65,6 +66,11 @@ from minigrad.core.ops import (
     tan,
     tanh,
 )
+
+# typing costs ~15 ms to import and is needed only by mypy.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from minigrad.teach.viz import Graph as _Graph
 
 __all__ = [
     "GradcheckError",
@@ -133,3 +139,21 @@ __all__ = [
 abs = fabs  # noqa: A001
 
 __version__ = "0.1.0"
+
+
+def _graph(self: Value, *, max_nodes: int = 100) -> _Graph:
+    """A picture of this node's graph: :func:`minigrad.teach.viz.graph` of it.
+
+    Installed here, on top, so that the engine never imports the teaching
+    layer; the picture code loads on the first call.
+
+    Example:
+        >>> "digraph" in (Value(2.0) * 3).graph().dot
+        True
+    """
+    from minigrad.teach.viz import graph
+
+    return graph(self, max_nodes=max_nodes)
+
+
+Value.graph = _graph  # type: ignore[method-assign]

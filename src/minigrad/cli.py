@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from minigrad.checking.gradcheck import Report, check
-from minigrad.core import ops
-from minigrad.core.engine import Value
-from minigrad.core.ops import Rule
+from minigrad.core import rules
+from minigrad.core.rule import Rule
+from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see engine.py).
 TYPE_CHECKING = False
@@ -257,7 +257,7 @@ def _rules_of(path: str) -> tuple[list[_Item], list[Rule]]:
     found = _find_rules(_import(path))
     if not found:
         raise _FileError(f"minigrad check: no Rule found in {path}")
-    builtin = {id(rule) for rule in ops.TABLE}
+    builtin = {id(rule) for rule in rules.TABLE}
     own = [(name, rule) for name, rule in found if id(rule) not in builtin]
     if not own:
         return [_rule_item(name, rule) for name, rule in found], []
@@ -267,9 +267,9 @@ def _rules_of(path: str) -> tuple[list[_Item], list[Rule]]:
 
 def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.path:
-        items = [_rule_item(rule.name, rule) for rule in ops.TABLE]
+        items = [_rule_item(rule.name, rule) for rule in rules.TABLE]
         items += [_composite_item(*composite) for composite in COMPOSITES]
-        return _report(items, len(ops.TABLE), [], args, out, err)
+        return _report(items, len(rules.TABLE), [], args, out, err)
     # The file's folder is on sys.path while it is imported and checked (a
     # forward may import lazily); afterwards sys.path is as it was, and the
     # modules loaded from that folder are forgotten, so that another file's

@@ -1,4 +1,4 @@
-"""The table of derivative rules: the public name of :mod:`minigrad.core.ops`.
+"""The table of derivative rules: the public name of :mod:`minigrad.core.rules`.
 
 Rule files for ``minigrad check FILE`` import built-in rules from here
 (``from minigrad.ops import MUL``).
@@ -9,5 +9,5 @@ Example:
     ('x * y', True)
 """
 
-from minigrad.core.ops import *  # noqa: F403 (the whole table, by its public names)
-from minigrad.core.ops import __all__ as __all__
+from minigrad.core.rules import *  # noqa: F403 (the whole table, by its public names)
+from minigrad.core.rules import __all__ as __all__

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric import Evaluate, one_sided_slopes
 from minigrad.checking.report import Report
-from minigrad.core.engine import Value, toposort
-from minigrad.core.ops import Rule
+from minigrad.core.rule import Rule
+from minigrad.core.value import Value, toposort
 
 __all__ = ["find_fault", "kink_note", "looks_kinked"]
 

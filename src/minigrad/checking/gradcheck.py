@@ -50,9 +50,11 @@ from minigrad.checking.levels import (
 )
 from minigrad.checking.numeric import Estimate, central, extrapolate, nominal_step
 from minigrad.checking.report import Entry, Report, modes_in_words, where
-from minigrad.core._validate import as_int, non_negative, positive, value_list, weights
-from minigrad.core.engine import Value, grad
-from minigrad.core.engine import _lock as _engine_lock
+from minigrad.core._validate import as_int, non_negative, positive
+from minigrad.core.grad import grad
+from minigrad.core.inputs import value_list, weights
+from minigrad.core.value import Value
+from minigrad.core.value import _lock as _engine_lock
 
 __all__ = [
     "Entry",

@@ -25,9 +25,11 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric import Evaluate
-from minigrad.core.engine import Value, grad, toposort
 from minigrad.core.functional import Tangents
-from minigrad.core.ops import TABLE, Rule
+from minigrad.core.grad import grad
+from minigrad.core.rule import Rule
+from minigrad.core.rules import TABLE
+from minigrad.core.value import Value, toposort
 
 __all__ = [
     "DerivativeError",

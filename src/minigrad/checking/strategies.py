@@ -30,7 +30,7 @@ drawing such values would fail for reasons that are not the code under test.
 For other magnitudes, draw them yourself: ``st.floats(...).map(Value)``.
 
 Example:
-    >>> from minigrad.core import ops
+    >>> from minigrad import ops
     >>> from minigrad.checking import strategies as testing
     >>> testing.safe_intervals(ops.LOG, 0)
     ((0.060000000000000005, 7.99),)
@@ -44,9 +44,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from minigrad.core import ops
-from minigrad.core.engine import Value
-from minigrad.core.ops import Rule
+from minigrad.core import rules as builtin_rules
+from minigrad.core.rule import Rule
+from minigrad.core.value import Value
 
 if TYPE_CHECKING:
     from hypothesis.strategies import DrawFn, SearchStrategy
@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: How far drawn points stay from interval ends and from ``avoid`` points.
-DEFAULT_MARGIN = ops.DEFAULT_MARGIN
+DEFAULT_MARGIN = builtin_rules.DEFAULT_MARGIN
 
 T = TypeVar("T")
 
@@ -91,7 +91,7 @@ def safe_intervals(
         ValueError: ``margin`` is negative or leaves nothing to draw from.
 
     Example:
-        >>> from minigrad.core import ops
+        >>> from minigrad import ops
         >>> safe_intervals(ops.DIV, 1)
         ((-2.99, -0.01), (0.01, 2.99))
         >>> safe_intervals(ops.EXP, 0, margin=0.5)
@@ -121,7 +121,7 @@ def points(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tupl
 
     Example:
         >>> from hypothesis import given, settings
-        >>> from minigrad.core import ops
+        >>> from minigrad import ops
         >>> @settings(max_examples=25, database=None)
         ... @given(points(ops.DIV))
         ... def divisor_is_never_near_zero(xy: tuple[float, float]) -> None:
@@ -155,7 +155,7 @@ def values(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tupl
 
     Example:
         >>> from hypothesis import given, settings
-        >>> from minigrad.core import ops
+        >>> from minigrad import ops
         >>> @settings(max_examples=25, database=None)
         ... @given(values(ops.LOG))
         ... def log_backward_is_reciprocal(xs: tuple[Value, ...]) -> None:
@@ -214,7 +214,7 @@ class Expression:
 
     Example:
         >>> from minigrad import Value, grad
-        >>> from minigrad.core import ops
+        >>> from minigrad import ops
         >>> square_plus_self = Expression(
         ...     inputs=(3.0,),
         ...     nodes=(Node(ops.MUL, (0, 0)), Node(ops.ADD, (1, 0))),
@@ -283,7 +283,7 @@ class Expression:
             The result for the output node.
 
         Example:
-            >>> from minigrad.core import ops
+            >>> from minigrad import ops
             >>> e = Expression(inputs=(2.0,), nodes=(Node(ops.MUL, (0, 3.0)),))
             >>> e.build(["x"], lambda rule, args: f"({args[0]} {rule.name} {args[1]})")
             '(x * 3.0)'
@@ -315,7 +315,7 @@ class Expression:
 
 
 def expressions(
-    rules: Sequence[Rule] = ops.TABLE,
+    rules: Sequence[Rule] = builtin_rules.TABLE,
     *,
     max_inputs: int = 3,
     max_ops: int = 6,
@@ -421,9 +421,9 @@ def expressions(
             key = (slot, lo, hi)
             if key not in squashed:  # squash a slot once per interval, keeping it shared
                 mid, half = (lo + hi) / 2.0, (hi - lo) / 2.0
-                s = add(ops.SIN, (slot,), True)
-                s = add(ops.MUL, (s, half), True)
-                squashed[key] = add(ops.ADD, (s, mid), True)
+                s = add(builtin_rules.SIN, (slot,), True)
+                s = add(builtin_rules.MUL, (s, half), True)
+                squashed[key] = add(builtin_rules.ADD, (s, mid), True)
             return squashed[key]
 
         def is_drawn(slot: int) -> bool:
@@ -459,7 +459,7 @@ def expressions(
         out = len(data) - 1
         for slot in range(n_inputs, len(data) - 1):
             if not used[slot] and is_drawn(slot):
-                out = add(ops.ADD, (out, slot), True)
+                out = add(builtin_rules.ADD, (out, slot), True)
         return Expression(inputs=inputs, nodes=tuple(nodes))
 
     return draw_expression()

@@ -50,10 +50,12 @@ import operator
 import re
 from typing import NamedTuple
 
-from minigrad.core import engine, ops
+from minigrad.core import rules
+from minigrad.core import value as engine
 from minigrad.core._validate import finite_float
-from minigrad.core.engine import Value, _args, _describe, toposort
-from minigrad.core.ops import Rule
+from minigrad.core.failures import _describe
+from minigrad.core.rule import Rule
+from minigrad.core.value import Value, _args, toposort
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,28 +100,28 @@ LOOP_MIN_OPS = 20
 #: relu's slope tests its output, positive exactly when its input is, so the
 #: reverse pass keeps one number per relu instead of two.
 TEMPLATES: dict[Rule, tuple[str, tuple[float | str, ...]]] = {
-    ops.ADD: ("({0} + {1})", (1.0, 1.0)),
-    ops.SUB: ("({0} - {1})", (1.0, -1.0)),
-    ops.MUL: ("({0} * {1})", ("{1}", "{0}")),
-    ops.DIV: ("({0} / {1})", ("(1.0 / {1})", "(-{out} / {1})")),
-    ops.POW: (
+    rules.ADD: ("({0} + {1})", (1.0, 1.0)),
+    rules.SUB: ("({0} - {1})", (1.0, -1.0)),
+    rules.MUL: ("({0} * {1})", ("{1}", "{0}")),
+    rules.DIV: ("({0} / {1})", ("(1.0 / {1})", "(-{out} / {1})")),
+    rules.POW: (
         "_pow({0}, {1})",
         ("({1} * {0} ** ({1} - 1.0))", "(0.0 if {out} == 0.0 else {out} * _log({0}))"),
     ),
-    ops.NEG: ("(-{0})", (-1.0,)),
-    ops.ABS: ("abs({0})", ("(1.0 if {0} > 0.0 else -1.0 if {0} < 0.0 else 0.0)",)),
-    ops.EXP: ("_exp({0})", ("{out}",)),
-    ops.LOG: ("_log({0})", ("(1.0 / {0})",)),
-    ops.LOG1P: ("_log1p({0})", ("(1.0 / (1.0 + {0}))",)),
-    ops.SQRT: ("_sqrt({0})", ("(0.5 / {out})",)),
-    ops.SIN: ("_sin({0})", ("_cos({0})",)),
-    ops.COS: ("_cos({0})", ("(-_sin({0}))",)),
-    ops.TANH: ("_tanh({0})", ("(1.0 - {out} * {out})",)),
-    ops.SIGMOID: ("_sigmoid({0})", ("({out} * (1.0 - {out}))",)),
-    ops.RELU: ("({0} if {0} > 0.0 else 0.0)", ("(1.0 if {out} > 0.0 else 0.0)",)),
-    ops.SOFTPLUS: ("_softplus({0})", ("_sigmoid({0})",)),
-    ops.ERF: ("_erf({0})", ("(_TWO_OVER_SQRT_PI * _exp(-({0} * {0})))",)),
-    ops.GELU: (
+    rules.NEG: ("(-{0})", (-1.0,)),
+    rules.ABS: ("abs({0})", ("(1.0 if {0} > 0.0 else -1.0 if {0} < 0.0 else 0.0)",)),
+    rules.EXP: ("_exp({0})", ("{out}",)),
+    rules.LOG: ("_log({0})", ("(1.0 / {0})",)),
+    rules.LOG1P: ("_log1p({0})", ("(1.0 / (1.0 + {0}))",)),
+    rules.SQRT: ("_sqrt({0})", ("(0.5 / {out})",)),
+    rules.SIN: ("_sin({0})", ("_cos({0})",)),
+    rules.COS: ("_cos({0})", ("(-_sin({0}))",)),
+    rules.TANH: ("_tanh({0})", ("(1.0 - {out} * {out})",)),
+    rules.SIGMOID: ("_sigmoid({0})", ("({out} * (1.0 - {out}))",)),
+    rules.RELU: ("({0} if {0} > 0.0 else 0.0)", ("(1.0 if {out} > 0.0 else 0.0)",)),
+    rules.SOFTPLUS: ("_softplus({0})", ("_sigmoid({0})",)),
+    rules.ERF: ("_erf({0})", ("(_TWO_OVER_SQRT_PI * _exp(-({0} * {0})))",)),
+    rules.GELU: (
         "(0.5 * {0} * (1.0 + _erf({0} * _INV_SQRT2)))",
         ("(0.5 * (1.0 + _erf({0} * _INV_SQRT2)) + {0} * _exp(-0.5 * {0} * {0}) * _INV_SQRT_2PI)",),
     ),
@@ -127,7 +129,7 @@ TEMPLATES: dict[Rule, tuple[str, tuple[float | str, ...]]] = {
 
 #: The names the templates use, bound in the generated code's globals.
 _NAMESPACE: dict[str, object] = {
-    "_pow": ops._pow,
+    "_pow": rules._pow,
     "_exp": math.exp,
     "_log": math.log,
     "_log1p": math.log1p,
@@ -136,11 +138,11 @@ _NAMESPACE: dict[str, object] = {
     "_cos": math.cos,
     "_tanh": math.tanh,
     "_erf": math.erf,
-    "_sigmoid": ops._sigmoid,
-    "_softplus": ops._softplus,
-    "_TWO_OVER_SQRT_PI": ops._TWO_OVER_SQRT_PI,
-    "_INV_SQRT2": ops._INV_SQRT2,
-    "_INV_SQRT_2PI": ops._INV_SQRT_2PI,
+    "_sigmoid": rules._sigmoid,
+    "_softplus": rules._softplus,
+    "_TWO_OVER_SQRT_PI": rules._TWO_OVER_SQRT_PI,
+    "_INV_SQRT2": rules._INV_SQRT2,
+    "_INV_SQRT_2PI": rules._INV_SQRT_2PI,
 }
 
 

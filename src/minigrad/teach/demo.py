@@ -25,7 +25,7 @@ from typing import NamedTuple, TextIO
 from minigrad.compiler.trace import compile as compile_loss
 from minigrad.core._gc import gc_paused
 from minigrad.core._validate import as_int
-from minigrad.core.engine import Value
+from minigrad.core.value import Value
 from minigrad.teach.data import make_moons
 from minigrad.teach.nn import MLP, SGD
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from minigrad.checking.gradcheck import eps_curve
-from minigrad.core.engine import Value
+from minigrad.core.value import Value
 
 if TYPE_CHECKING:
     from typing import Any

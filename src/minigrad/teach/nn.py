@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from minigrad.core._random import check_rng as _check_rng
 from minigrad.core._validate import as_int, positive
-from minigrad.core.engine import Value
+from minigrad.core.value import Value
 
 # typing costs an import; annotations need it only for mypy (see engine.py).
 TYPE_CHECKING = False

@@ -33,8 +33,9 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
-from minigrad.core._validate import as_int, value_list
-from minigrad.core.engine import Value
+from minigrad.core._validate import as_int
+from minigrad.core.inputs import value_list
+from minigrad.core.value import Value
 
 __all__ = ["DotNotFoundError", "Graph", "graph"]
 

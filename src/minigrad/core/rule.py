@@ -1,0 +1,508 @@
+"""A :class:`Rule`: one scalar op, written once, and :func:`apply`, the door every op goes through.
+
+A rule is an op's ``forward`` on floats and one partial derivative per
+argument, ``partials[i](*args, out) = d out / d args[i]``. The partials are
+written with arithmetic operators and minigrad's functions (:func:`exp`,
+:func:`log`, ..., in :mod:`minigrad.core.rules`), which take a float or a
+:class:`~minigrad.Value` and return the same kind. The engine calls a partial
+with floats for the fast first-order ``backward`` and with Values when
+``grad(..., create_graph=True)`` builds a differentiable gradient, so the same
+line serves every order of derivative. A user's custom op is a ``Rule`` too and
+goes through the same door.
+
+A rule also carries the rest of its op's contract, so no other module keeps a
+copy: where the op is defined (``domain``), where tests and checkers draw
+points (``sample`` and ``avoid``, read through :meth:`Rule.intervals`), how it
+is written in Python (``spelling``), whether it is ``commutative`` and what
+its arguments are called (``arg_names``).
+
+Example:
+    >>> from minigrad import Value
+    >>> square = Rule("square", lambda x: x * x, (lambda x, out: 2.0 * x,))
+    >>> y = square(Value(3.0))
+    >>> y.backward()
+    >>> y.data, y.op
+    (9.0, 'square')
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from collections.abc import Callable
+
+from minigrad.core._validate import as_float, signature_problem
+from minigrad.core.failures import _domain_error, _show
+from minigrad.core.value import Value, _node
+
+# typing costs ~15 ms to import and is needed only by mypy (see value.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import random
+    from typing import TypeVar
+    from typing import overload as overload
+
+    #: A float or a Value: what a partial derivative receives and returns.
+    S = TypeVar("S", float, "Value")
+else:
+    # typing.overload at run time, for the rule families' functions with
+    # overloads: the last definition, the implementation, is what runs.
+    def overload(func):
+        return func
+
+
+__all__ = ["DEFAULT_MARGIN", "Partial", "Rule", "apply", "value_of"]
+
+#: d out / d arg: a function of (*args, out), or a constant float.
+Partial = Callable[..., "float | Value"] | float
+#: How far drawn points stay from the ends of a sample interval and from avoid points.
+DEFAULT_MARGIN = 1e-2
+_INF = math.inf
+#: Where a default sample interval stops on an infinite side: 2 from the finite
+#: end, or -2 and 2 on the whole line. Wide enough to see an op's shape, narrow
+#: enough that its values stay ordinary floats after a few ops are composed.
+_REACH = 2.0
+#: Default argument names: the symbols ``Rule.math`` is written in.
+_LETTERS = ("x", "y", "z", "u", "v", "w")
+#: The binary operators a Value implements, as a spelling writes them.
+_OPERATORS: dict[str, Callable[..., Value]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "**": operator.pow,
+}
+
+
+class Rule:
+    """A scalar op's whole contract: forward, partials, where it lives, how it is written.
+
+    Args:
+        name: The op's name, shown as ``Value.op`` and in every report.
+        forward: ``forward(*xs) -> float`` on plain floats.
+        partials: One entry per argument: ``partials[i](*xs, out)`` is
+            d out / d xs[i], written with operators and the functions of
+            :mod:`minigrad.ops` so it works on floats and on Values alike;
+            a constant slope may be given as a plain float.
+        math: The op as a SymPy expression in ``x`` (and ``y``, ``z``, ...),
+            used by the exact-derivative tests and the docs. Optional.
+        domain: Per argument, the open interval ``(lo, hi)`` where the op is
+            defined and, apart from its ``avoid`` points, smooth; an end may
+            be infinite. Default: the whole real line, ``(-inf, inf)``.
+            Declare it truthfully: a checker may evaluate the op anywhere
+            inside it.
+        sample: Per argument, a finite interval inside ``domain`` where
+            tests, :mod:`minigrad.testing` and ``minigrad check`` draw points
+            (stored as ``sample_box``). Default: the domain, with an infinite
+            end cut 2 away from the other end, or ``(-2, 2)`` when both ends
+            are infinite; so a rule that declares neither is drawn on
+            ``(-2, 2)``, and ``domain=((0, inf),)`` is drawn on ``(0, 2)``.
+        avoid: Points (kinks, poles) that points are drawn at least a margin
+            away from, in every argument.
+        requires: The domain in words, used in error messages
+            (e.g. ``"input must be > 0"``).
+        spelling: How the op is written in Python, with the argument names:
+            an operator (``"x * y"``, ``"-x"``), ``"abs(x)"``, a method
+            (``"x.exp()"``) or a call of the rule itself (``"cube(x)"``).
+            Default: a call, ``"NAME(x, y)"``. :meth:`as_written` applies it.
+        commutative: Whether swapping the arguments leaves the result
+            unchanged (``+`` and ``*``); pictures then leave the argument
+            names off their edges. Default False.
+        arg_names: One identifier per argument, used in error messages,
+            spellings and pictures. Default: ``x, y, z, u, v, w`` (the
+            symbols of ``math``), or ``x0, x1, ...`` beyond six arguments.
+
+    Calling a rule applies it: ``rule(x, y)`` returns a new Value, exactly
+    as the built-in operators do.
+
+    Example:
+        >>> from minigrad import Rule, Value
+        >>> cube = Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,))
+        >>> y = cube(Value(2.0))
+        >>> y.op, y.data
+        ('cube', 8.0)
+        >>> cube.domain, cube.sample_box, cube.spelling
+        (((-inf, inf),), ((-2.0, 2.0),), 'cube(x)')
+    """
+
+    __slots__ = (
+        "_written",
+        "arg_names",
+        "arity",
+        "avoid",
+        "commutative",
+        "domain",
+        "forward",
+        "math",
+        "name",
+        "partials",
+        "requires",
+        "sample_box",
+        "spelling",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        forward: Callable[..., float],
+        partials: tuple[Partial, ...],
+        *,
+        math: str = "",
+        domain: tuple[tuple[float, float], ...] | None = None,
+        sample: tuple[tuple[float, float], ...] | None = None,
+        avoid: tuple[float, ...] = (),
+        requires: str = "",
+        spelling: str | None = None,
+        commutative: bool = False,
+        arg_names: tuple[str, ...] | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"Rule: name must be a non-empty str, got {name!r}")
+        if not callable(forward):
+            raise TypeError(f"Rule {name!r}: forward must be callable, got {forward!r}")
+        if not isinstance(partials, tuple) or not partials:
+            raise TypeError(
+                f"Rule {name!r}: partials must be a non-empty tuple of functions, "
+                f"one per argument, got {partials!r}"
+            )
+        partials = tuple(float(d) if isinstance(d, int) else d for d in partials)
+        for i, partial in enumerate(partials):
+            if not (callable(partial) or isinstance(partial, float)):
+                raise TypeError(
+                    f"Rule {name!r}: partials[{i}] must be a function or a constant float, "
+                    f"got {partial!r}"
+                )
+        arity = len(partials)
+        # The engine calls forward(*args) and partials[i](*args, out): a wrong
+        # count is refused here, naming the rule, not deep inside backward.
+        names = _arg_names(name, arity, arg_names)
+        problem = signature_problem(forward, arity)
+        if problem:
+            raise TypeError(
+                f"Rule {name!r}: forward {problem} but must take {arity}, one per partial: "
+                f"forward({', '.join(names)})"
+            )
+        for i, partial in enumerate(partials):
+            problem = "" if isinstance(partial, float) else signature_problem(partial, arity + 1)
+            if problem:
+                raise TypeError(
+                    f"Rule {name!r}: partials[{i}] {problem} but must take {arity + 1}: the op's "
+                    f"arguments then its result, partials[{i}]({', '.join(names)}, out) "
+                    f"= d out / d {names[i]}"
+                )
+        if domain is None:
+            domain = ((-_INF, _INF),) * arity
+        if len(domain) != arity or any(not lo < hi for lo, hi in domain):
+            raise ValueError(
+                f"Rule {name!r}: domain must give one interval (lo, hi) with lo < hi "
+                f"per argument ({arity}), got {domain!r}"
+            )
+        domain = tuple((float(lo), float(hi)) for lo, hi in domain)
+        sample_box = _sample_box(name, domain, sample)
+        avoid = _avoid(name, avoid)
+        if not isinstance(commutative, bool) or (commutative and arity < 2):
+            raise ValueError(
+                f"Rule {name!r}: commutative must be a bool, and True only for two or more "
+                f"arguments ({arity}), got {commutative!r}"
+            )
+        arg_names = names
+        written: Callable[..., Value] | None = None
+        if spelling is None:
+            spelling = f"{name}({', '.join(arg_names)})"
+        else:
+            written = _parse_spelling(name, spelling, arg_names)
+        self.name = name
+        self.forward = forward
+        self.partials = partials
+        self.arity = arity
+        self.math = math
+        self.domain = domain
+        self.sample_box = sample_box
+        self.avoid = avoid
+        self.requires = requires
+        self.spelling = spelling
+        self.commutative = commutative
+        self.arg_names = arg_names
+        self._written = written
+
+    def intervals(
+        self, index: int, *, margin: float = DEFAULT_MARGIN
+    ) -> tuple[tuple[float, float], ...]:
+        """The closed intervals where argument ``index`` may be drawn.
+
+        That is the argument's sample interval (``sample_box[index]``), shrunk
+        by ``margin`` at both ends, minus a ``margin``-wide neighbourhood of
+        every ``avoid`` point. Every float in the result is at least
+        ``margin`` away from the interval ends and from every avoid point
+        (ends are nudged inward by one ulp where rounding would put them
+        closer). This is the one place that decides where a rule may be
+        evaluated: :meth:`sample`, :mod:`minigrad.testing` and
+        ``minigrad check`` all draw from it.
+
+        Args:
+            index: Which argument (0-based).
+            margin: The distance to keep; must be >= 0.
+
+        Returns:
+            Disjoint ``(lo, hi)`` pairs with ``lo <= hi``, in increasing order.
+
+        Raises:
+            IndexError: ``index`` is not an argument of the rule.
+            ValueError: ``margin`` is negative or leaves nothing to draw from.
+
+        Example:
+            >>> from minigrad.ops import DIV, EXP
+            >>> DIV.intervals(1)
+            ((-2.99, -0.01), (0.01, 2.99))
+            >>> EXP.intervals(0, margin=0.5)
+            ((-3.5, 3.5),)
+        """
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < self.arity:
+            raise IndexError(f"Rule {self.name!r}: has no argument {index!r}")
+        if not margin >= 0.0:
+            raise ValueError(f"Rule {self.name!r}: margin must be >= 0, got {margin!r}")
+        lo, hi = self.sample_box[index]
+        # Cut points: the interval's ends and every avoid point inside it.
+        cuts = [lo, *sorted(a for a in set(self.avoid) if lo < a < hi), hi]
+        pieces: list[tuple[float, float]] = []
+        for left, right in itertools.pairwise(cuts):
+            a = _away(left, margin, _INF)
+            b = _away(right, margin, -_INF)
+            if a <= b:
+                pieces.append((a, b))
+        if not pieces:
+            raise ValueError(
+                f"Rule {self.name!r}: margin {margin!r} leaves no point of argument {index} "
+                f"(sample {self.sample_box[index]!r}, avoid {self.avoid!r})"
+            )
+        return tuple(pieces)
+
+    def sample(self, rng: random.Random, *, margin: float = DEFAULT_MARGIN) -> tuple[float, ...]:
+        """A random point of :meth:`intervals`: uniform over each argument's pieces.
+
+        Args:
+            rng: The random source (``minigrad check`` passes a seeded one).
+            margin: The distance to keep, as for :meth:`intervals`.
+
+        Raises:
+            ValueError: ``margin`` leaves nothing to draw from.
+
+        Example:
+            >>> import random
+            >>> from minigrad.ops import DIV
+            >>> x, y = DIV.sample(random.Random(0))
+            >>> abs(y) >= 1e-2
+            True
+        """
+        point = []
+        for i in range(self.arity):
+            pieces = self.intervals(i, margin=margin)
+            lengths = [hi - lo for lo, hi in pieces]
+            if sum(lengths) > 0.0:
+                lo, hi = rng.choices(pieces, weights=lengths)[0]
+            else:  # every piece is a single float
+                lo, hi = rng.choice(pieces)
+            # lo + (hi - lo) * u can round one ulp past hi.
+            point.append(min(max(rng.uniform(lo, hi), lo), hi))
+        return tuple(point)
+
+    def as_written(self, *args: Value | float) -> Value:
+        """Apply the op the way its ``spelling`` writes it.
+
+        ``x * y`` calls Python's ``*`` (so ``Value.__mul__`` or, for a float
+        on the left, ``__rmul__``), ``x.exp()`` the method, ``abs(x)`` the
+        builtin, and a call ``name(x)`` the rule itself. Tests use it to
+        exercise the operators and methods users call, not only :func:`apply`.
+
+        Example:
+            >>> from minigrad import Value
+            >>> from minigrad.ops import POW
+            >>> y = POW.as_written(2.0, Value(3.0))  # 2.0 ** Value(3.0)
+            >>> POW.spelling, y.op, y.data
+            ('x ** y', '**', 8.0)
+        """
+        if self._written is None:
+            return self(*args)
+        return self._written(*args)
+
+    def __call__(self, *args: Value | float) -> Value:
+        """Apply the op to Values (or plain numbers, taken as constants)."""
+        return apply(self, *args)
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name!r}, arity={self.arity})"
+
+
+def _sample_box(
+    name: str,
+    domain: tuple[tuple[float, float], ...],
+    sample: tuple[tuple[float, float], ...] | None,
+) -> tuple[tuple[float, float], ...]:
+    """The sample intervals: as given (checked against the domain), or the default."""
+    if sample is None:
+        return tuple(_default_sample(lo, hi) for lo, hi in domain)
+    if len(sample) != len(domain) or any(
+        not (-_INF < lo < hi < _INF and d_lo <= lo and hi <= d_hi)
+        for (lo, hi), (d_lo, d_hi) in zip(sample, domain, strict=False)
+    ):
+        raise ValueError(
+            f"Rule {name!r}: sample must give one finite interval (lo, hi) with lo < hi "
+            f"inside the domain per argument ({len(domain)}), got {sample!r} "
+            f"for domain {domain!r}"
+        )
+    return tuple((float(lo), float(hi)) for lo, hi in sample)
+
+
+def _default_sample(lo: float, hi: float) -> tuple[float, float]:
+    if lo > -_INF and hi < _INF:
+        return (lo, hi)
+    if lo > -_INF:
+        return (lo, lo + _REACH)
+    if hi < _INF:
+        return (hi - _REACH, hi)
+    return (-_REACH, _REACH)
+
+
+def _avoid(name: str, avoid: tuple[float, ...]) -> tuple[float, ...]:
+    if not isinstance(avoid, tuple) or any(
+        isinstance(a, bool) or not isinstance(a, int | float) or not -_INF < a < _INF for a in avoid
+    ):
+        raise ValueError(f"Rule {name!r}: avoid must be a tuple of finite numbers, got {avoid!r}")
+    return tuple(float(a) for a in avoid)
+
+
+def _arg_names(name: str, arity: int, arg_names: tuple[str, ...] | None) -> tuple[str, ...]:
+    if arg_names is None:
+        if arity <= len(_LETTERS):
+            return _LETTERS[:arity]
+        return tuple(f"x{i}" for i in range(arity))
+    if (
+        not isinstance(arg_names, tuple)
+        or len(arg_names) != arity
+        or not all(isinstance(n, str) and n.isidentifier() for n in arg_names)
+        or len(set(arg_names)) != arity
+    ):
+        raise ValueError(
+            f"Rule {name!r}: arg_names must be {arity} distinct identifier(s), got {arg_names!r}"
+        )
+    return arg_names
+
+
+def _parse_spelling(
+    name: str, spelling: str, names: tuple[str, ...]
+) -> Callable[..., Value] | None:
+    """What applies a spelling: an operator, a builtin, a method; None to call the rule."""
+    if not isinstance(spelling, str):
+        raise TypeError(f"Rule {name!r}: spelling must be a str, got {spelling!r}")
+    if len(names) == 2:
+        x, y = names
+        for symbol, binary in _OPERATORS.items():
+            if spelling == f"{x} {symbol} {y}":
+                return binary
+    if len(names) == 1:
+        (x,) = names
+        if spelling == f"-{x}":
+            return operator.neg
+        if spelling == f"abs({x})":
+            return abs
+        method = spelling.removeprefix(f"{x}.").removesuffix("()")
+        if spelling == f"{x}.{method}()" and method.isidentifier():
+            return operator.methodcaller(method)
+    callee = spelling.removesuffix(f"({', '.join(names)})")
+    if callee != spelling and all(part.isidentifier() for part in callee.split(".")):
+        return None
+    shown = ", ".join(names)
+    raise ValueError(
+        f"Rule {name!r}: spelling must be an operator ('x + y', '-x'), 'abs(x)', a method "
+        f"('x.exp()') or a call ('{name}({shown})'), written with the argument names "
+        f"({shown}), got {spelling!r}"
+    )
+
+
+def _away(x: float, margin: float, toward: float) -> float:
+    """The float nearest ``x + margin`` (toward ``toward``) at least ``margin`` from ``x``."""
+    sign = 1.0 if toward > x else -1.0
+    y = x + sign * margin
+    while abs(y - x) < margin:
+        y = math.nextafter(y, toward)
+    return y
+
+
+def value_of(x: float | Value) -> float:
+    """The float inside ``x`` (``x`` itself when it is a number)."""
+    return x if isinstance(x, float | int) else x.data
+
+
+def _unary(rule: Rule, x: S) -> S:
+    """``rule`` on a float (its forward, errors named) or on a Value (a new node)."""
+    if isinstance(x, float | int):
+        try:
+            return rule.forward(float(x))  # an int gives a float, as in math
+        except (ArithmeticError, ValueError) as exc:
+            raise _float_error(rule, (x,), exc) from None
+    return rule(x)
+
+
+def _binary(rule: Rule, x: float | Value, y: float | Value) -> float | Value:
+    """``rule`` on two floats (a float), or on Values and floats (a new node)."""
+    if isinstance(x, float | int) and isinstance(y, float | int):
+        try:
+            return rule.forward(float(x), float(y))
+        except (ArithmeticError, ValueError) as exc:
+            raise _float_error(rule, (x, y), exc) from None
+    return rule(x, y)
+
+
+def _float_error(rule: Rule, xs: tuple[float, ...], exc: BaseException) -> Exception:
+    # The engine words every forward error; floats get the same words.
+    return _domain_error(rule, xs, exc)
+
+
+def apply(rule: Rule, *args: Value | float) -> Value:
+    """Apply ``rule`` to Values (numbers are taken as constants).
+
+    This is the door every custom op goes through; the built-in operators
+    are the same code, generated per rule for speed.
+
+    Example:
+        >>> from minigrad import Value, ops
+        >>> apply(ops.MUL, Value(2.0), 3).data
+        6.0
+    """
+    if not isinstance(rule, Rule):
+        raise TypeError(f"apply: rule must be a Rule, got {type(rule).__name__} {rule!r}")
+    if len(args) != rule.arity:
+        raise TypeError(f"{rule.name}: takes {rule.arity} argument(s), got {len(args)}")
+    kept: list[Value | float] = []
+    xs: list[float] = []
+    for i, arg in enumerate(args):
+        if type(arg) is Value:
+            kept.append(arg)
+            xs.append(arg._data)
+        else:
+            x = as_float(arg, f"{rule.name}: argument {i}")
+            kept.append(x)
+            xs.append(x)
+    try:
+        out = rule.forward(*xs)
+    except (ArithmeticError, ValueError) as exc:
+        raise _domain_error(rule, xs, exc) from None
+    if isinstance(out, complex):
+        # Python's ** and a few others answer off their real domain with a
+        # complex number (-1.0 ** 0.5): that is a domain error, not a bad type.
+        raise ValueError(
+            f"{rule.name}: outside its real domain, got {_show(rule, xs)} "
+            f"(its forward returned the complex {out!r})"
+        )
+    if isinstance(out, bool) or not isinstance(out, int | float):
+        raise TypeError(
+            f"{rule.name}: forward must return a float, got {type(out).__name__} {out!r}"
+        )
+    try:
+        out = float(out)
+    except OverflowError:  # an int beyond the floats
+        raise _domain_error(rule, xs, None) from None
+    if out - out != 0.0:  # not finite
+        raise _domain_error(rule, xs, None)
+    return _node(rule, out, kept)

@@ -1,0 +1,268 @@
+"""Exponentials and logarithms: exp, log and their variants, sqrt and cbrt, sigmoid, softplus.
+
+Each op is written once, as a :class:`~minigrad.core.rule.Rule`: its forward on
+floats, one partial per argument (the calculus-book entry for d out / d arg,
+``out`` being the op's own result) and its contract (domain, sample, kinks).
+The functions beside the rules take a float or a Value and return the same
+kind: on floats each is math's own function, on a Value it applies its rule,
+so a partial written with them serves the float backward and the
+``create_graph`` backward alike.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minigrad.core.rule import _INF, Rule, _float_error, _unary, overload, value_of
+
+# typing costs ~15 ms to import and is needed only by mypy (see value.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import overload
+
+    from minigrad.core.rule import S
+    from minigrad.core.value import Value
+
+
+def exp(x: S) -> S:
+    """e ** x for a float or a Value."""
+    if isinstance(x, float | int):
+        try:
+            return math.exp(x)
+        except OverflowError as exc:
+            raise _float_error(EXP, (x,), exc) from None
+    return x.exp()
+
+
+@overload
+def log(x: float, base: float | None = None) -> float: ...
+@overload
+def log(x: Value, base: float | Value | None = None) -> Value: ...
+@overload
+def log(x: float, base: Value) -> Value: ...
+def log(x: float | Value, base: float | Value | None = None) -> float | Value:
+    """Natural logarithm of a float or a Value; with ``base``, log(x) / log(base).
+
+    Example:
+        >>> log(math.e), log(8.0, 2.0)
+        (1.0, 3.0)
+    """
+    if base is None:
+        if isinstance(x, float | int):
+            try:
+                return math.log(x)
+            except ValueError as exc:
+                raise _float_error(LOG, (x,), exc) from None
+        return x.log()
+    b = value_of(base)
+    if not (b > 0.0 and b != 1.0):
+        raise ValueError(f"log: base must be > 0 and != 1, got {b!r}")
+    if isinstance(x, float | int) and isinstance(base, float | int):
+        try:
+            return math.log(x, base)
+        except ValueError as exc:
+            raise _float_error(LOG, (x,), exc) from None
+    return log(x) / log(base)
+
+
+def sqrt(x: S) -> S:
+    """Square root of a float or a Value."""
+    if isinstance(x, float | int):
+        try:
+            return math.sqrt(x)
+        except ValueError as exc:
+            raise _float_error(SQRT, (x,), exc) from None
+    return x.sqrt()
+
+
+def sigmoid(x: S) -> S:
+    """Logistic sigmoid 1 / (1 + e**-x) of a float or a Value."""
+    return _sigmoid(x) if isinstance(x, float | int) else x.sigmoid()
+
+
+def log1p(x: S) -> S:
+    """log(1 + x), accurate near 0, of a float or a Value.
+
+    Example:
+        >>> log1p(1e-10)
+        9.9999999995e-11
+    """
+    return _unary(LOG1P, x)
+
+
+def expm1(x: S) -> S:
+    """e**x - 1, accurate near 0, of a float or a Value.
+
+    Example:
+        >>> expm1(1e-10)
+        1.00000000005e-10
+    """
+    return _unary(EXPM1, x)
+
+
+def exp2(x: S) -> S:
+    """2**x of a float or a Value.
+
+    Example:
+        >>> exp2(10.0)
+        1024.0
+    """
+    return _unary(EXP2, x)
+
+
+def log2(x: S) -> S:
+    """Base-2 logarithm of a float or a Value.
+
+    Example:
+        >>> log2(1024.0)
+        10.0
+    """
+    return _unary(LOG2, x)
+
+
+def log10(x: S) -> S:
+    """Base-10 logarithm of a float or a Value.
+
+    Example:
+        >>> log10(1000.0)
+        3.0
+    """
+    return _unary(LOG10, x)
+
+
+def cbrt(x: S) -> S:
+    """Real cube root (negative for a negative input) of a float or a Value.
+
+    Example:
+        >>> cbrt(-8.0)
+        -2.0
+    """
+    return _unary(CBRT, x)
+
+
+def softplus(x: S) -> S:
+    """log(1 + e**x) of a float or a Value, computed without overflow.
+
+    Example:
+        >>> softplus(1000.0)
+        1000.0
+    """
+    return _unary(SOFTPLUS, x)
+
+
+def _sigmoid(x: float) -> float:
+    # Two branches so that exp never overflows for large |x|.
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def _softplus(x: float) -> float:
+    # log(1 + e**x) without overflow: max(x, 0) + log1p(e**-|x|).
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+_LN2 = math.log(2.0)
+
+
+_LN10 = math.log(10.0)
+
+
+# The rules.
+
+EXP = Rule(
+    "exp", math.exp, (lambda x, out: out,), math="exp(x)", sample=((-4.0, 4.0),), spelling="x.exp()"
+)
+LOG = Rule(
+    "log",
+    math.log,
+    (lambda x, out: 1.0 / x,),
+    math="log(x)",
+    domain=((0.0, _INF),),
+    sample=((0.05, 8.0),),
+    requires="input must be > 0",
+    spelling="x.log()",
+)
+LOG1P = Rule(
+    "log1p",
+    math.log1p,
+    (lambda x, out: 1.0 / (1.0 + x),),
+    math="log(1 + x)",
+    domain=((-1.0, _INF),),
+    sample=((-0.9, 5.0),),
+    requires="input must be > -1",
+    spelling="x.log1p()",
+)
+SQRT = Rule(
+    "sqrt",
+    math.sqrt,
+    (lambda x, out: 0.5 / out,),
+    math="sqrt(x)",
+    domain=((0.0, _INF),),  # sqrt(0) is defined, but its slope is not: open at 0
+    sample=((0.05, 8.0),),
+    requires="input must be >= 0",
+    spelling="x.sqrt()",
+)
+SIGMOID = Rule(
+    "sigmoid",
+    _sigmoid,
+    (lambda x, out: out * (1.0 - out),),
+    math="1/(1 + exp(-x))",
+    sample=((-4.0, 4.0),),
+    spelling="x.sigmoid()",
+)
+SOFTPLUS = Rule(
+    "softplus",
+    _softplus,
+    (lambda x, out: sigmoid(x),),
+    math="log(1 + exp(x))",
+    sample=((-4.0, 4.0),),
+    spelling="x.softplus()",
+)
+EXPM1 = Rule(
+    "expm1",
+    math.expm1,
+    (lambda x, out: out + 1.0,),
+    math="exp(x) - 1",
+    sample=((-3.0, 3.0),),
+    spelling="x.expm1()",
+)
+EXP2 = Rule(
+    "exp2",
+    math.exp2,
+    (lambda x, out: _LN2 * out,),
+    math="2**x",
+    sample=((-4.0, 4.0),),
+    spelling="x.exp2()",
+)
+LOG2 = Rule(
+    "log2",
+    math.log2,
+    (lambda x, out: 1.0 / (_LN2 * x),),
+    math="log(x, 2)",
+    domain=((0.0, _INF),),
+    sample=((0.05, 8.0),),
+    requires="input must be > 0",
+    spelling="x.log2()",
+)
+LOG10 = Rule(
+    "log10",
+    math.log10,
+    (lambda x, out: 1.0 / (_LN10 * x),),
+    math="log(x, 10)",
+    domain=((0.0, _INF),),
+    sample=((0.05, 8.0),),
+    requires="input must be > 0",
+    spelling="x.log10()",
+)
+CBRT = Rule(
+    "cbrt",
+    math.cbrt,
+    (lambda x, out: 1.0 / (3.0 * out * out),),
+    # The real cube root; SymPy's cbrt is the principal one, complex for x < 0.
+    math="x / Abs(x)**(2/3)",
+    sample=((-3.0, 3.0),),
+    avoid=(0.0,),  # the slope is infinite there
+    spelling="x.cbrt()",
+)
