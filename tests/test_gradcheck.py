@@ -812,10 +812,10 @@ def _closing() -> str:
 
 
 def test_validated_settings_are_reused_but_a_bool_never_passes_for_an_int() -> None:
-    gradcheck_module = importlib.import_module("minigrad.checking.gradcheck")
+    settings_module = importlib.import_module("minigrad.checking.settings")
     assert gradcheck(_sin, [X], atol=1)  # an int atol is fine
-    cached = len(gradcheck_module._VALIDATED)
+    cached = len(settings_module._VALIDATED)
     assert gradcheck(_sin, [X], atol=1)
-    assert len(gradcheck_module._VALIDATED) == cached  # the same arguments: reused
+    assert len(settings_module._VALIDATED) == cached  # the same arguments: reused
     with pytest.raises(TypeError, match="atol must be an int or float, got bool True"):
         gradcheck(_sin, [X], atol=True)  # True == 1, but never a tolerance

@@ -1,13 +1,14 @@
 """Explaining a check's findings: kinks, jumps, and the op whose rule is wrong.
 
-A failing entry has already survived extrapolation (:mod:`minigrad.numeric`):
-its best numerical estimate, error bound included, disagrees with reverse
-mode. What is left to say is whether the function has a derivative there at
-all (a kink: the one-sided slopes settle at different values; a jump: the
-function's values differ on the two sides however small the step) and, if it
-has, which op's own rule disagrees with a numerical derivative of its own
-forward (:func:`find_fault`). Passing entries are screened for kinks too
-(``abs`` at 0 passes, as in PyTorch, but the kink is worth a warning).
+A failing entry has already survived extrapolation
+(:mod:`minigrad.checking.numeric`): its best numerical estimate, error bound
+included, disagrees with reverse mode. What is left to say is whether the
+function has a derivative there at all (a kink: the one-sided slopes settle
+at different values; a jump: the function's values differ on the two sides
+however small the step) and, if it has, which op's own rule disagrees with a
+numerical derivative of its own forward (:func:`find_fault`). Passing
+entries are screened for kinks too (``abs`` at 0 passes, as in PyTorch, but
+the kink is worth a warning).
 """
 
 from __future__ import annotations

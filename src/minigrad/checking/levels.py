@@ -6,7 +6,7 @@ every level-k function with respect to every input, built with
 weighted sum ``sum_j v_j * out_j`` stands for the outputs). A check of order n
 compares, for each level up to n, reverse mode with a numerical derivative of
 the level's values; :meth:`Levels.evaluator` gives those values as a function
-of one input's ``.data`` for :mod:`minigrad.numeric`.
+of one input's ``.data`` for :mod:`minigrad.checking.numeric`.
 
 The analytic side of a comparison comes in two modes: reverse (``"rev"``,
 :func:`derivatives`: one reverse pass per function of the level) and forward
@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric import Evaluate
-from minigrad.core.functional import Tangents
+from minigrad.core.forward import Tangents
 from minigrad.core.grad import grad
 from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE

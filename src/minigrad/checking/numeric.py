@@ -27,8 +27,8 @@ Three ideas, in the order a check uses them:
    (found by bisection), and 10x, 100x, ... smaller. A smooth function has a
    scale where the tableau converges; a domain edge only moves the first
    start; a nearby pole or kink only spoils the larger scales. Which estimate
-   to believe is the caller's question (:mod:`minigrad.gradcheck` asks two
-   neighbouring scales to agree before it calls a rule wrong).
+   to believe is the caller's question (:mod:`minigrad.checking.compare` asks
+   two neighbouring scales to agree before it calls a rule wrong).
 
 Example:
     >>> import math

@@ -1,0 +1,176 @@
+"""A check's settings: the :class:`Settings` object, validated once, and the modes.
+
+Every public checker (:mod:`minigrad.checking.gradcheck`) bundles its
+keyword arguments that are settings into one :class:`Settings` (as PyTorch's
+``GradcheckInfo`` does) and hands it down to every part of the check
+(:mod:`minigrad.checking.compare`). Its arguments are validated here, in the
+package's one wording (``minigrad.core._validate``), and so are the modes of
+the analytic side: JAX's names (``modes``) and PyTorch's two flags.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from minigrad.core._validate import as_int, non_negative, positive
+
+__all__ = ["MODES", "Settings", "modes_from_flags"]
+
+
+#: The keyword arguments of the public checkers that are settings.
+_SETTINGS = ("eps", "atol", "rtol", "nondet_tol", "fast_mode", "method", "seed", "modes")
+#: Settings already validated, by their arguments (see Settings.of).
+_VALIDATED: dict[tuple[object, ...], Settings] = {}
+
+
+class Settings:
+    """A check's settings, validated once and handed down to every part of it.
+
+    Args (keyword-only): as in :func:`~minigrad.checking.gradcheck.check`;
+    ``where`` names the public function in messages; ``modes`` the modes of
+    the analytic side (``"rev"``, ``"fwd"``).
+
+    Example:
+        >>> s = Settings("check", eps=1e-6, atol=1e-5, rtol=1e-3)
+        >>> s.allowed(100.0)
+        0.10001
+    """
+
+    __slots__ = (
+        "atol",
+        "eps",
+        "fast_mode",
+        "method",
+        "modes",
+        "nondet_tol",
+        "rtol",
+        "seed",
+        "where",
+    )
+
+    def __init__(
+        self,
+        where: str,
+        *,
+        eps: object = 1e-6,
+        atol: object = 1e-5,
+        rtol: object = 1e-3,
+        nondet_tol: object = 0.0,
+        fast_mode: object = False,
+        method: object = "central",
+        seed: object = 0,
+        modes: object = ("rev",),
+    ) -> None:
+        # Every argument comes straight from a user: each is validated here.
+        self.where = where
+        self.eps = positive(eps, f"{where}: eps")
+        self.atol = non_negative(atol, f"{where}: atol")
+        self.rtol = non_negative(rtol, f"{where}: rtol")
+        self.nondet_tol = non_negative(nondet_tol, f"{where}: nondet_tol")
+        if method not in ("central", "richardson"):
+            raise ValueError(f"{where}: method must be 'central' or 'richardson', got {method!r}")
+        self.method = str(method)
+        self.fast_mode = bool(fast_mode)
+        self.seed = as_int(seed, f"{where}: seed")
+        self.modes = _modes(modes, where)
+
+    @classmethod
+    def of(cls, where: str, given: dict[str, object], **changed: object) -> Settings:
+        """The settings among a public checker's arguments (its ``locals()``).
+
+        Each public checker keeps PyTorch's explicit signature and hands its
+        arguments over in one line, so no keyword is forwarded twice.
+        """
+        picked = {name: given[name] for name in _SETTINGS if name in given}
+        picked.update(changed)
+        # Validating costs a tenth of a small check; the same arguments are
+        # validated once. The key holds each value's type, so a bool never
+        # passes for the int it equals.
+        try:
+            key = (where, tuple(picked.items()), tuple(map(type, picked.values())))
+            settings = _VALIDATED.get(key)
+        except TypeError:  # an unhashable argument (a list of modes): no cache
+            return cls(where, **picked)
+        if settings is None:
+            settings = cls(where, **picked)
+            if len(_VALIDATED) >= 64:
+                _VALIDATED.clear()
+            _VALIDATED[key] = settings
+        return settings
+
+    def with_modes(self, modes: tuple[str, ...]) -> Settings:
+        """A copy that checks in ``modes`` (fault localisation checks the failing modes)."""
+        copy = Settings.__new__(Settings)
+        for name in Settings.__slots__:
+            setattr(copy, name, getattr(self, name))
+        copy.modes = modes
+        return copy
+
+    def allowed(self, numerical: float) -> float:
+        """The tolerance of an entry: ``atol + rtol * |numerical|``."""
+        return self.atol + self.rtol * abs(numerical)
+
+    def close(self, analytic: float, numerical: float) -> bool:
+        """Whether an entry passes (never when either side is not finite)."""
+        if not (math.isfinite(analytic) and math.isfinite(numerical)):
+            return False
+        return abs(analytic - numerical) <= self.allowed(numerical)
+
+
+# The modes, from JAX's names or PyTorch's two flags; argument checking in the
+# package's one wording (minigrad.core._validate).
+
+
+#: The modes a check computes analytic derivatives in (JAX's names).
+MODES = ("fwd", "rev")
+
+
+def _modes(modes: object, where: str) -> tuple[str, ...]:
+    """``modes`` as a tuple of distinct modes, in the order given; one str is one mode."""
+    if isinstance(modes, str):
+        modes = (modes,)
+    if not isinstance(modes, Sequence):
+        raise TypeError(
+            f"{where}: modes must be a sequence of 'fwd' and 'rev', "
+            f"got {type(modes).__name__} {modes!r}"
+        )
+    found: list[str] = []
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(
+                f"{where}: modes may hold 'fwd' (forward mode) and 'rev' (reverse mode), "
+                f"got {mode!r} in {modes!r}"
+            )
+        if mode not in found:
+            found.append(mode)
+    if not found:
+        raise ValueError(f"{where}: modes is empty; give 'fwd', 'rev' or both")
+    return tuple(found)
+
+
+def _flag(value: object, name: str, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{where}: {name} must be a bool, got {type(value).__name__} {value!r}")
+    return value
+
+
+_REVERSE_ONLY = ("rev",)
+
+
+def modes_from_flags(where: str, **flags: object) -> tuple[str, ...]:
+    """PyTorch's two mode flags as modes: reverse first, then forward."""
+    (rev_name, rev), (fwd_name, fwd) = flags.items()
+    if rev is True and fwd is False:
+        return _REVERSE_ONLY  # PyTorch's defaults, every time but one
+    modes = tuple(
+        m
+        for m, on in (("rev", _flag(rev, rev_name, where)), ("fwd", _flag(fwd, fwd_name, where)))
+        if on
+    )
+    if not modes:
+        raise ValueError(
+            f"{where}: {rev_name} and {fwd_name} are both False: nothing would be checked; "
+            "set at least one to True"
+        )
+    return modes
