@@ -9,7 +9,8 @@ table shows the median and the quartiles of those ratios. No absolute time is
 reported: only the ratio means anything across machines.
 
 Workloads: the MLP step of ``workloads.py`` (forward and backward), ``grad`` on
-the MLP loss, and passing ``gradcheck``/``gradgradcheck`` on a function of 1 and
+the MLP loss, a chain of 1e6 ops (forward and backward), the compiled MLP step
+(built once, untimed), and passing ``gradcheck``/``gradgradcheck`` on a function of 1 and
 10 inputs (the cost a change to the checker or the engine adds to a check that
 passes).
 """
@@ -64,11 +65,25 @@ def f(*v):
         t = t + (x * 1.3).sin() * x + x.exp() * 0.1
     return t
 
+chain_leaf = Value(0.5)
+
+def chain_step():
+    # 1e6 ops in a chain, forward and backward: the iterative order at depth.
+    w.chain(chain_leaf, 333_334, Value.relu).backward()
+
+compiled = mg.compile(lambda xs, ys: w.mlp_loss(params, xs, ys, Value.relu))
+compiled(xs, ys)  # traced and built once, outside the timing
+
+def compiled_step():
+    compiled(xs, ys).backward()
+
 one = [Value(0.3)]
 ten = [Value(0.1 + 0.05 * i) for i in range(10)]
 out = {
     "MLP step (forward + backward)": best(mlp_step, 2),
     "grad of the MLP loss": best(mlp_grad, 2),
+    "chain of 1e6 ops (forward + backward)": best(chain_step, 1, rounds=2),
+    "compiled MLP step": best(compiled_step, 20),
     "gradcheck, 1 input": best(lambda: mg.gradcheck(f, one), 200),
     "gradcheck, 10 inputs": best(lambda: mg.gradcheck(f, ten), 20),
     "gradgradcheck, 1 input": best(lambda: mg.gradgradcheck(f, one), 50),

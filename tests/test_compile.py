@@ -10,9 +10,13 @@ from typing import Any
 import pytest
 
 import minigrad
+import minigrad.compiler.loop
+import minigrad.compiler.straight
+import minigrad.compiler.templates
 import sympy_oracle
 from minigrad import Rule, Value, ops
-from minigrad.compiler.trace import TEMPLATES, CheckError, CompiledValue, TracingError
+from minigrad.compiler.templates import TEMPLATES
+from minigrad.compiler.trace import CheckError, CompiledValue, TracingError
 from minigrad.teach.nn import MLP
 
 RTOL = 1e-12
@@ -172,7 +176,7 @@ def test_every_rule_through_compiled_code(rule: Rule) -> None:
 @pytest.mark.parametrize("rule", list(TEMPLATES), ids=lambda r: r.name)
 def test_each_template_is_its_rule(rule: Rule) -> None:
     forward, partials = TEMPLATES[rule]
-    namespace = dict(minigrad.compiler.trace._NAMESPACE)
+    namespace = dict(minigrad.compiler.templates._NAMESPACE)
     rng = random.Random(3)
     syms = sympy_oracle.SYMBOLS[: rule.arity]
     expr = sympy_oracle.rule_sympy(rule)
@@ -278,9 +282,9 @@ def test_check_passes_a_correct_function_and_leaves_grads() -> None:
 
 
 def test_large_graphs_are_split_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(minigrad.compiler.trace, "CHUNK_ABOVE", 10)
-    monkeypatch.setattr(minigrad.compiler.trace, "CHUNK_SIZE", 7)
-    monkeypatch.setattr(minigrad.compiler.trace, "LOOP_MIN_OPS", 10**9)  # no loop over examples
+    monkeypatch.setattr(minigrad.compiler.straight, "CHUNK_ABOVE", 10)
+    monkeypatch.setattr(minigrad.compiler.straight, "CHUNK_SIZE", 7)
+    monkeypatch.setattr(minigrad.compiler.loop, "LOOP_MIN_OPS", 10**9)  # no loop over examples
     rng = random.Random(2)
     model = MLP(2, [4, 1], rng=rng)
     params = model.parameters()
@@ -425,7 +429,7 @@ def test_batches_that_cannot_loop_are_written_out_and_equal_eager(shared: bool) 
 def test_every_rule_through_the_loop_over_examples(
     rule: Rule, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(minigrad.compiler.trace, "LOOP_MIN_OPS", 2)
+    monkeypatch.setattr(minigrad.compiler.loop, "LOOP_MIN_OPS", 2)
     rng = random.Random(8)
     points = _points(rule, rng)
     params = [Value(x) for x in points[0]]

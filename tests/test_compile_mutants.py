@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import minigrad
+import minigrad.compiler.loop
 from minigrad import GradcheckError, Value
 from minigrad.compiler.trace import Compiled, CompiledValue
 from summary import closing_line
@@ -71,7 +72,7 @@ def _grads(run: Callable[[], Value], params: list[Value]) -> tuple[Value, list[f
 def test_compiled_mutant_equals_eager_and_check_catches_it(
     mutant: Mutant, via: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(minigrad.compiler.trace, "LOOP_MIN_OPS", 2)
+    monkeypatch.setattr(minigrad.compiler.loop, "LOOP_MIN_OPS", 2)
     step, args, params = _compiled(mutant, via)
     assert ("for gr," in step.program(*args).source) == (via == "a batch")
     loss, got = _grads(lambda: step(*args), params)

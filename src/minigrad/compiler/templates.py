@@ -1,0 +1,152 @@
+"""What the generated code is made of: the op templates, their names, placeholders, statements.
+
+:data:`TEMPLATES` gives each built-in rule's forward and partials as Python
+expressions, bound to the names in :data:`_NAMESPACE`. Code is written first
+with placeholders for its variables (:func:`_ref`, :data:`_TOKEN`), named once
+the form is known (:func:`_name_of`). :class:`_Code` holds the statements so
+written by :func:`minigrad.compiler.generate._generate`; the straight form
+(:mod:`minigrad.compiler.straight`) and the loop over the examples
+(:mod:`minigrad.compiler.loop`) turn them into source, with the helpers here for
+the lines both write alike (:func:`_block_lines`, :func:`_zero`, :func:`_head`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import NamedTuple
+
+from minigrad.core import rules
+from minigrad.core.rule import Rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["TEMPLATES"]
+
+#: Per built-in rule with an inline form (the others, and custom rules, are
+#: called by reference): the forward as an expression in ``{0}``, ``{1}``, and per
+#: argument the partial: a constant slope, or an expression in the arguments and
+#: ``{out}``. Each reads as its rule's own functions, operation for operation,
+#: so compiled results equal eager ones bit for bit (``tests/test_compile.py``);
+#: relu's slope tests its output, positive exactly when its input is, so the
+#: reverse pass keeps one number per relu instead of two.
+TEMPLATES: dict[Rule, tuple[str, tuple[float | str, ...]]] = {
+    rules.ADD: ("({0} + {1})", (1.0, 1.0)),
+    rules.SUB: ("({0} - {1})", (1.0, -1.0)),
+    rules.MUL: ("({0} * {1})", ("{1}", "{0}")),
+    rules.DIV: ("({0} / {1})", ("(1.0 / {1})", "(-{out} / {1})")),
+    rules.POW: (
+        "_pow({0}, {1})",
+        ("({1} * {0} ** ({1} - 1.0))", "(0.0 if {out} == 0.0 else {out} * _log({0}))"),
+    ),
+    rules.NEG: ("(-{0})", (-1.0,)),
+    rules.ABS: ("abs({0})", ("(1.0 if {0} > 0.0 else -1.0 if {0} < 0.0 else 0.0)",)),
+    rules.EXP: ("_exp({0})", ("{out}",)),
+    rules.LOG: ("_log({0})", ("(1.0 / {0})",)),
+    rules.LOG1P: ("_log1p({0})", ("(1.0 / (1.0 + {0}))",)),
+    rules.SQRT: ("_sqrt({0})", ("(0.5 / {out})",)),
+    rules.SIN: ("_sin({0})", ("_cos({0})",)),
+    rules.COS: ("_cos({0})", ("(-_sin({0}))",)),
+    rules.TANH: ("_tanh({0})", ("(1.0 - {out} * {out})",)),
+    rules.SIGMOID: ("_sigmoid({0})", ("({out} * (1.0 - {out}))",)),
+    rules.RELU: ("({0} if {0} > 0.0 else 0.0)", ("(1.0 if {out} > 0.0 else 0.0)",)),
+    rules.SOFTPLUS: ("_softplus({0})", ("_sigmoid({0})",)),
+    rules.ERF: ("_erf({0})", ("(_TWO_OVER_SQRT_PI * _exp(-({0} * {0})))",)),
+    rules.GELU: (
+        "(0.5 * {0} * (1.0 + _erf({0} * _INV_SQRT2)))",
+        ("(0.5 * (1.0 + _erf({0} * _INV_SQRT2)) + {0} * _exp(-0.5 * {0} * {0}) * _INV_SQRT_2PI)",),
+    ),
+}
+
+
+#: The names the templates use, bound in the generated code's globals.
+_NAMESPACE: dict[str, object] = {
+    "_pow": rules._pow,
+    "_exp": math.exp,
+    "_log": math.log,
+    "_log1p": math.log1p,
+    "_sqrt": math.sqrt,
+    "_sin": math.sin,
+    "_cos": math.cos,
+    "_tanh": math.tanh,
+    "_erf": math.erf,
+    "_sigmoid": rules._sigmoid,
+    "_softplus": rules._softplus,
+    "_TWO_OVER_SQRT_PI": rules._TWO_OVER_SQRT_PI,
+    "_INV_SQRT2": rules._INV_SQRT2,
+    "_INV_SQRT_2PI": rules._INV_SQRT_2PI,
+}
+
+
+def _const(x: float) -> str:
+    r = repr(float(x))
+    return f"({r})" if r.startswith("-") else r
+
+
+#: A block of the reverse pass: (gradient slot, lines, slots zeroed on skip, unit
+#: or -1); lines run ``if g:``, or unconditionally when the slot is -1.
+_Block = tuple[int, list[str], list[int], int]
+
+
+class _Code(NamedTuple):
+    """The generated statements, with placeholders for names.
+
+    Written by :func:`minigrad.compiler.generate._generate`.
+    """
+
+    fwd_lines: list[tuple[int, int, str]]  # (unit or -1, slot, expression)
+    out: str
+    seed: int
+    multi: list[int]  # parameters' gradient slots added into more than once: zeroed first
+    blocks: list[_Block]
+    grads: list[int]  # the parameters' gradient slots
+    n_params: int
+    n_inputs: int
+    size: int  # slots in all
+
+
+_TOKEN = re.compile("\x00(\\d+)\x01|\x02([PX])(\\d+)\x01")
+
+
+def _name_of(chunked: bool) -> Callable[[re.Match[str]], str]:
+    """Placeholder names: ``t<k>``, ``p<i>``, ``x<i>``; chunked, ``v[k]``, ``P[i]``, ``X[i]``."""
+
+    def name(m: re.Match[str]) -> str:
+        slot, kind, i = m.groups()
+        if slot is not None:
+            return f"v[{slot}]" if chunked else f"t{slot}"
+        return f"{kind}[{i}]" if chunked else f"{kind.lower()}{i}"
+
+    return name
+
+
+def _ref(slot: int) -> str:
+    """The placeholder of a slot."""
+    return f"\x00{slot}\x01"
+
+
+def _block_lines(block: _Block, zero_on_skip: bool = True) -> list[str]:
+    """``if g:`` and the block's lines (placeholders kept), and else the zeroing."""
+    g, body, zeroed, _ = block
+    if g < 0:  # unconditional
+        return list(body)
+    lines = [f"if \x00{g}\x01:", *(f"    {line}" for line in body)]
+    if zeroed and zero_on_skip:
+        lines += ["else:", f"    {' = '.join(map(_ref, zeroed))} = 0.0"]
+    return lines
+
+
+def _zero(slots: list[int]) -> list[str]:
+    """Lines setting the slots to 0.0, a hundred a line."""
+    return [f"{' = '.join(map(_ref, slots[i : i + 100]))} = 0.0" for i in range(0, len(slots), 100)]
+
+
+def _head(code: _Code) -> list[str]:
+    head = ["def _run(P, X):"]
+    if code.n_params:
+        head.append(f"    {', '.join(f'p{i}' for i in range(code.n_params))}, = P")
+    if code.n_inputs:
+        head.append(f"    {', '.join(f'x{i}' for i in range(code.n_inputs))}, = X")
+    return head
