@@ -454,12 +454,12 @@ def _returning_sin_and(value: object) -> Fn:
 BAD_ARGUMENTS: list[tuple[str, Callable[[], object], type[Exception], list[str]]] = [
     ("empty inputs", lambda: gradcheck(_sin, []), ValueError, ["inputs", "empty"]),
     ("empty tuple", lambda: gradgradcheck(_sin, ()), ValueError, ["inputs", "empty"]),
-    ("float input", lambda: gradcheck(_sin, [1.0]), TypeError, ["inputs[0]", "1.0"]),  # type: ignore[list-item]
+    ("bool input", lambda: gradcheck(_sin, [True]), TypeError, ["inputs[0]", "bool", "True"]),
     (
-        "second input not a Value",
-        lambda: gradcheck(lambda a, b: a * b, [X, 2.5]),  # type: ignore[list-item]
+        "second input neither a Value, a number nor a node",
+        lambda: gradcheck(lambda a, b: a * b, [X, "2.5"]),  # type: ignore[list-item]
         TypeError,
-        ["inputs[1]", "2.5"],
+        ["inputs[1]", "'2.5'", "no .data"],
     ),
     ("string inputs", lambda: gradcheck(_sin, "ab"), TypeError, ["inputs", "'ab'"]),  # type: ignore[arg-type]
     ("None inputs", lambda: gradcheck(_sin, None), TypeError, ["inputs", "None"]),  # type: ignore[arg-type]

@@ -4,18 +4,23 @@ Results go to stdout; progress goes to stderr, and only when it is a terminal.
 Colour is used only on a terminal and never when ``NO_COLOR`` is set.
 
 ``minigrad check FILE`` imports the file with its folder on ``sys.path`` and
-checks every :class:`~minigrad.Rule` reachable from the module: its names, and
-inside lists, tuples, dicts (values), sets and the attributes of classes the
-file defines, searched to a depth of :data:`_DEPTH` containers. Exit status:
-0 every rule passed, 1 a rule failed or crashed, 2 no rule could be checked
-(the file is missing, does not import, or holds no Rule).
+checks every :class:`~minigrad.Rule` reachable from the module
+(:mod:`minigrad.rulefile`): its names, and inside lists, tuples, dicts
+(values), sets and the attributes of classes the file defines. The file runs
+in a process of its own with a time limit per rule (:mod:`minigrad.sandbox`):
+a rule that hangs, calls ``sys.exit()``, raises ``KeyboardInterrupt`` or
+crashes the interpreter is that rule's error, and every rule gets a verdict.
+Exit status: 0 every rule passed, 1 a rule failed or crashed, 2 no rule could
+be checked (the file is missing, does not import in time, or holds no Rule),
+130 interrupted by Ctrl-C.
+
+``minigrad check --engine TARGET ...`` runs lab 03's battery on a student's
+engine, or on a class of them (:mod:`minigrad.lab`).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import os
 import random
 import sys
@@ -23,15 +28,15 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from minigrad.checking.gradcheck import Report, check
+from minigrad import lab
 from minigrad.core import rules
-from minigrad.core.rule import Rule
 from minigrad.core.value import Value
+from minigrad.rulefile import Item, check_item, composite_item, outcome, rule_item
+from minigrad.sandbox import run_job
 
 # typing costs ~15 ms to import and is needed only by mypy (see engine.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import ModuleType
     from typing import TextIO
 
 __all__ = ["COMPOSITES", "main"]
@@ -53,11 +58,6 @@ COMPOSITES: tuple[tuple[str, Callable[..., Value], tuple[tuple[float, float], ..
     ("erf ratio", lambda x, y: x.erf() / (1.0 + y * y), ((-2, 2),) * 2),
 )
 
-#: How many containers deep the search for Rules in a user's module goes: a
-#: table of rules is rarely more than a few levels down, and the limit keeps a
-#: deeply nested data structure from costing time or the recursion limit.
-_DEPTH = 8
-
 #: Where the verdict words are coloured on a terminal (ANSI codes).
 _COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "35"}
 
@@ -71,280 +71,135 @@ def _coloured(word: str, colour: bool) -> str:
     return f"\033[{_COLOURS[word]}m{word}\033[0m" if colour else word
 
 
-def _one_line(exc: BaseException) -> str:
-    """``Type: message`` on one line (a long message is cut at its first line)."""
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-
-
-def _show(xs: Sequence[float]) -> str:
-    return "(" + ", ".join(f"{x:.8g}" for x in xs) + ")"
-
-
-class _Item:
-    """One row of the table: a function, its name, and how its points are drawn."""
-
-    __slots__ = ("draw", "func", "is_rule", "name")
-
-    def __init__(
-        self,
-        name: str,
-        func: Callable[..., Value],
-        draw: Callable[[random.Random], tuple[float, ...]],
-        *,
-        is_rule: bool,
-    ) -> None:
-        self.name = name
-        self.func = func
-        self.draw = draw
-        self.is_rule = is_rule
-
-
-def _rule_item(name: str, rule: Rule) -> _Item:
-    return _Item(name, rule, rule.sample, is_rule=True)
-
-
-def _composite_item(
-    name: str, func: Callable[..., Value], boxes: Sequence[tuple[float, float]]
-) -> _Item:
-    def draw(rng: random.Random) -> tuple[float, ...]:
-        return tuple(rng.uniform(lo, hi) for lo, hi in boxes)
-
-    return _Item(name, func, draw, is_rule=False)
-
-
-class _Crash:
-    """A check that could not give a verdict: a one-line reason and the exception."""
-
-    __slots__ = ("exc", "reason")
-
-    def __init__(self, reason: str, exc: BaseException) -> None:
-        self.reason = reason
-        self.exc = exc
-
-
-def _check_item(item: _Item, points: int, order: int, rng: random.Random) -> Report | _Crash | None:
-    """Check ``item`` at ``points`` drawn points: the first failing report, a crash, or None."""
-    for _ in range(points):
-        try:
-            xs = item.draw(rng)
-        except Exception as exc:
-            return _Crash(f"cannot draw a point: {_one_line(exc)}", exc)
-        # The forward alone first, so that a point where the function is not
-        # defined is told apart from a check that crashed.
-        try:
-            item.func(*[Value(x) for x in xs])
-        except Exception as exc:
-            hint = (
-                "; declare where the rule is defined with domain= and where to draw "
-                "points with sample= (by default (-2, 2)), or points to keep away "
-                "from with avoid="
-                if item.is_rule
-                else ""
-            )
-            return _Crash(f"its forward raises at {_show(xs)}: {_one_line(exc)}{hint}", exc)
-        try:
-            report = check(item.func, [Value(x) for x in xs], order=order)
-        except Exception as exc:
-            return _Crash(f"the check raised at {_show(xs)}: {_one_line(exc)}", exc)
-        if not report.ok:
-            return report
-    return None
-
-
-class _FileError(Exception):
-    """The file gives nothing to check: the one line to print, and the cause."""
-
-    def __init__(self, line: str, cause: BaseException | None = None) -> None:
-        super().__init__(line)
-        self.cause = cause
-
-
-def _import_reason(exc: BaseException, file: Path) -> str:
-    """The error and where in ``file`` it happened, on one line."""
-    if isinstance(exc, SyntaxError):
-        where = f"line {exc.lineno}"
-        if exc.filename and Path(exc.filename).resolve() != file:
-            where = f"{Path(exc.filename).name}, {where}"  # in a module it imports
-        return f"{type(exc).__name__}: {exc.msg} ({where})"
-    import traceback
-
-    lines = [
-        frame.lineno
-        for frame in traceback.extract_tb(exc.__traceback__)
-        if Path(frame.filename).resolve() == file
-    ]
-    return _one_line(exc) + (f" (line {lines[-1]})" if lines else "")
-
-
-def _import(path: str) -> ModuleType:
-    """Import the file at ``path`` as a module, or raise :class:`_FileError`."""
-    file = Path(path)
-    if file.is_dir():
-        raise _FileError(f"minigrad check: {path} is a folder, not a Python file")
-    if not file.is_file():
-        raise _FileError(f"minigrad check: no such file: {path}")
-    file = file.resolve()
-    name = f"_minigrad_user_{file.stem}"
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise _FileError(f"minigrad check: cannot import {path}: not a Python file (.py)")
-    module = importlib.util.module_from_spec(spec)
-    # Registered while it runs, as the import system does: dataclasses and
-    # pickle look a class's module up in sys.modules.
-    sys.modules[name] = module
-    importlib.invalidate_caches()  # the folder may have changed since it was last read
-    try:
-        spec.loader.exec_module(module)
-    except (Exception, SystemExit) as exc:
-        line = f"minigrad check: cannot import {path}: {_import_reason(exc, file)}"
-        raise _FileError(line, exc) from exc
-    return module
-
-
-def _find_rules(module: ModuleType) -> list[tuple[str, Rule]]:
-    """Every Rule reachable from ``module``, once each, named by where it was first found.
-
-    A name ends with the rule's own name in parentheses unless the last key
-    on the way already is that name: ``RULES[2] (cube)``, ``MyOps.cube``.
-    """
-    found: dict[int, tuple[str, Rule]] = {}
-    opened: set[int] = set()  # containers already searched: cycles end here
-
-    def visit(obj: object, path: str, key: object, depth: int) -> None:
-        if isinstance(obj, Rule):
-            if id(obj) not in found:
-                found[id(obj)] = (path if key == obj.name else f"{path} ({obj.name})", obj)
-            return
-        if depth >= _DEPTH or id(obj) in opened:
-            return
-        if isinstance(obj, list | tuple):
-            opened.add(id(obj))
-            for i, item in enumerate(obj):
-                visit(item, f"{path}[{i}]", None, depth + 1)
-        elif isinstance(obj, dict):
-            opened.add(id(obj))
-            for k, item in list(obj.items()):
-                visit(item, f"{path}[{k!r}]", k, depth + 1)
-        elif isinstance(obj, set | frozenset):
-            opened.add(id(obj))
-            # A set has no order of its own: its rules go by name, so runs agree.
-            rules = sorted((m for m in obj if isinstance(m, Rule)), key=lambda r: r.name)
-            for rule in rules:
-                visit(rule, f"{path}{{{rule.name}}}", rule.name, depth + 1)
-            for item in obj:
-                if not isinstance(item, Rule):
-                    visit(item, f"{path}{{}}", None, depth + 1)
-        elif isinstance(obj, type) and obj.__module__ == module.__name__:
-            opened.add(id(obj))
-            for k, item in list(vars(obj).items()):
-                if not k.startswith("__"):
-                    visit(item, f"{path}.{k}", k, depth + 1)
-
-    for k, item in list(vars(module).items()):
-        if not k.startswith("__"):
-            visit(item, k, k, 0)
-    return list(found.values())
-
-
-def _rules_of(path: str) -> tuple[list[_Item], list[Rule]]:
-    """The rules to check in the file at ``path``, and the built-in ones skipped.
-
-    A file that imports rules of ``minigrad.ops`` beside its own is not
-    asking to check the built-ins (``minigrad check`` alone does that); a
-    file of nothing but built-ins is.
-    """
-    found = _find_rules(_import(path))
-    if not found:
-        raise _FileError(f"minigrad check: no Rule found in {path}")
-    builtin = {id(rule) for rule in rules.TABLE}
-    own = [(name, rule) for name, rule in found if id(rule) not in builtin]
-    if not own:
-        return [_rule_item(name, rule) for name, rule in found], []
-    skipped = [rule for _, rule in found if id(rule) in builtin]
-    return [_rule_item(name, rule) for name, rule in own], skipped
-
-
 def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if not args.path:
-        items = [_rule_item(rule.name, rule) for rule in rules.TABLE]
-        items += [_composite_item(*composite) for composite in COMPOSITES]
-        return _report(items, len(rules.TABLE), [], args, out, err)
-    # The file's folder is on sys.path while it is imported and checked (a
-    # forward may import lazily); afterwards sys.path is as it was, and the
-    # modules loaded from that folder are forgotten, so that another file's
-    # helper of the same name is not mistaken for this one's.
-    folder = Path(args.path).resolve().parent
-    saved_path, saved_modules = list(sys.path), set(sys.modules)
-    sys.path.insert(0, str(folder))
-    try:
-        try:
-            items, skipped = _rules_of(args.path)
-        except _FileError as exc:
-            print(exc, file=err)
-            if args.verbose and exc.cause is not None:
-                import traceback
-
-                print("".join(traceback.format_exception(exc.cause)), end="", file=err)
+    if args.engine:
+        if args.path:
+            print("minigrad check: give a rule file or --engine, not both", file=err)
             return 2
-        return _report(items, len(items), skipped, args, out, err)
-    finally:
-        sys.path[:] = saved_path
-        for name in set(sys.modules) - saved_modules:
-            file = getattr(sys.modules[name], "__file__", None)
-            if name.startswith("_minigrad_user_") or (
-                file and folder in Path(file).resolve().parents
-            ):
-                del sys.modules[name]
+        return lab.grade(
+            args.engine,
+            points=args.points,
+            seed=args.seed,
+            depth=args.depth,
+            timeout=args.timeout,
+            fmt=args.format,
+            verbose=args.verbose,
+            out=out,
+            err=err,
+        )
+    if not args.path:
+        # minigrad's own rules: no user code, so no worker process.
+        items = [rule_item(rule.name, rule) for rule in rules.TABLE]
+        items += [composite_item(*composite) for composite in COMPOSITES]
+        return _check_here(items, args, out, err)
+    path = Path(args.path)
+    if path.is_dir():
+        print(f"minigrad check: {args.path} is a folder, not a Python file", file=err)
+        return 2
+    if not path.is_file():
+        print(f"minigrad check: no such file: {args.path}", file=err)
+        return 2
+    # The user's file runs in a process of its own, with a time limit per
+    # rule (minigrad.sandbox): an endless loop, sys.exit() or a crash in one
+    # rule is that rule's error, and every rule gets a verdict.
+    job = {
+        "kind": "rules",
+        "path": str(path.resolve()),
+        "points": args.points,
+        "order": args.order,
+        "seed": args.seed,
+        "verbose": args.verbose,
+    }
+    started = time.perf_counter()
+    show = _progress(err)
+    found = run_job(job, timeout=args.timeout, placeholder=_placeholder, on_result=show)
+    if show is not None:
+        print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
+    if found.load_error:
+        line = found.load_error
+        if not line.startswith("minigrad check"):  # it timed out, or the worker died
+            line = f"minigrad check: cannot import {args.path}: {line}"
+        print(line, file=err)
+        if args.verbose and found.load_trace:
+            print(found.load_trace, file=err)
+        return 2
+    skipped = found.loaded.get("skipped", [])
+    results = [
+        (name, {k: str(v) for k, v in result.items()})
+        for name, result in zip(found.names, found.results, strict=False)
+    ]
+    shown = [str(s) for s in skipped] if isinstance(skipped, list) else []
+    status = _report(results, len(found.names), shown, args, out, started)
+    if found.interrupted:
+        print("interrupted (Ctrl-C): the rules above are all that were checked", file=err)
+        return 130
+    return status
+
+
+def _placeholder(name: str, why: str) -> dict[str, object]:
+    return {"word": "ERROR", "reason": why, "text": "", "trace": ""}
+
+
+def _progress(err: TextIO) -> Callable[[int, int, str], None] | None:
+    """Progress on a terminal's stderr, ``[n/N] name``; None when it is not a terminal."""
+    if not err.isatty():
+        return None
+
+    def show(i: int, n: int, name: str) -> None:
+        print(f"\r[{i + 1}/{n}] {name[:24]:<24}", end="", file=err, flush=True)
+
+    return show
+
+
+def _check_here(items: Sequence[Item], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Check minigrad's own rules and composites in this process."""
+    started = time.perf_counter()
+    show = _progress(err)
+    results: list[tuple[str, dict[str, str]]] = []
+    for i, item in enumerate(items):
+        if show is not None:
+            show(i, len(items), item.name)
+        rng = random.Random(f"{args.seed}:{i}:{item.name}")
+        found = check_item(item, args.points, args.order, rng)
+        results.append((item.name, outcome(item, found, verbose=args.verbose)))
+    if show is not None:
+        print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
+    return _report(results, len(rules.TABLE), [], args, out, started)
 
 
 def _report(
-    items: Sequence[_Item],
+    results: Sequence[tuple[str, dict[str, str]]],
     rules: int,
-    skipped: Sequence[Rule],
+    skipped: Sequence[str],
     args: argparse.Namespace,
     out: TextIO,
-    err: TextIO,
+    started: float,
 ) -> int:
-    """Check every item, print the table and the details; the exit status."""
-    started = time.perf_counter()
-    rng = random.Random(args.seed)
-    progress = err.isatty()
-    results: list[tuple[_Item, Report | _Crash | None]] = []
-    for n, item in enumerate(items, 1):
-        if progress:
-            print(f"\r[{n}/{len(items)}] {item.name[:24]:<24}", end="", file=err, flush=True)
-        results.append((item, _check_item(item, args.points, args.order, rng)))
-    if progress:
-        print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
+    """Print the table and the details of every checked item; the exit status."""
     colour = _use_colour(out)
-    width = max(len(item.name) for item in items)
+    width = max(len(name) for name, _ in results)
     orders = f"1-{args.order}" if args.order > 1 else "1"
     print(f"{'rule':<{width}}  points  orders  result", file=out)
-    for item, result in results:
-        word = "ok" if result is None else "ERROR" if isinstance(result, _Crash) else "FAIL"
-        row = f"{item.name:<{width}}  {args.points:>6}  {orders:>6}  {_coloured(word, colour)}"
-        print(row + (f"  {result.reason}" if isinstance(result, _Crash) else ""), file=out)
-    for item, result in results:
-        if isinstance(result, Report):
-            print(f"\n{item.name}: {result.text(full=True)}", file=out)
-        elif isinstance(result, _Crash) and args.verbose:
-            import traceback
-
-            trace = "".join(traceback.format_exception(result.exc)).rstrip()
-            print(f"\n{item.name}: {result.reason}\n{trace}", file=out)
+    for name, result in results:
+        word = result["word"]
+        row = f"{name:<{width}}  {args.points:>6}  {orders:>6}  {_coloured(word, colour)}"
+        print(row + (f"  {result['reason']}" if word == "ERROR" else ""), file=out)
+    for name, result in results:
+        if result["word"] == "FAIL":
+            print(f"\n{name}: {result['text']}", file=out)
+        elif result["word"] == "ERROR" and args.verbose and result["trace"]:
+            print(f"\n{name}: {result['reason']}\n{result['trace']}", file=out)
     if skipped:
-        names = ", ".join(rule.name for rule in skipped)
         print(
             f"\nskipped {len(skipped)} built-in rule(s) of minigrad.ops the file imports "
-            f"({names}); `minigrad check` without a file checks those",
+            f"({', '.join(skipped)}); `minigrad check` without a file checks those",
             file=out,
         )
-    failing = sum(isinstance(result, Report) for _, result in results)
-    crashed = sum(isinstance(result, _Crash) for _, result in results)
+    failing = sum(result["word"] == "FAIL" for _, result in results)
+    crashed = sum(result["word"] == "ERROR" for _, result in results)
     what = f"{rules} rule(s)"
-    if len(items) > rules:
-        what += f" and {len(items) - rules} composites"
+    if len(results) > rules:
+        what += f" and {len(results) - rules} composites"
     bad = [f"{failing} failing"] if failing else []
     bad += [f"{crashed} error" + "s" * (crashed > 1)] if crashed else []
     verdict = f"FAILED ({', '.join(bad)})" if bad else "passed"
@@ -382,21 +237,52 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser(
         "check",
-        help="check every rule (or the rules in a file) at orders 1-3",
+        help="check every rule (or the rules in a file, or a student's engine)",
         description="Check every derivative rule against numerical derivatives at random "
         "points of its sample intervals, orders 1 to --order; with a path, check every Rule "
         "reachable from that Python file instead (its names, and inside lists, tuples, "
-        "dicts, sets and the classes it defines). Exit status: 0 all passed, 1 a rule "
-        "failed or crashed, 2 the file is missing, does not import or holds no Rule.",
+        "dicts, sets and the classes it defines), each in a process of its own with a time "
+        "limit. With --engine, run lab 03's battery on a micrograd-style engine (or one per "
+        "student: several targets or a folder) and diagnose its bugs. Exit status: 0 all "
+        "passed, 1 a rule (or engine) failed or crashed, 2 the file (or every engine) is "
+        "missing, does not import or holds nothing to check.",
     )
     p.add_argument("path", nargs="?", help="a Python file defining minigrad.Rule objects")
+    p.add_argument(
+        "--engine",
+        nargs="+",
+        action="extend",
+        metavar="TARGET",
+        help="an engine's node class: FILE.py[:CLASS], MODULE:CLASS or a FOLDER of *.py files "
+        "(one student each); CLASS is Value unless given",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "csv"),
+        default="text",
+        help="with --engine: a table (text), or JSON or CSV for a gradebook",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=20.0,
+        help="seconds one rule (or one check of an engine) may take (20)",
+    )
+    p.add_argument(
+        "--depth",
+        type=int,
+        default=5000,
+        help="with --engine: the deep chain's ops; a recursive sort fails there (5000; 0: none)",
+    )
     p.add_argument(
         "-v",
         "--verbose",
         action="store_true",
         help="print the traceback of a file that does not import or a rule that crashes",
     )
-    p.add_argument("--points", type=int, default=40, help="random points per rule (40)")
+    p.add_argument(
+        "--points", type=int, help="random points per rule (40), per check of an engine (3)"
+    )
     p.add_argument("--order", type=int, default=3, help="highest order checked (3)")
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
     p.set_defaults(run=_run_check)
@@ -437,6 +323,12 @@ def main(argv: list[str] | None = None) -> int:
         (0, True)
     """
     args = _parser().parse_args(argv)
+    if args.command == "check":
+        if args.points is None:
+            args.points = 3 if args.engine else 40
+        if not args.timeout > 0 or args.depth < 0:
+            print("minigrad: --timeout must be > 0 and --depth >= 0", file=sys.stderr)
+            return 2
     if getattr(args, "points", 1) < 1 or getattr(args, "order", 1) < 1:
         print("minigrad: --points and --order must be >= 1", file=sys.stderr)
         return 2

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from minigrad.checking.diagnose import find_fault, kink_note, looks_kinked
+from minigrad.checking.engines import ForeignLevels, prepare_inputs, refuse_foreign
 from minigrad.checking.levels import (
     DerivativeError,
     Func,
@@ -45,9 +47,13 @@ from minigrad.checking.numeric import Estimate, central, extrapolate, nominal_st
 from minigrad.checking.report import Entry, Report, modes_in_words, where
 from minigrad.checking.settings import Settings
 from minigrad.core._validate import as_int
-from minigrad.core.inputs import value_list, weights
+from minigrad.core.inputs import weights
 from minigrad.core.value import Value
 from minigrad.core.value import _lock as _engine_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from minigrad.checking.engines import Inputs
 
 __all__ = ["run_check"]
 
@@ -84,7 +90,7 @@ class _Checker:
             # (create_graph, partials applied to Values) must equal the one
             # checked here (partials applied to floats). Fault localisation's
             # single-rule checks always compare the two: they are small.
-            both = k < order or not self.localize
+            both = (k < order or not self.localize) and not isinstance(levels, ForeignLevels)
             try:
                 if s.fast_mode:
                     checked += 1
@@ -142,6 +148,13 @@ class _Checker:
     ) -> tuple[list[list[float]], list[list[float]], list[list[float]] | None]:
         """Level k's Jacobian in ``mode``: on floats, again (``twice``), on Values (``both``)."""
         xs = self.levels.xs
+        if isinstance(self.levels, ForeignLevels):  # backward() on a fresh graph per pass
+            analytic = self.levels.jacobian(fs)
+            return (
+                analytic,
+                self.levels.jacobian(self.levels.outputs()) if twice else analytic,
+                None,
+            )
         if mode == "fwd":
             # One forward pass per input: column i is the jvp along e_i.
             analytic = forward_jacobian(fs, xs, False)
@@ -377,6 +390,12 @@ class _Checker:
                 projected = math.fsum(wf * t for wf, t in zip(w, tangent, strict=True))
                 analytic.append(projected / (2.0 * h))
                 continue
+            if isinstance(levels, ForeignLevels):
+                g = levels.weighted(fs, w)
+                analytic.append(
+                    math.fsum(gi * ti for gi, ti in zip(g, taken, strict=True)) / (2 * h)
+                )
+                continue
             total = w[0] * fs[0]
             for wf, f in zip(w[1:], fs[1:], strict=True):
                 total = total + wf * f
@@ -404,10 +423,6 @@ def _unit(v: list[float]) -> list[float]:
 # Argument checking: the package's one wording (minigrad.core._validate).
 
 
-def _inputs(inputs: object, where: str) -> list[Value]:
-    return value_list(inputs, f"{where}: inputs", nonempty=True, finite=True, distinct=True)
-
-
 def _weights(grad_outputs: object, where: str) -> list[float | Value] | None:
     if grad_outputs is None:
         return None
@@ -419,25 +434,33 @@ def _weights(grad_outputs: object, where: str) -> list[float | Value] | None:
 
 def run_check(
     func: Func,
-    inputs: Sequence[Value],
+    inputs: Inputs,
     order: int,
     grad_outputs: Sequence[float | Value] | None,
     settings: Settings,
 ) -> Report:
     """Validate, check, and put every input back bit for bit."""
     where = settings.where
-    xs = _inputs(inputs, where)
+    # Numbers become fresh Values; a foreign engine's nodes are checked by
+    # its own backward() (minigrad.checking.engines).
+    xs, engine = prepare_inputs(inputs, where)
     as_int(order, f"{where}: order", least=1)
     if not callable(func):
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
-    levels = Levels(func, xs, _weights(grad_outputs, where), where)
+    levels: Levels
+    if engine is None:
+        levels = Levels(func, cast("list[Value]", xs), _weights(grad_outputs, where), where)
+    else:
+        refuse_foreign(engine, order, settings)
+        weights = _weights(grad_outputs, where)
+        levels = ForeignLevels(func, xs, weights, where, engine, settings.nondet_tol > 0)
     # A check moves its inputs' .data: another thread's check, backward or grad
     # on a graph that shares them must not see them moved, so the whole check
     # holds the engine's (reentrant) lock, as backward does for its pass.
     with _engine_lock:
         saved = [(x, x.data, x.grad) for x in levels.xs]
         try:
-            return _Checker(levels, settings, localize=True).run(order)
+            return _Checker(levels, settings, localize=engine is None).run(order)
         finally:
             # Bit-exact: the very float objects the inputs held are put back.
             for x, data, g in saved:

@@ -39,6 +39,10 @@ from minigrad.core._validate import positive
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from minigrad.checking.engines import Inputs
+
 __all__ = [
     "Entry",
     "GradcheckError",
@@ -57,10 +61,13 @@ class GradcheckWarning(UserWarning):
     """A check passed, but something deserves a look: a kink, a pass by atol only."""
 
 
-class GradcheckError(AssertionError):
+class GradcheckError(AssertionError, RuntimeError):
     """A derivative check failed; ``.report`` holds every failing entry.
 
     The message is the report: short in a terminal, complete under pytest.
+    An ``AssertionError`` (the lab's spec: a failed check reads as a failed
+    test) and a ``RuntimeError`` (PyTorch's ``GradcheckError`` is one, so a
+    test ported from PyTorch that catches ``RuntimeError`` still catches it).
     """
 
     def __init__(self, report: Report) -> None:
@@ -92,7 +99,7 @@ def _conclude(report: Report, raise_exception: bool) -> bool:
 
 def check(
     func: Func,
-    inputs: Sequence[Value],
+    inputs: Inputs,
     *,
     order: int = 1,
     grad_outputs: Sequence[float | Value] | None = None,
@@ -113,7 +120,11 @@ def check(
 
     Args:
         func: Takes the inputs, returns a Value or a tuple of Values.
-        inputs: The Values to perturb (each exactly once).
+        inputs: The Values to perturb (each exactly once). A number becomes
+            a fresh Value (reported by its position, as any input). The
+            nodes of a micrograd-style engine are checked too, by their own
+            ``backward()``: first derivatives, reverse mode (see
+            :mod:`minigrad.checking.engines`).
         order: Check derivatives of orders 1 to ``order``.
         grad_outputs: Weights v: above order 1, the derivatives of
             sum_j v_j * out_j are checked; Value weights are checked as inputs.
@@ -152,41 +163,49 @@ def check(
 
 def check_grads(
     func: Func,
-    inputs: Sequence[Value],
-    *,
+    inputs: Inputs,
     order: int = 1,
+    modes: Sequence[str] = ("rev",),
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+    *,
     grad_outputs: Sequence[float | Value] | None = None,
-    eps: float = 1e-6,
-    atol: float = 1e-5,
-    rtol: float = 1e-3,
     raise_exception: bool = True,
     nondet_tol: float = 0.0,
     fast_mode: bool = False,
     method: str = "central",
     seed: int = 0,
-    modes: Sequence[str] = ("rev",),
 ) -> bool:
     """Check every derivative of ``func`` up to ``order`` against numerical ones.
 
     Raises :class:`GradcheckError` on a mismatch (or returns False when
-    ``raise_exception`` is False). Arguments as in :func:`check`; ``modes``
-    is JAX's: ``("fwd", "rev")`` checks forward and reverse mode.
+    ``raise_exception`` is False). Arguments as in :func:`check`, in JAX's
+    order: ``check_grads(f, args, order, modes, atol, rtol, eps)``, so a
+    test written for ``jax.test_util.check_grads`` runs as it is (floats as
+    ``args`` included). ``modes`` is JAX's: ``("fwd", "rev")`` checks forward
+    and reverse mode. ``atol``, ``rtol`` and ``eps`` of None take the
+    defaults of :func:`check`.
 
     Example:
         >>> from minigrad import Value
         >>> check_grads(lambda x: x.tanh() * x, [Value(0.3)], order=3)
         True
-        >>> check_grads(lambda x: x.tanh() * x, [Value(0.3)], order=3, modes=("fwd", "rev"))
+        >>> check_grads(lambda x: x.tanh() * x, (0.3,), 3, ("fwd", "rev"))
         True
     """
     __tracebackhide__ = True
+    # JAX's None: the default (check's), not "no tolerance".
+    eps = 1e-6 if eps is None else eps
+    atol = 1e-5 if atol is None else atol
+    rtol = 1e-3 if rtol is None else rtol
     settings = Settings.of("check_grads", locals())
     return _conclude(run_check(func, inputs, order, grad_outputs, settings), raise_exception)
 
 
 def gradcheck(
     func: Func,
-    inputs: Sequence[Value],
+    inputs: Inputs,
     *,
     eps: float = 1e-6,
     atol: float = 1e-5,
@@ -221,7 +240,7 @@ def gradcheck(
 
 def gradgradcheck(
     func: Func,
-    inputs: Sequence[Value],
+    inputs: Inputs,
     grad_outputs: Sequence[float | Value] | None = None,
     *,
     eps: float = 1e-6,

@@ -139,6 +139,27 @@ class Value:
         """The Values this node was computed from (constants left out)."""
         return tuple(a for a in self.args if type(a) is Value)
 
+    # micrograd's names, read-only, so that code written for micrograd's nodes
+    # (the notebook helpers trace and draw_dot walk v._prev and print v._op)
+    # runs unchanged on minigrad's.
+
+    @property
+    def _prev(self) -> set[Value]:
+        """micrograd's name: the set of Values this node was computed from.
+
+        Example:
+            >>> x = Value(2.0)
+            >>> y = x * x + 1.0
+            >>> [p._op for p in y._prev], y._op, x._prev
+            (['*'], '+', set())
+        """
+        return {a for a in _args(self) if isinstance(a, Value)}
+
+    @property
+    def _op(self) -> str:
+        """micrograd's name for :attr:`op`: the op's symbol, ``""`` for a leaf."""
+        return "" if self._rule is None else self._rule.name
+
     def __repr__(self) -> str:
         extra = f", label={self.label!r}" if self.label else ""
         if self._rule is not None:

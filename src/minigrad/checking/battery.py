@@ -1,0 +1,423 @@
+"""Lab 03's battery for a student's engine: which checks there are for what it supports.
+
+:func:`battery` builds the checks from whatever the engine's class supports
+(:func:`support`): every operator and method on its own, with nodes on both
+sides and a number on either side; powers with a number exponent; the three
+composites of lab 03; a node used twice in one op and in two ops; shared
+intermediate nodes (where a wrong topological order shows); a deep chain
+(where a recursive topological sort shows); and ``backward()`` on a second
+fresh graph of the same leaves (where state kept between calls shows).
+
+Each check draws its points the way minigrad draws its own rules' points
+(:meth:`Rule.sample <minigrad.Rule.sample>`: inside the sample box, away from
+domain edges and kinks). :mod:`minigrad.checking.trials` runs a check,
+:mod:`minigrad.checking.signature` names the bug from the results.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from minigrad.checking.engines import engine_name, fits
+from minigrad.core import rules
+from minigrad.core.rule import Rule
+
+__all__ = ["KINDS", "METHODS", "Check", "battery", "chain", "load_engine", "one_line", "support"]
+
+#: The methods of minigrad's ``Value`` a student's engine may have, checked
+#: against minigrad's rule of the same name when it does.
+METHODS = (
+    "exp",
+    "log",
+    "tanh",
+    "relu",
+    "sigmoid",
+    "sin",
+    "cos",
+    "sqrt",
+    "softplus",
+    "log1p",
+    "expm1",
+    "tan",
+    "atan",
+    "sinh",
+    "cosh",
+    "asinh",
+    "erf",
+)
+
+#: The kinds of check, in the order rows are listed.
+KINDS = ("op", "number", "reflected", "reuse", "composite", "order", "depth", "twice")
+
+#: Features: what a check needs of the engine (see :func:`support`).
+_BINARY = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__"}
+_REFLECTED = {"+": "__radd__", "-": "__rsub__", "*": "__rmul__", "/": "__rtruediv__"}
+
+Build = Callable[..., object]
+
+
+@dataclass
+class Check:
+    """One check of the battery.
+
+    Attributes:
+        name: How the row is named: the expression (``x - y``, ``2.5 - x``).
+        kind: One of :data:`KINDS`.
+        operands: The names of the inputs that are nodes (``x``, ``y``).
+        build: ``build(*nodes, *constants)`` returns the output (any engine's
+            nodes, minigrad's Values included).
+        draw: ``draw(rng)`` returns a point: the inputs' floats, then the
+            constants'.
+        roles: What each input is to the op, for a diagnosis ("the right
+            operand y", "the base x").
+        constants: The names of the constants (``c``), drawn after the inputs.
+    """
+
+    name: str
+    kind: str
+    operands: tuple[str, ...]
+    build: Build
+    draw: Callable[[random.Random], tuple[float, ...]]
+    roles: tuple[str, ...] = ()
+    constants: tuple[str, ...] = ()
+
+
+def one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+
+
+def load_engine(cls: object) -> type:
+    """``cls`` checked as an engine's node class: ``cls(1.5)`` must make a node.
+
+    Raises:
+        TypeError: ``cls`` is not a class, ``cls(1.5)`` raises, or what it
+            makes lacks part of the protocol (the message names the part).
+
+    Example:
+        >>> from minigrad import Value
+        >>> load_engine(Value) is Value
+        True
+        >>> load_engine(float)
+        Traceback (most recent call last):
+            ...
+        TypeError: float is not a micrograd-style engine: float has no .data (the node's number)
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"an engine is a class of nodes, got {type(cls).__name__} {cls!r}")
+    try:
+        node = cls(1.5)
+    except Exception as exc:
+        raise TypeError(
+            f"{engine_name(cls)} is not a micrograd-style engine: {cls.__name__}(1.5) raised "
+            f"{one_line(exc)} (a node is made from its float, as Value(1.5))"
+        ) from exc
+    problem = fits(node)
+    if problem:
+        raise TypeError(f"{engine_name(cls)} is not a micrograd-style engine: {problem}")
+    return cls
+
+
+#: The features an engine may refuse (micrograd 0.1.0 asserts that an
+#: exponent is a number): the operator is there, but only for numbers.
+_REFUSABLE = frozenset({"**x", "r**"})
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether an exception means "not supported" rather than "broken"."""
+    return isinstance(exc, TypeError | AssertionError | NotImplementedError)
+
+
+def _call(node: object, method: str, *args: object) -> object:
+    return getattr(node, method)(*args)
+
+
+def support(cls: type) -> dict[str, str]:
+    """What ``cls`` supports: feature -> ``""`` when supported, else why not.
+
+    Features: the operators ``+ - * /`` (nodes on both sides, a number on
+    the right), ``r+ r- r* r/`` (a number on the left), ``**n`` (a number
+    exponent), ``**x`` (a node exponent), ``r**`` (a number base), ``neg``,
+    ``abs`` and each method of :data:`METHODS`. A feature is missing when
+    its method is absent, or when it refuses (TypeError, AssertionError,
+    NotImplementedError) where only a number is accepted (a node exponent, a
+    number base); any other exception means it is there and broken, and its
+    check will say so.
+
+    Example:
+        >>> from minigrad import Value
+        >>> s = support(Value)
+        >>> s["+"], s["**x"], s["relu"]
+        ('', '', '')
+    """
+    a, b = cls(1.5), cls(0.75)
+    # feature -> (the method it needs, the call that uses it)
+    probes: dict[str, tuple[str, Callable[[], object]]] = {}
+    for symbol, dunder in _BINARY.items():
+        probes[symbol] = (dunder, partial(_call, a, dunder, b))
+        probes["r" + symbol] = (_REFLECTED[symbol], partial(_call, a, _REFLECTED[symbol], 2.0))
+    probes["**n"] = ("__pow__", partial(_call, a, "__pow__", 2))
+    probes["**x"] = ("__pow__", partial(_call, a, "__pow__", b))
+    probes["r**"] = ("__rpow__", partial(_call, a, "__rpow__", 2.0))
+    probes["neg"] = ("__neg__", partial(_call, a, "__neg__"))
+    probes["abs"] = ("__abs__", partial(_call, a, "__abs__"))
+    for method in METHODS:
+        probes[method] = (method, partial(_call, a, method))
+    found: dict[str, str] = {}
+    for feature, (attribute, probe) in probes.items():
+        if not callable(getattr(cls, attribute, None)):
+            found[feature] = f"{cls.__name__} has no {attribute}"
+            continue
+        try:
+            out = probe()
+        except Exception as exc:
+            refused = feature in _REFUSABLE and _refused(exc)
+            # Any other exception: the feature is there, and its check will fail.
+            found[feature] = f"it raises {one_line(exc)}" if refused else ""
+            continue
+        if out is NotImplemented:
+            found[feature] = f"{attribute} returns NotImplemented"
+        else:
+            found[feature] = ""  # a wrong result is the check's to find
+    return found
+
+
+# Drawing points: inside a rule's sample box, away from its edges and kinks.
+
+
+def _pieces(rule: Rule, index: int) -> tuple[tuple[float, float], ...]:
+    return rule.intervals(index)
+
+
+def _uniform(rng: random.Random, pieces: Sequence[tuple[float, float]]) -> float:
+    lo, hi = rng.choices(list(pieces), weights=[h - lo for lo, h in pieces])[0]
+    return min(max(rng.uniform(lo, hi), lo), hi)
+
+
+def _drawer(*boxes: Sequence[tuple[float, float]]) -> Callable[[random.Random], tuple[float, ...]]:
+    def draw(rng: random.Random) -> tuple[float, ...]:
+        return tuple(_uniform(rng, pieces) for pieces in boxes)
+
+    return draw
+
+
+_RULES = {rule.name: rule for rule in rules.TABLE}
+_ANY = ((-3.0, 3.0),)
+_NONZERO = ((-3.0, -0.2), (0.2, 3.0))
+_POSITIVE = ((0.2, 3.0),)
+
+
+def _operand_check(symbol: str, kind: str, rule: Rule) -> Check:
+    """``x op y``, ``x op c`` or ``c op x`` (the kind says which), drawn as ``rule``."""
+    op = _OPERATORS[symbol]
+    left, right = _pieces(rule, 0), _pieces(rule, 1)
+    if kind == "op":
+        name, operands = f"x {symbol} y", ("x", "y")
+        roles = ("the left operand x", "the right operand y")
+        if symbol == "**":
+            roles = ("the base x", "the exponent y")
+        return Check(name, kind, operands, op, _drawer(left, right), roles)
+    if kind == "number":
+        role = "the base x" if symbol == "**" else "the left operand x (a number on the right)"
+        return Check(f"x {symbol} c", kind, ("x",), op, _drawer(left, right), (role,), ("c",))
+    role = "the exponent x" if symbol == "**" else "the right operand x (a number on the left)"
+    return Check(
+        f"c {symbol} x", kind, ("x",), lambda x, c: op(c, x), _drawer(right, left), (role,), ("c",)
+    )
+
+
+_OPERATORS: dict[str, Callable[[object, object], object]] = {
+    "+": lambda a, b: a + b,  # type: ignore[operator]
+    "-": lambda a, b: a - b,  # type: ignore[operator]
+    "*": lambda a, b: a * b,  # type: ignore[operator]
+    "/": lambda a, b: a / b,  # type: ignore[operator]
+    "**": lambda a, b: a**b,  # type: ignore[operator]
+}
+
+
+def _power(exponent: float, box: Sequence[tuple[float, float]]) -> Check:
+    return Check(
+        f"x ** {exponent:g}",
+        "op",
+        ("x",),
+        lambda x: x**exponent,
+        _drawer(box),
+        ("the base x",),
+    )
+
+
+def _method(name: str) -> Check:
+    rule = _RULES[name]
+    return Check(
+        f"x.{name}()",
+        "op",
+        ("x",),
+        lambda x: getattr(x, name)(),
+        _drawer(_pieces(rule, 0)),
+        ("its input x",),
+    )
+
+
+def _ladder(x: object) -> object:
+    """Six rungs, each a node used by two ops on paths of different lengths.
+
+    A sort that runs a node's backward before every user of it has added its
+    gradient gets some rung wrong, whichever order it takes a node's parents
+    in: the rungs alternate ``v + v * 0.5`` and ``v * 0.5 + v``.
+    """
+    u = x
+    for rung in range(6):
+        v = u * 0.9  # type: ignore[operator]
+        u = v + v * 0.5 if rung % 2 == 0 else v * 0.5 + v
+    return u
+
+
+def _shared(x: object, y: object) -> object:
+    u = x * y  # type: ignore[operator]
+    return u + u * u  # the node u, used by + and by *
+
+
+def battery(cls: type, *, depth: int = 5000) -> tuple[list[Check], dict[str, str]]:
+    """The checks for the engine ``cls``, and the ones left out with the reason.
+
+    Args:
+        cls: The engine's node class (see :func:`load_engine`).
+        depth: The chain's depth (0 leaves the deep chain out).
+
+    Returns:
+        The checks, in the order of :data:`KINDS`; and ``{name: why}`` for
+        each check the engine does not support.
+
+    Example:
+        >>> from minigrad import Value
+        >>> checks, left_out = battery(Value)
+        >>> [c.name for c in checks][:3], left_out
+        (['x + y', 'x - y', 'x * y'], {})
+    """
+    has = support(cls)
+    checks: list[Check] = []
+    missing: dict[str, str] = {}
+
+    def add(check: Check, *needs: str) -> None:
+        lacking = [f"{n}: {has[n]}" for n in needs if has.get(n)]
+        if lacking:
+            missing[check.name] = "; ".join(lacking)
+        else:
+            checks.append(check)
+
+    arithmetic = (("+", rules.ADD), ("-", rules.SUB), ("*", rules.MUL), ("/", rules.DIV))
+    for symbol, rule in arithmetic:
+        add(_operand_check(symbol, "op", rule), symbol)
+    add(_operand_check("**", "op", rules.POW), "**x")
+    add(_power(2, _ANY), "**n")
+    add(_power(3, _ANY), "**n")
+    add(_power(-1, _NONZERO), "**n")
+    add(_power(0.5, _POSITIVE), "**n")
+    add(_power(-1.5, _POSITIVE), "**n")
+    add(Check("-x", "op", ("x",), lambda x: -x, _drawer(_ANY), ("its input x",)), "neg")
+    add(
+        Check("abs(x)", "op", ("x",), abs, _drawer(_pieces(rules.ABS, 0)), ("its input x",)),
+        "abs",
+    )
+    for method in METHODS:
+        add(_method(method), method)
+    for symbol, rule in arithmetic:
+        add(_operand_check(symbol, "number", rule), symbol)
+    for symbol, rule in arithmetic:
+        add(_operand_check(symbol, "reflected", rule), "r" + symbol)
+    add(_operand_check("**", "reflected", rules.POW), "r**")
+    _lab(add, has)
+    if depth > 0:
+        checks.append(_chain_check(depth))
+    add(
+        Check(
+            "backward() twice",
+            "twice",
+            ("a", "b", "c"),
+            _diamond,
+            _drawer(_ANY, _ANY, _ANY),
+        ),
+        "+",
+        "-",
+        "*",
+    )
+    return checks, missing
+
+
+def _diamond(a: object, b: object, c: object) -> object:
+    return (a * b + c) * (a - c)  # type: ignore[operator]
+
+
+def _lab(add: Callable[..., None], has: dict[str, str]) -> None:
+    """Lab 03's composites and the shared-node checks."""
+    add(Check("x * x", "reuse", ("x",), lambda x: x * x, _drawer(_ANY)), "*")
+    add(Check("x + x", "reuse", ("x",), lambda x: x + x, _drawer(_ANY)), "+")
+    add(
+        Check("x * y + x", "reuse", ("x", "y"), lambda x, y: x * y + x, _drawer(_ANY, _ANY)),
+        "*",
+        "+",
+    )
+    add(
+        Check(
+            "diamond (a*b + c) * (a - c)",
+            "composite",
+            ("a", "b", "c"),
+            _diamond,
+            _drawer(_ANY, _ANY, _ANY),
+        ),
+        "+",
+        "-",
+        "*",
+    )
+    nonlinear = "relu" if not has.get("relu") else "tanh"
+    box = ((0.5, 2.0),), ((0.5, 2.0),), ((0.1, 1.0),)  # a*b + c > 0: away from relu's kink
+    add(
+        Check(
+            f"chain {nonlinear}(a*b + c)",
+            "composite",
+            ("a", "b", "c"),
+            lambda a, b, c: getattr(a * b + c, nonlinear)(),
+            _drawer(*box),
+        ),
+        "+",
+        "*",
+        nonlinear,
+    )
+    add(
+        Check(
+            "division a / (b + 1.0)",
+            "composite",
+            ("a", "b"),
+            lambda a, b: a / (b + 1.0),
+            _drawer(_ANY, ((0.0, 2.0),)),
+        ),
+        "/",
+        "+",
+    )
+    add(
+        Check("shared node u = x*y: u + u*u", "order", ("x", "y"), _shared, _drawer(_ANY, _ANY)),
+        "+",
+        "*",
+    )
+    add(Check("ladder of shared nodes", "order", ("x",), _ladder, _drawer(_ANY)), "+", "*")
+
+
+def chain(x: object, n: int) -> object:
+    """``x + 1.0 + 1.0 + ...``: ``n`` ops deep."""
+    y = x
+    for _ in range(n):
+        y = y + 1.0  # type: ignore[operator]
+    return y
+
+
+def _chain_check(depth: int) -> Check:
+    return Check(
+        f"chain of {depth} ops",
+        "depth",
+        ("x",),
+        lambda x: chain(x, depth),
+        _drawer(_ANY),
+    )

@@ -1,0 +1,402 @@
+"""Foreign engines: the checkers on the nodes of any micrograd-style scalar engine.
+
+The protocol, duck-typed and minimal (what lab 03's ``Value`` has):
+
+* a node has a float ``.data`` (an int is read as a float) that can be set,
+  and a ``.grad``;
+* arithmetic on nodes and numbers builds new nodes;
+* ``.backward()`` on an output fills the ``.grad`` of the leaves it depends
+  on, accumulating (``+=``), as micrograd does.
+
+Optional parts (methods such as ``exp``, ``tanh``, ``relu``, reflected
+operators, ``**`` with a node exponent) are detected where they are used,
+never required. The checkers move an input by setting its ``.data`` and
+compute the analytic side with ``.backward()``: before every analytic pass
+they zero the inputs' ``.grad`` and build a fresh graph (``backward`` adds
+into every node it reaches, so a graph is used for one pass only), and after
+the check they put back every input's ``.data`` and ``.grad``, and the
+``.grad`` of any other leaf the graphs reached through ``_prev`` (micrograd's
+set of parents), such as a parameter ``func`` closes over.
+
+A foreign engine has no ``create_graph``: its derivatives are numbers, not
+nodes, so only first derivatives can be checked, and only in reverse mode.
+
+:class:`ForeignLevels` stands in for :class:`~minigrad.checking.levels.Levels`
+in :mod:`minigrad.checking.compare`; :func:`prepare_inputs` sorts the inputs
+of a check into minigrad's Values (numbers are wrapped into fresh Values) or a
+foreign engine's nodes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import cast
+
+from minigrad.checking.levels import DOMAIN_ERRORS, DerivativeError, Func, Key, Levels
+from minigrad.checking.settings import Settings
+from minigrad.core.value import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from minigrad.checking.numeric import Evaluate
+
+    class EngineNode(Protocol):
+        """A node of a micrograd-style engine, as the checkers use it."""
+
+        data: float
+        grad: float
+
+        def backward(self) -> None: ...
+
+    #: What the checkers take as ``inputs``: Values, numbers or a foreign
+    #: engine's nodes, in a sequence (or one alone).
+    Inputs = Sequence[Value | float | EngineNode] | Value | float | EngineNode
+
+
+__all__ = ["ForeignLevels", "engine_name", "fits", "prepare_inputs", "refuse_foreign"]
+
+
+def engine_name(cls: type) -> str:
+    """``module.Class``, as messages name an engine.
+
+    Example:
+        >>> engine_name(Value)
+        'minigrad.Value'
+    """
+    module = getattr(cls, "__module__", "") or ""
+    if module.startswith("minigrad."):
+        module = "minigrad"
+    if module in ("", "__main__", "builtins"):
+        return cls.__qualname__
+    return f"{module}.{cls.__qualname__}"
+
+
+def _is_real(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def fits(node: object) -> str:
+    """What keeps ``node`` from being a node of a micrograd-style engine; ``""`` if nothing.
+
+    Example:
+        >>> class Half:
+        ...     def __init__(self, data):
+        ...         self.data = data
+        >>> fits(Half(1.0))
+        'Half has no .grad (the gradient backward() fills)'
+        >>> fits(Value(1.0))
+        ''
+    """
+    name = type(node).__name__
+    try:
+        data = node.data  # type: ignore[attr-defined]
+    except AttributeError:
+        return f"{name} has no .data (the node's number)"
+    if not _is_real(data):
+        return f"{name}'s .data must be a float, got {type(data).__name__} {data!r}"
+    if not hasattr(node, "grad"):
+        return f"{name} has no .grad (the gradient backward() fills)"
+    if not callable(getattr(node, "backward", None)):
+        return f"{name} has no .backward() method"
+    return ""
+
+
+def _refusal(where: str, i: int, x: object, problem: str) -> TypeError:
+    return TypeError(
+        f"{where}: inputs[{i}] must be a Value, a number, or a node of a micrograd-style "
+        "engine (a float .data, a .grad and .backward()); "
+        f"{problem}: {type(x).__name__} {x!r}"
+    )
+
+
+def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type | None]:
+    """The inputs of a check as a new list, and the foreign engine's class (None for minigrad).
+
+    A number becomes a fresh leaf: a minigrad :class:`Value`, or a node of the
+    foreign engine the other inputs belong to (made by calling its class with
+    the float). Any subclass of Value is minigrad's.
+
+    Raises:
+        TypeError: ``inputs`` is not a node, number or sequence of them; an
+            item fits no kind (the message names the part it lacks); or
+            minigrad's Values and another engine's nodes are mixed.
+        ValueError: Empty, an input that is not finite, or one input twice.
+
+    Example:
+        >>> xs, engine = prepare_inputs([2, Value(1.0)], "gradcheck")
+        >>> [type(x).__name__ for x in xs], [x.data for x in xs], engine
+        (['Value', 'Value'], [2.0, 1.0], None)
+    """
+    what = f"{where}: inputs"
+    if isinstance(inputs, str | bytes) or not isinstance(inputs, Sequence):
+        single = isinstance(inputs, Value) or _is_real(inputs) or hasattr(inputs, "backward")
+        if not single:
+            raise TypeError(
+                f"{what} must be a Value, a number, a node of a micrograd-style engine or "
+                f"a sequence of them, got {type(inputs).__name__} {inputs!r}"
+            )
+        inputs = [inputs]
+    items = list(cast("Sequence[object]", inputs))
+    if not items:
+        raise ValueError(f"{what} is empty; give at least one input")
+    engine: type | None = None
+    for i, x in enumerate(items):
+        if isinstance(x, Value) or _is_real(x):
+            continue
+        if isinstance(x, bool):
+            raise TypeError(f"{what}[{i}] must be a Value or a number, got bool {x!r}")
+        problem = fits(x)
+        if problem:
+            raise _refusal(where, i, x, problem)
+        if engine is None:
+            engine = type(x)
+        elif not isinstance(x, engine):
+            raise TypeError(
+                f"{what}[{i}] is a node of {engine_name(type(x))}, inputs[0..{i - 1}] of "
+                f"{engine_name(engine)}: one check takes the nodes of one engine"
+            )
+    out: list[EngineNode] = []
+    for i, x in enumerate(items):
+        if _is_real(x):
+            out.append(_leaf(engine, cast("float", x), f"{what}[{i}]"))
+        elif isinstance(x, Value) and engine is not None:
+            raise TypeError(
+                f"{what}[{i}] is a minigrad Value, the others are nodes of "
+                f"{engine_name(engine)}: one check takes the nodes of one engine"
+            )
+        else:
+            out.append(cast("EngineNode", x))
+    for i, node in enumerate(out):
+        data = float(node.data)
+        if data - data != 0.0:
+            raise ValueError(f"{what}[{i}] is not finite: {node.data!r}")
+    first: dict[int, int] = {}
+    for i, node in enumerate(out):
+        j = first.setdefault(id(node), i)
+        if j != i:
+            raise ValueError(
+                f"{what}[{i}] is the same node as inputs[{j}]; perturbing one would move both"
+            )
+    return out, engine
+
+
+def refuse_foreign(engine: type, order: int, settings: Settings) -> None:
+    """Refuse what a foreign engine cannot be checked for: orders above 1, forward mode.
+
+    Raises:
+        ValueError: ``order`` is above 1 or ``settings.modes`` holds ``"fwd"``.
+    """
+    where, name = settings.where, engine_name(engine)
+    if order > 1:
+        raise ValueError(
+            f"{where}: order {order} needs create_graph (first derivatives built as nodes, "
+            f"to be differentiated again), which {name} does not have; a foreign engine's "
+            "nodes are checked at order 1 (first derivatives) only"
+        )
+    if "fwd" in settings.modes:
+        raise ValueError(
+            f"{where}: forward mode ('fwd') needs minigrad's Values (their jvp); the nodes of "
+            f"{name} are checked in reverse mode ('rev': their backward()) only"
+        )
+
+
+def _leaf(engine: type | None, x: float, what: str) -> EngineNode:
+    """A fresh leaf holding ``x``: a minigrad Value, or one made by ``engine(x)``."""
+    if engine is None:
+        return Value(float(x))
+    try:
+        node = engine(float(x))
+    except Exception as exc:
+        raise TypeError(
+            f"{what} is a number; wrapping it as a node of {engine_name(engine)} "
+            f"({engine.__name__}({float(x)!r})) raised {type(exc).__name__}: {exc}"
+        ) from exc
+    problem = fits(node)
+    if problem:
+        raise TypeError(f"{what}: {engine.__name__}({float(x)!r}) is not a node: {problem}")
+    return cast("EngineNode", node)
+
+
+def _number(x: object, what: str) -> float:
+    if x is None:
+        return 0.0  # an engine that leaves .grad None where nothing arrived
+    if not _is_real(x):
+        raise TypeError(f"{what} must be a number, got {type(x).__name__} {x!r}")
+    return float(cast("float", x))
+
+
+class ForeignLevels(Levels):
+    """``func`` at the nodes of a foreign engine: level 1 only (no create_graph).
+
+    :class:`~minigrad.checking.levels.Levels` as :mod:`minigrad.checking.compare`
+    uses it, plus :meth:`jacobian` (the analytic side, by ``backward()``) and
+    :meth:`weighted` (fast mode's). Its ``xs`` are the engine's nodes, typed
+    as Values for the machinery it shares with minigrad's checks, which reads
+    nothing of them but ``.data``.
+
+    Args:
+        func: The checked function.
+        inputs: The engine's nodes.
+        weights: ``grad_outputs`` or None (at order 1 only their count matters).
+        where: The public function's name, for messages.
+        engine: The engine's class.
+        repeat: Whether every analytic pass runs twice (``nondet_tol > 0``).
+    """
+
+    def __init__(
+        self,
+        func: Func,
+        inputs: list[EngineNode],
+        weights: list[float | Value] | None,
+        where: str,
+        engine: type,
+        repeat: bool,
+    ) -> None:
+        super().__init__(func, cast("list[Value]", inputs), None, where)
+        self.nodes = inputs
+        self.weights = weights  # at order 1, only their count matters
+        self.engine = engine
+        self.repeat = repeat
+        self.names = []
+        for i, x in enumerate(inputs):
+            label = getattr(x, "label", "")
+            self.names.append(
+                f"x[{i}] {label!r}" if isinstance(label, str) and label else f"x[{i}]"
+            )
+
+    def outputs(self) -> list[Value]:
+        """``func``'s outputs (a fresh graph) at the inputs' current data."""
+        out: object = self.func(*self.nodes)
+        ys = list(out) if isinstance(out, tuple | list) else [out]
+        for y in ys:
+            if isinstance(y, Value) or fits(y):
+                shown = f"{type(out).__name__} {out!r}"
+                raise TypeError(
+                    f"{self.where}: func must return a node of {engine_name(self.engine)} "
+                    f"(the inputs' engine) or a tuple of them, got {shown}"
+                )
+        if not ys:
+            raise TypeError(f"{self.where}: func returned an empty {type(out).__name__}")
+        return cast("list[Value]", ys)
+
+    def level(self, k: int) -> tuple[list[Value], list[Key]]:
+        """The outputs and their keys (``k`` is 1: the only level there is)."""
+        ys = self.outputs()
+        if self.weights is not None and len(self.weights) != len(ys):
+            raise ValueError(
+                f"{self.where}: grad_outputs has {len(self.weights)} entries "
+                f"for {len(ys)} output(s)"
+            )
+        return ys, [(j, ()) for j in range(len(ys))]
+
+    def values(self, k: int) -> list[float]:
+        """The outputs' values at the inputs' current data."""
+        return [float(y.data) for y in self.outputs()]
+
+    def survey(self, fs: Sequence[object], *, fence: bool) -> bool:
+        """Whether to run every analytic pass twice; a foreign engine declares no domains.
+
+        Two passes over two graphs of an engine that keeps its parents in a
+        set (micrograd) may add the same terms in another order, so they
+        are compared only when the caller allows a difference (nondet_tol).
+        """
+        return self.repeat
+
+    def evaluator(self, k: int, i: int) -> Evaluate:
+        """The outputs' values as a function of input i's data (None off the domain)."""
+        x = self.nodes[i]
+        orig = x.data
+        values = self.values
+
+        def evaluate(t: float) -> list[float] | None:
+            try:
+                x.data = t
+                return values(k)
+            except DOMAIN_ERRORS:
+                return None
+            finally:
+                x.data = orig
+
+        return evaluate
+
+    def moved(self, k: int, step: Sequence[float]) -> list[float] | None:
+        """The outputs' values with every input moved by ``step`` (None off the domain)."""
+        saved = [x.data for x in self.nodes]
+        try:
+            for x, orig, s in zip(self.nodes, saved, step, strict=True):
+                if s:
+                    x.data = orig + s
+            return self.values(k)
+        except DOMAIN_ERRORS:
+            return None
+        finally:
+            for x, orig in zip(self.nodes, saved, strict=True):
+                x.data = orig
+
+    def jacobian(self, fs: Sequence[Value]) -> list[list[float]]:
+        """``rows[r][i] = d out[r] / d inputs[i]`` by ``backward()``, one graph per output.
+
+        ``fs`` is a graph no pass has run on yet: the first output's pass
+        uses it; every other pass builds its own.
+        """
+        rows = []
+        for r in range(len(fs)):
+            y = fs[0] if r == 0 else self.outputs()[r]
+            rows.append(self._backward(cast("EngineNode", y)))
+        return rows
+
+    def weighted(self, fs: Sequence[Value], w: Sequence[float]) -> list[float]:
+        """The gradient of ``sum_r w[r] * out[r]``, from the rows of :meth:`jacobian`.
+
+        Summed here rather than built with the engine's own ``*`` and ``+``,
+        which may be the ops under test.
+        """
+        rows = self.jacobian(fs)
+        return [
+            math.fsum(wr * row[i] for wr, row in zip(w, rows, strict=True))
+            for i in range(len(self.nodes))
+        ]
+
+    def _backward(self, y: EngineNode) -> list[float]:
+        """One pass: zero the inputs' .grad, ``y.backward()``, read them."""
+        others = self._other_leaves(y)
+        for x in self.nodes:
+            x.grad = 0.0
+        try:
+            y.backward()
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            raise DerivativeError(exc) from exc
+        finally:
+            for node, grad in others:
+                node.grad = grad  # type: ignore[attr-defined]
+        return [
+            _number(x.grad, f"{self.where}: inputs[{i}].grad") for i, x in enumerate(self.nodes)
+        ]
+
+    def _other_leaves(self, y: EngineNode) -> list[tuple[object, object]]:
+        """The leaves ``y`` depends on, other than the inputs, with their ``.grad`` now.
+
+        Found through micrograd's ``_prev``; an engine without it keeps its
+        parents its own way, and its other leaves cannot be found (and are
+        then not restored).
+        """
+        inputs = {id(x) for x in self.nodes}
+        seen: set[int] = set()
+        found: list[tuple[object, object]] = []
+        stack: list[object] = [y]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            parents = getattr(node, "_prev", None)
+            if not isinstance(parents, set | frozenset | tuple | list):
+                return found
+            if parents:
+                stack.extend(parents)
+            elif id(node) not in inputs:
+                found.append((node, getattr(node, "grad", None)))
+        return found

@@ -1,0 +1,223 @@
+"""Naming an engine's bug from the rows of its battery: the classic bugs by their signature.
+
+A wrong gradient is a symptom; which checks fail, and which pass, points at
+the cause (:func:`diagnose`):
+
+* an op whose backward is wrong on its own: its rows fail, with the operand
+  and how (sign flipped, twice, nothing arrives); rows whose graph is built
+  from that op (micrograd writes ``a / b`` as ``a * b**-1``) follow from it;
+* right for every op on its own, wrong where a node is used twice (``x * x``,
+  ``x * y + x``): a ``_backward`` assigns ``.grad =`` where it must add;
+* right for every op and for a node used twice by one op, wrong where an
+  intermediate node is used by two ops: the topological order runs a node's
+  ``_backward`` before all its users have added their gradient;
+* a ``RecursionError`` in a deep chain: a recursive topological sort;
+* right on the first ``backward()``, wrong on a second fresh graph of the
+  same leaves: state kept between calls (a visited set or an order kept in
+  the class or in a default argument).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from minigrad.checking.battery import METHODS
+from minigrad.checking.trials import Row
+
+__all__ = ["diagnose", "family", "how"]
+
+_OP_KINDS = ("op", "number", "reflected")
+
+
+def how(got: float, expected: float) -> str:
+    """What a wrong gradient looks like next to the right one, in words.
+
+    Example:
+        >>> how(1.0, -1.0), how(4.0, 2.0), how(0.0, 3.0), how(0.5, 2.0)
+        ('sign flipped', 'twice the right value', 'nothing arrives', 'off by a factor of 0.25')
+    """
+    if got == 0.0 and expected != 0.0:
+        return "nothing arrives"
+    if expected == 0.0:
+        return f"should be 0, got {got:.6g}"
+    ratio = got / expected
+    for value, words in ((-1.0, "sign flipped"), (2.0, "twice the right value"), (0.5, "half")):
+        if abs(ratio - value) <= 1e-6:
+            return words
+    return f"off by a factor of {ratio:.3g}"
+
+
+def family(row: Row) -> str:
+    """The op a row checks: ``-`` for ``x - y``, ``x - c`` and ``c - x``; ``exp`` for ``x.exp()``.
+
+    Example:
+        >>> family(Row("x ** 0.5", "op")), family(Row("c / x", "reflected"))
+        ('**', '/')
+    """
+    name = row.name
+    if name.startswith("x."):
+        return name[2:].removesuffix("()")
+    if name == "-x":
+        return "neg"
+    if name == "abs(x)":
+        return "abs"
+    parts = name.split()
+    return parts[1] if len(parts) == 3 else name
+
+
+def _symbol_family(symbol: str) -> str:
+    """The family of one of the engine's own op symbols (``**-1`` is ``**``, ``ReLU`` relu)."""
+    if symbol.startswith("**"):
+        return "**"
+    lowered = symbol.lower()
+    return lowered if lowered in METHODS else symbol
+
+
+def _at(row: Row) -> str:
+    shown = ", ".join(f"{n}={x:.6g}" for n, x in zip(row.operands, row.point, strict=False))
+    return f"at {shown}" if shown else ""
+
+
+def _how_entry(entry: dict[str, object]) -> str:
+    got, expected = entry["got"], entry["expected"]
+    assert isinstance(got, float | int) and isinstance(expected, float | int)
+    return f"{entry['role']}: {how(float(got), float(expected))}"
+
+
+def _wrong_gradient(row: Row) -> str:
+    """``the right operand y: got 1, expected -1 (sign flipped)`` for each wrong entry."""
+    parts = []
+    for e in row.entries:
+        got, expected = float(e["got"]), float(e["expected"])  # type: ignore[arg-type]
+        parts.append(f"{e['role']}: got {got:.6g}, expected {expected:.6g} ({how(got, expected)})")
+    return "; ".join(parts) or row.note
+
+
+def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
+    """The causes the failing rows point at, and a short note for each failing row.
+
+    Args:
+        rows: One engine's rows, all of its battery.
+
+    Returns:
+        The summary (one line per cause, most telling first; empty when
+        every row passed) and ``{row name: note}`` for every row that did
+        not pass.
+
+    Example:
+        >>> from minigrad.checking.trials import Row
+        >>> rows = [Row("x - y", "op", "FAIL", ["x", "y"], [1.0, 2.0],
+        ...             [{"operand": "y", "role": "the right operand y", "got": 1.0,
+        ...               "expected": -1.0, "abs": 2.0, "rel": 2.0}]),
+        ...         Row("x * x", "reuse")]
+        >>> summary, notes = diagnose(rows)
+        >>> for part in summary[0].split(": "):
+        ...     print(part)
+        `-` is wrong on its own
+        x - y at x=1, y=2
+        the right operand y
+        got 1, expected -1 (sign flipped)
+    """
+    summary: list[str] = []
+    notes: dict[str, str] = {}
+    bad = [r for r in rows if r.verdict != "ok"]
+    fails = [r for r in bad if r.verdict == "FAIL"]
+
+    for r in fails:
+        if r.kind == "twice" and r.first_pass:
+            summary.append(
+                "backward() keeps state between calls: right on the first graph, wrong on a "
+                "second fresh graph of the same leaves (a visited set or a topological order "
+                "kept in the class, a global or a default argument such as visited=set())"
+            )
+            notes[r.name] = "state kept between backward() calls"
+
+    errors = [r for r in bad if r.verdict == "ERROR"]
+    for r in errors:
+        summary.append(f"{r.name} raises: {r.note}")
+        notes[r.name] = r.note
+
+    forward = [r for r in fails if r.forward is not None]
+    for r in forward:
+        assert r.forward is not None
+        got, expected = r.forward["got"], r.forward["expected"]
+        text = f"the forward is wrong {_at(r)}: got {got:.9g}, expected {expected:.9g}"
+        summary.append(f"{r.name}: {text}")
+        notes[r.name] = "forward wrong"
+
+    ops = [r for r in fails if r.kind in _OP_KINDS and r.forward is None]
+    failing_families: dict[str, list[Row]] = {}
+    for r in ops:
+        failing_families.setdefault(family(r), []).append(r)
+    # A family whose every failing row is built from another failing family's
+    # op follows from it (micrograd: a / b is a * b**-1).
+    follows: dict[str, str] = {}
+    for name, members in failing_families.items():
+        for other in failing_families:
+            if other != name and all(
+                other in {_symbol_family(s) for s in r.ops} and name not in r.ops for r in members
+            ):
+                follows[name] = other
+    for name, members in failing_families.items():
+        first = members[0]
+        if name in follows:
+            for r in members:
+                notes[r.name] = f"follows from `{follows[name]}` (its graph: {', '.join(r.ops)})"
+            continue
+        shown = ", ".join(r.name for r in members)
+        summary.append(
+            f"`{name}` is wrong on its own: {first.name} {_at(first)}: {_wrong_gradient(first)}"
+            + (f" (failing: {shown})" if len(members) > 1 else "")
+        )
+        for r in members:
+            notes[r.name] = "; ".join(_how_entry(e) for e in r.entries) or r.note
+    for name, other in follows.items():
+        summary.append(
+            f"`{name}` fails too, but each of its graphs is built from `{other}` "
+            f"({', '.join(failing_families[name][0].ops)}): fix `{other}` first"
+        )
+
+    rest = [r for r in fails if r.name not in notes and r.kind not in ("depth", "twice")]
+    reuse = [r for r in rest if r.kind == "reuse"]
+    order = [r for r in rest if r.kind in ("order", "composite")]
+    if ops or forward or errors:
+        for r in rest:
+            notes[r.name] = "follows from the failing op(s)"
+    elif reuse:
+        r = reuse[0]
+        summary.append(
+            f"every op is right on its own, but a node used twice gets one of its gradients "
+            f"only ({r.name} {_at(r)}: {_wrong_gradient(r)}): a _backward assigns "
+            "`.grad = ...` where it must add, `.grad += ...`"
+        )
+        for r in rest:
+            notes[r.name] = "= instead of +=" if r.kind == "reuse" else "follows from = vs +="
+    elif order:
+        r = next((r for r in order if r.kind == "order"), order[0])
+        summary.append(
+            "every op is right on its own and with a node used twice in one op, but where an "
+            f"intermediate node is used by two ops the gradient is wrong ({r.name} {_at(r)}: "
+            f"{_wrong_gradient(r)}): backward() runs a node's _backward before every node "
+            "that uses it has added its gradient. The topological order is wrong: list each "
+            "node after all the nodes it was made from (a post-order depth-first search from "
+            "the output), then walk that list in reverse"
+        )
+        for r in rest:
+            notes[r.name] = "topological order"
+
+    for r in fails:
+        if r.kind == "depth" and r.depth:
+            summary.append(
+                f"{r.name}: RecursionError at depth {r.depth}: the topological sort in "
+                "backward() calls itself once per node, and Python stops at about "
+                "sys.getrecursionlimit() (1000) nested calls; walk the graph with an "
+                "explicit stack (a list you push and pop) instead"
+            )
+            notes[r.name] = f"RecursionError at depth {r.depth}"
+        elif r.kind in ("depth", "twice") and r.name not in notes:
+            if summary:  # wrong on the first pass too: what is wrong elsewhere explains it
+                notes[r.name] = "follows from the failures above"
+            else:
+                notes[r.name] = _wrong_gradient(r)
+                summary.append(f"{r.name} {_at(r)}: {_wrong_gradient(r)}")
+    return summary, notes

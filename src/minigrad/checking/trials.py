@@ -1,0 +1,261 @@
+"""Running one check of the battery on a student's engine: a :class:`Row` of plain data.
+
+:func:`run` runs a check of :mod:`minigrad.checking.battery` at random
+points. The analytic side is the engine's own ``backward()``, the expected
+side the numerical derivative of :func:`~minigrad.checking.gradcheck.check`
+(which takes a foreign engine's nodes), and the forward is compared with
+minigrad's own at the same point. A :class:`Row` is plain data, so that it
+crosses a process boundary (the command runs each student's engine in a
+process of its own) and goes into a gradebook as JSON.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import cast
+
+from minigrad.checking.battery import Check, chain, one_line
+from minigrad.checking.engines import fits
+from minigrad.checking.gradcheck import check as gradcheck_report
+from minigrad.checking.levels import Func
+from minigrad.core.grad import grad
+from minigrad.core.value import Value
+
+__all__ = ["Row", "run"]
+
+
+@dataclass
+class Row:
+    """What one check found: plain data (see :meth:`as_dict`).
+
+    Attributes:
+        name: The check's name.
+        kind: The check's kind.
+        verdict: ``"ok"``, ``"FAIL"`` or ``"ERROR"`` (it raised or hung).
+        operands: The names of the inputs and constants, as in ``point``.
+        point: The failing point (or the last one checked): the inputs, then
+            the constants.
+        entries: One per input whose derivative differs: ``operand``,
+            ``role``, ``expected`` (the numerical derivative), ``got`` (the
+            engine's ``.grad``), ``abs`` and ``rel`` (the differences).
+        forward: When the forward differs from minigrad's: ``got`` and ``expected``.
+        note: Why, in words (an exception on one line, a time limit, a depth).
+        ops: The op symbols of the engine's graph (``_op`` through ``_prev``),
+            when the engine has them.
+        depth: For the deep chain: the depth where ``backward()`` first
+            raised RecursionError (0 when it did not).
+        first_pass: For ``backward()`` twice: whether the first pass was right.
+    """
+
+    name: str
+    kind: str
+    verdict: str = "ok"
+    operands: list[str] = field(default_factory=list)
+    point: list[float] = field(default_factory=list)
+    entries: list[dict[str, object]] = field(default_factory=list)
+    forward: dict[str, float] | None = None
+    note: str = ""
+    ops: list[str] = field(default_factory=list)
+    depth: int = 0
+    first_pass: bool = True
+
+    def as_dict(self) -> dict[str, object]:
+        """The row as a dict of JSON types (floats may be NaN or inf)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Row:
+        """The row :meth:`as_dict` gave."""
+        return cls(**data)  # type: ignore[arg-type]
+
+
+#: How close the engine's forward must be to minigrad's (relative; ops in
+#: another but equally good float formula differ by a few ulps).
+_FORWARD_RTOL = 1e-9
+
+
+def _close(got: float, expected: float, rtol: float) -> bool:
+    return abs(got - expected) <= rtol * max(1.0, abs(expected))
+
+
+def _ops(out: object) -> list[str]:
+    """The op symbols in the engine's graph of ``out`` (micrograd's ``_prev`` and ``_op``)."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack = [out]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        op = getattr(node, "_op", "")
+        if isinstance(op, str) and op:
+            found.add(op)
+        parents = getattr(node, "_prev", ())
+        if not isinstance(parents, set | frozenset | tuple | list):
+            return []
+        stack.extend(parents)
+    return sorted(found)
+
+
+def _entry(check: Check, i: int, expected: float, got: float) -> dict[str, object]:
+    diff = abs(got - expected)
+    return {
+        "operand": check.operands[i],
+        "role": check.roles[i] if i < len(check.roles) else check.operands[i],
+        "expected": expected,
+        "got": got,
+        "abs": diff if math.isfinite(diff) else math.inf,
+        "rel": diff / abs(expected) if expected else math.inf if diff else 0.0,
+    }
+
+
+def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
+    """Run ``check`` on the engine ``cls`` at ``points`` random points; the first failure.
+
+    Args:
+        check: One of :func:`battery`'s checks.
+        cls: The engine's node class.
+        points: How many points to draw (the first failing one is reported).
+        seed: Seeds the points; each check draws its own, so a check's points
+            do not depend on which checks ran before it.
+
+    Returns:
+        The :class:`Row`: ``"ERROR"`` when the engine raised, with the
+        exception on one line.
+
+    Example:
+        >>> from minigrad.checking.battery import battery
+        >>> checks, _ = battery(Value)
+        >>> run(checks[1], Value).verdict
+        'ok'
+    """
+    rng = random.Random(f"{seed}:{check.name}")
+    row = Row(check.name, check.kind, operands=[*check.operands, *check.constants])
+    try:
+        if check.kind == "depth":
+            _run_chain(check, cls, row, rng)
+        elif check.kind == "twice":
+            _run_twice(check, cls, row, rng)
+        else:
+            for _ in range(points):
+                if not _run_point(check, cls, row, rng):
+                    break
+    except RecursionError as exc:
+        row.verdict, row.note = "ERROR", f"{one_line(exc)} at {_shown(row.point)}"
+    except Exception as exc:
+        row.verdict, row.note = "ERROR", f"it raises {one_line(exc)} at {_shown(row.point)}"
+    return row
+
+
+def _shown(point: Sequence[float]) -> str:
+    return "(" + ", ".join(f"{x:.6g}" for x in point) + ")"
+
+
+def _run_point(check: Check, cls: type, row: Row, rng: random.Random) -> bool:
+    """Check one point; False once the row has failed."""
+    point = check.draw(rng)
+    row.point = list(point)
+    n = len(check.operands)
+    xs, consts = point[:n], point[n:]
+    leaves = [Value(x) for x in xs]
+    reference = check.build(*leaves, *consts)
+    assert isinstance(reference, Value)  # minigrad's own ops on minigrad's Values
+    nodes = [cls(x) for x in xs]
+    out = check.build(*nodes, *consts)
+    problem = fits(out)
+    if problem or (isinstance(out, Value) and cls is not Value):
+        row.verdict = "ERROR"
+        row.note = f"it returns {type(out).__name__} {out!r}, not a node of the engine"
+        return False
+    got = float(out.data)  # type: ignore[attr-defined]
+    row.ops = _ops(out)
+    if not _close(got, reference.data, _FORWARD_RTOL):
+        row.verdict = "FAIL"
+        row.forward = {"got": got, "expected": reference.data}
+        return False
+    func = cast("Func", lambda *ns: check.build(*ns, *consts))
+    report = gradcheck_report(func, nodes)
+    if report.ok:
+        return True
+    failures = report.failures
+    if any("could not be computed" in e.note for e in failures):
+        row.verdict = "ERROR"
+        row.note = f"backward() raises at {_shown(point)}: {failures[0].note}"
+        return False
+    row.verdict = "FAIL"
+    for e in sorted(failures, key=lambda e: e.wrt):
+        row.entries.append(_entry(check, e.wrt, e.numerical, e.analytic))
+    row.note = "; ".join(dict.fromkeys(e.note for e in failures if e.note))
+    return False
+
+
+def _grads(cls: type, check: Check, leaves: list[object]) -> list[float]:
+    """One backward pass on a fresh graph of ``leaves``: their ``.grad``."""
+    for leaf in leaves:
+        leaf.grad = 0.0  # type: ignore[attr-defined]
+    out = check.build(*leaves)
+    out.backward()  # type: ignore[attr-defined]
+    return [float(leaf.grad or 0.0) for leaf in leaves]  # type: ignore[attr-defined]
+
+
+def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
+    """Two passes, each on a fresh graph of the same leaves, against minigrad's gradient."""
+    point = check.draw(rng)
+    row.point = list(point)
+    values = [Value(x) for x in point]
+    reference = check.build(*values)
+    assert isinstance(reference, Value)
+    expected = [g.data for g in grad(reference, values)]
+    leaves = [cls(x) for x in point]
+    for first in (True, False):
+        got = _grads(cls, check, leaves)
+        if all(_close(g, e, _FORWARD_RTOL) for g, e in zip(got, expected, strict=True)):
+            continue
+        row.verdict, row.first_pass = "FAIL", not first
+        row.entries = [
+            _entry(check, i, e, g)
+            for i, (e, g) in enumerate(zip(expected, got, strict=True))
+            if not _close(g, e, _FORWARD_RTOL)
+        ]
+        if not first:
+            row.note = (
+                "the first backward() was right; the second, on a fresh graph of the same "
+                "leaves (their .grad zeroed), was not"
+            )
+        return
+
+
+def _run_chain(check: Check, cls: type, row: Row, rng: random.Random) -> None:
+    """The deep chain; on RecursionError, the depth where it starts (by bisection)."""
+    depth = int(check.name.split()[2])
+    x0 = check.draw(rng)[0]
+    row.point = [x0]
+
+    def backward_at(n: int) -> float:
+        x = cls(x0)
+        y = chain(x, n)
+        x.grad = 0.0
+        y.backward()  # type: ignore[attr-defined]
+        return float(x.grad or 0.0)
+
+    try:
+        got = backward_at(depth)
+    except RecursionError:
+        works, fails = 0, depth
+        while fails - works > 1:
+            mid = (works + fails) // 2
+            try:
+                backward_at(mid)
+                works = mid
+            except RecursionError:
+                fails = mid
+        row.verdict, row.depth = "FAIL", fails
+        row.note = f"RecursionError at depth {fails}"
+        return
+    if not _close(got, 1.0, _FORWARD_RTOL):
+        row.verdict = "FAIL"
+        row.entries = [_entry(check, 0, 1.0, got)]

@@ -1,0 +1,414 @@
+"""``minigrad check --engine``: lab 03's battery on a student's engine, or a class of them.
+
+A target names an engine's node class:
+
+* ``path/to/engine.py:Value`` -- the class ``Value`` of that file (``:Value``
+  may be left out: it is the default);
+* ``package.module:Value`` -- the class of an importable module
+  (``micrograd.engine:Value``);
+* ``path/to/folder`` (or ``folder:ClassName``) -- every ``*.py`` file in it,
+  one student each, named by the file.
+
+Each target runs in a process of its own (:mod:`minigrad.sandbox`) with a
+time limit per check, so one student's syntax error, endless loop or crash
+is that student's row, never the end of the run. :func:`grade` prints one
+target's checks row by row (input, expected, got and the differences for a
+failure) or a class's table, check by student, with the diagnosis of each
+student (:mod:`minigrad.checking.signature`); ``fmt`` ``json`` and ``csv``
+give the same for a gradebook.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import importlib.util
+import io
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+from minigrad.checking.battery import battery, load_engine, one_line
+from minigrad.checking.engines import engine_name
+from minigrad.checking.signature import diagnose
+from minigrad.checking.trials import Row, run
+from minigrad.sandbox import Job, run_job
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from minigrad.checking.battery import Check
+
+__all__ = ["Engine", "grade", "load_class", "targets"]
+
+#: The class a target names when it names none.
+DEFAULT_CLASS = "Value"
+
+
+def _split(spec: str) -> tuple[str, str]:
+    """``where:Class`` as (where, Class); Class is the default when not given."""
+    where, sep, name = spec.rpartition(":")
+    if sep and name.isidentifier() and where and not where.endswith((":", "\\", "/")):
+        return where, name
+    return spec, DEFAULT_CLASS
+
+
+def targets(specs: list[str]) -> list[dict[str, str]]:
+    """The targets the specs name, a folder expanded to its ``*.py`` files.
+
+    Each is plain data: ``spec`` (as written), ``student`` (the name a table
+    shows), ``path`` (absolute, for a file) or ``module`` (for a module
+    name), and ``cls``.
+
+    Example:
+        >>> [t["student"] for t in targets(["micrograd.engine:Value"])]
+        ['micrograd.engine']
+    """
+    found: list[dict[str, str]] = []
+    for spec in specs:
+        where, cls = _split(spec)
+        path = Path(where)
+        looks_like_path = where.endswith(".py") or os.sep in where or "/" in where
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if p.suffix == ".py" and p.is_file())
+            if not files:
+                found.append({"spec": spec, "student": path.name, "path": str(path), "cls": cls})
+            for file in files:
+                found.append(
+                    {"spec": f"{file}:{cls}", "student": file.stem, "path": str(file), "cls": cls}
+                )
+        elif looks_like_path or path.exists():
+            found.append({"spec": spec, "student": path.stem, "path": str(path), "cls": cls})
+        else:
+            found.append({"spec": spec, "student": where, "module": where, "cls": cls})
+    names = [t["student"] for t in found]
+    for t in found:  # two students of one name: tell them apart by their folder
+        if names.count(t["student"]) > 1 and "path" in t:
+            t["student"] = f"{Path(t['path']).parent.name}/{t['student']}"
+    return found
+
+
+class LoadError(Exception):
+    """A target gives no engine: the one line to print, and the traceback."""
+
+    def __init__(self, line: str, trace: str = "") -> None:
+        super().__init__(line)
+        self.trace = trace
+
+
+def _trace(exc: BaseException) -> str:
+    import traceback
+
+    return "".join(traceback.format_exception(exc)).rstrip()
+
+
+def load_class(target: dict[str, str]) -> type:
+    """The engine class a target names, imported here (the worker's side).
+
+    Raises:
+        LoadError: The file or module is missing or does not import, it has
+            no such class, or the class does not fit the engine protocol.
+    """
+    name = target["cls"]
+    if "module" in target:
+        where = target["module"]
+        try:
+            module = importlib.import_module(where)
+        except (Exception, SystemExit) as exc:
+            raise LoadError(f"cannot import {where}: {one_line(exc)}", _trace(exc)) from exc
+    else:
+        where = target["path"]
+        file = Path(where)
+        if file.is_dir():
+            raise LoadError(f"{where} is a folder without *.py files")
+        if not file.is_file():
+            raise LoadError(f"no such file: {where}")
+        file = file.resolve()
+        sys.path.insert(0, str(file.parent))
+        spec = importlib.util.spec_from_file_location(f"_minigrad_student_{file.stem}", file)
+        if spec is None or spec.loader is None:
+            raise LoadError(f"cannot import {where}: not a Python file (.py)")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        try:
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:
+            where_line = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
+            line = f"cannot import {where}: {one_line(exc)}{where_line}"
+            raise LoadError(line, _trace(exc)) from exc
+    cls = getattr(module, name, None)
+    if cls is None:
+        classes = sorted(k for k, v in vars(module).items() if isinstance(v, type))
+        listed = f" (its classes: {', '.join(classes)})" if classes else ""
+        raise LoadError(f"{where} has no class {name}{listed}; name it as {where}:CLASS")
+    try:
+        return load_engine(cls)
+    except TypeError as exc:
+        raise LoadError(str(exc)) from exc
+
+
+class Engine:
+    """One target, graded: its rows, what it does not support, its diagnosis.
+
+    Attributes:
+        target: The target (see :func:`targets`).
+        name: The engine's class (``module.Value``), once loaded.
+        rows: One :class:`~minigrad.checking.trials.Row` per check.
+        missing: ``{check: why}`` for the checks the engine does not support.
+        error: Why the target could not be loaded ("" when it was).
+        trace: The traceback of that error, when there is one.
+        summary: The diagnosis, one line per cause.
+        notes: ``{check: note}`` for each check that did not pass.
+    """
+
+    def __init__(self, target: dict[str, str], job: Job) -> None:
+        self.target = target
+        self.name = str(job.loaded.get("engine", ""))
+        self.rows = [Row.from_dict(r) for r in job.results]
+        missing = job.loaded.get("missing", {})
+        self.missing: dict[str, str] = dict(missing) if isinstance(missing, dict) else {}
+        self.error = job.load_error
+        self.trace = job.load_trace
+        self.summary, self.notes = diagnose(self.rows)
+
+    @property
+    def status(self) -> str:
+        """``passed``, ``failed`` or ``not loaded``."""
+        if self.error:
+            return "not loaded"
+        return "failed" if any(r.verdict != "ok" for r in self.rows) else "passed"
+
+
+def _placeholder(name: str, why: str) -> dict[str, object]:
+    return Row(name, "", "ERROR", note=why).as_dict()
+
+
+def grade(
+    specs: list[str],
+    *,
+    points: int = 3,
+    seed: int = 0,
+    depth: int = 5000,
+    timeout: float = 20.0,
+    fmt: str = "text",
+    verbose: bool = False,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Run the battery on every target; print the results; the exit status.
+
+    Returns:
+        0 when every engine passed every check, 1 when one failed (or, among
+        several targets, one could not be loaded), 2 when no target could be
+        loaded.
+    """
+    started = time.perf_counter()
+    progress = err.isatty() and fmt == "text"
+    engines: list[Engine] = []
+    interrupted = False
+    for target in targets(specs):
+        job_spec = {"kind": "engine", "target": target, "points": points, "seed": seed}
+        job_spec["depth"] = depth
+
+        def show(i: int, n: int, name: str, student: str = target["student"]) -> None:
+            if progress:
+                print(f"\r{student[:16]} [{i + 1}/{n}] {name[:24]:<24}", end="", file=err)
+
+        job = run_job(job_spec, timeout=timeout, placeholder=_placeholder, on_result=show)
+        engines.append(Engine(target, job))
+        if job.interrupted:
+            interrupted = True
+            break
+    if progress:
+        print("\r" + " " * 48 + "\r", end="", file=err, flush=True)
+    if fmt == "json":
+        print(json.dumps(_as_json(engines), indent=2), file=out)
+    elif fmt == "csv":
+        print(_as_csv(engines), end="", file=out)
+    elif len(engines) == 1 and not interrupted:
+        _one(engines[0], points, verbose, out)
+    else:
+        _table(engines, verbose, out)
+    if fmt == "text":
+        _totals(engines, points, time.perf_counter() - started, out)
+    if interrupted:
+        print("interrupted (Ctrl-C): the checks above are all that ran", file=err)
+        return 130
+    if all(e.error for e in engines):
+        if fmt == "text":
+            for e in engines:
+                print(f"minigrad check --engine {e.target['spec']}: {e.error}", file=err)
+        return 2
+    return 0 if all(e.status == "passed" for e in engines) else 1
+
+
+# Showing the results.
+
+
+def _number(x: object) -> str:
+    return f"{x:.6g}" if isinstance(x, float | int) else str(x)
+
+
+def _point(row: Row) -> str:
+    return ", ".join(f"{n}={x:.6g}" for n, x in zip(row.operands, row.point, strict=False))
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(max(map(len, rows)))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
+
+
+def _one(engine: Engine, points: int, verbose: bool, out: TextIO) -> None:
+    """One engine: a row per check; a failure's input, expected, got and differences."""
+    print(f"engine: {engine.name or engine.target['spec']}", file=out)
+    if engine.error:
+        print(f"cannot be checked: {engine.error}", file=out)
+        if verbose and engine.trace:
+            print(engine.trace, file=out)
+        return
+    header = ["check", "result", "input", "d/d", "expected", "got", "abs diff", "rel diff"]
+    table = [header]
+    for row in engine.rows:
+        table.append([row.name, row.verdict])
+        if row.verdict == "ERROR":
+            table[-1].append(row.note)
+        elif row.forward is not None:
+            expected, got = row.forward["expected"], row.forward["got"]
+            diff = abs(got - expected)
+            rel = diff / abs(expected) if expected else math.inf
+            table[-1] += [_point(row), "forward", _number(expected), _number(got)]
+            table[-1] += [_number(diff), _number(rel)]
+        for k, e in enumerate(row.entries):
+            cells = [_point(row) if k == 0 else "", str(e["operand"])]
+            cells += [_number(e[key]) for key in ("expected", "got", "abs", "rel")]
+            table.append(table.pop() + cells if k == 0 else ["", "", *cells])
+        if row.verdict == "FAIL" and not row.entries and row.forward is None:
+            table[-1] += [_point(row), row.note]
+    for line in _columns(table):
+        print(line, file=out)
+    if engine.missing:
+        print(f"\nnot supported, so not checked: {', '.join(engine.missing)}", file=out)
+    if engine.summary:
+        print("\ndiagnosis:", file=out)
+        for line in engine.summary:
+            print(f"  {line}", file=out)
+
+
+def _table(engines: list[Engine], verbose: bool, out: TextIO) -> None:
+    """A class: a row per check, a column per student; then each student's diagnosis."""
+    names: list[str] = []
+    for e in engines:
+        for row in e.rows:
+            if row.name not in names:
+                names.append(row.name)
+    students = [e.target["student"] for e in engines]
+    table = [["check", *students]]
+    for name in names:
+        cells = [name]
+        for e in engines:
+            verdict = next((r.verdict for r in e.rows if r.name == name), "")
+            cells.append(verdict or ("-" if name in e.missing or not e.error else ""))
+        table.append(cells)
+    for line in _columns(table):
+        print(line, file=out)
+    width = max(len(s) for s in ["student", *students])
+    print(f"\n{'student':<{width}}  {'result':<10}  diagnosis", file=out)
+    for e in engines:
+        lines = [e.error] if e.error else e.summary or [""]
+        status = e.status.upper()
+        print(f"{e.target['student']:<{width}}  {status:<10}  {lines[0]}".rstrip(), file=out)
+        for line in lines[1:]:
+            print(f"{'':<{width}}  {'':<10}  {line}", file=out)
+        if verbose and e.trace:
+            print(e.trace, file=out)
+    print("\n(- not supported by that engine)", file=out)
+
+
+def _totals(engines: list[Engine], points: int, seconds: float, out: TextIO) -> None:
+    failed = sum(e.status == "failed" for e in engines)
+    unloaded = sum(e.status == "not loaded" for e in engines)
+    bad = [f"{failed} failing"] if failed else []
+    bad += [f"{unloaded} not loaded"] if unloaded else []
+    verdict = f"FAILED ({', '.join(bad)})" if bad else "passed"
+    checks = sum(len(e.rows) for e in engines)
+    what = f"{len(engines)} engine(s), {checks} checks at up to {points} random points each"
+    print(f"\n{what}: {verdict} in {seconds:.1f} s", file=out)
+
+
+def _finite(x: object) -> object:
+    """JSON has no NaN or infinity: those become strings."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    return x
+
+
+def _as_json(engines: list[Engine]) -> object:
+    return _finite(
+        {
+            "engines": [
+                {
+                    "student": e.target["student"],
+                    "target": e.target["spec"],
+                    "engine": e.name,
+                    "status": e.status,
+                    "error": e.error,
+                    "diagnosis": e.summary,
+                    "not_supported": e.missing,
+                    "checks": [
+                        {**row.as_dict(), "diagnosis": e.notes.get(row.name, "")} for row in e.rows
+                    ],
+                }
+                for e in engines
+            ]
+        }
+    )
+
+
+def _as_csv(engines: list[Engine]) -> str:
+    names: list[str] = []
+    for e in engines:
+        names += [r.name for r in e.rows if r.name not in names]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "target", "status", "diagnosis", *names])
+    for e in engines:
+        verdicts = {r.name: r.verdict for r in e.rows}
+        cells = [verdicts.get(n, "-" if n in e.missing else "") for n in names]
+        diagnosis = e.error or " | ".join(e.summary)
+        writer.writerow([e.target["student"], e.target["spec"], e.status, diagnosis, *cells])
+    return buffer.getvalue()
+
+
+# The worker's side (minigrad.worker runs these).
+
+
+def serve(job: dict[str, object]) -> tuple[dict[str, object], list[Check], type]:
+    """Load the job's engine: the load message, the checks and the class."""
+    target = job["target"]
+    assert isinstance(target, dict)
+    cls = load_class(target)
+    depth = job.get("depth", 5000)
+    checks, missing = battery(cls, depth=depth if isinstance(depth, int) else 5000)
+    # A file's module has a name made up for it: the file names the engine.
+    name = engine_name(cls) if "module" in target else f"{cls.__qualname__} of {target['path']}"
+    loaded: dict[str, object] = {
+        "names": [c.name for c in checks],
+        "engine": name,
+        "missing": missing,
+    }
+    return loaded, checks, cls
+
+
+def run_one(check: Check, cls: type, job: dict[str, object]) -> dict[str, object]:
+    """One check's row, as plain data."""
+    points, seed = job.get("points", 3), job.get("seed", 0)
+    assert isinstance(points, int) and isinstance(seed, int)
+    return run(check, cls, points=points, seed=seed).as_dict()

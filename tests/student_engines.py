@@ -1,0 +1,220 @@
+"""Students' engines for the tests: a micrograd-style ``Value`` and five classic bugs.
+
+``ENGINE`` is a student's lab-01 engine, written as micrograd writes it (a
+closure ``_backward`` per node, ``_prev`` and ``_op``), with an iterative
+topological sort. Each of ``BROKEN`` changes it in one place, the way
+students get it wrong:
+
+* ``sign_sub``: ``__sub__``'s right operand gets ``+out.grad`` (lab 03's
+  break-it-on-purpose experiment);
+* ``assign``: every ``_backward`` assigns ``.grad =`` instead of adding;
+* ``pow_derivative``: ``x ** n`` gets ``n * x ** n`` (the ``- 1`` forgotten);
+* ``preorder``: the topological order lists a node when it is first reached
+  from the output (before all of its users);
+* ``recursive``: micrograd's recursive ``build_topo``.
+
+The engines are source text, because ``minigrad check --engine`` reads files;
+:func:`load` makes the class from the text for the tests that call the
+checkers directly.
+"""
+
+from __future__ import annotations
+
+import types
+
+ENGINE = '''
+import math
+
+
+class Value:
+    """A student's scalar autograd node (lab 01)."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None
+        self._prev = tuple(_children)
+        self._op = _op
+
+    def __repr__(self):
+        return f"Value(data={self.data}, grad={self.grad})"
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __sub__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data - other.data, (self, other), "-")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += -out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __pow__(self, other):
+        assert isinstance(other, (int, float)), "only int/float powers"
+        out = Value(self.data**other, (self,), f"**{other}")
+
+        def _backward():
+            self.grad += other * self.data ** (other - 1) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def exp(self):
+        out = Value(math.exp(self.data), (self,), "exp")
+
+        def _backward():
+            self.grad += out.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def tanh(self):
+        t = math.tanh(self.data)
+        out = Value(t, (self,), "tanh")
+
+        def _backward():
+            self.grad += (1 - t**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = Value(self.data if self.data > 0 else 0.0, (self,), "ReLU")
+
+        def _backward():
+            self.grad += (out.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def log(self):
+        out = Value(math.log(self.data), (self,), "log")
+
+        def _backward():
+            self.grad += out.grad / self.data
+
+        out._backward = _backward
+        return out
+
+    def __neg__(self):
+        return self * -1
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rsub__(self, other):
+        return other + (-self)
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __truediv__(self, other):
+        return self * other**-1
+
+    def __rtruediv__(self, other):
+        return other * self**-1
+
+    def backward(self):
+        # Post-order depth-first search with an explicit stack: a node is
+        # listed after every node it was made from.
+        topo, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                topo.append(node)
+            elif node not in seen:
+                seen.add(node)
+                stack.append((node, True))
+                stack.extend((child, False) for child in node._prev)
+        self.grad = 1.0
+        for node in reversed(topo):
+            node._backward()
+'''
+
+_ITERATIVE_SORT = """        topo, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                topo.append(node)
+            elif node not in seen:
+                seen.add(node)
+                stack.append((node, True))
+                stack.extend((child, False) for child in node._prev)
+        self.grad = 1.0
+        for node in reversed(topo):
+            node._backward()
+"""
+
+_PREORDER_SORT = """        topo, seen, stack = [], set(), [self]
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                topo.append(node)  # listed on first sight: maybe before another user
+                stack.extend(reversed(node._prev))
+        self.grad = 1.0
+        for node in topo:
+            node._backward()
+"""
+
+_RECURSIVE_SORT = """        topo, visited = [], set()
+
+        def build_topo(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build_topo(child)
+                topo.append(v)
+
+        build_topo(self)
+        self.grad = 1.0
+        for node in reversed(topo):
+            node._backward()
+"""
+
+
+def _changed(old: str, new: str) -> str:
+    assert old in ENGINE, old
+    return ENGINE.replace(old, new)
+
+
+#: The five broken engines, by the name a teacher's table shows.
+BROKEN: dict[str, str] = {
+    "sign_sub": _changed("other.grad += -out.grad", "other.grad += out.grad"),
+    "assign": ENGINE.replace(".grad += ", ".grad = "),
+    "pow_derivative": _changed("self.data ** (other - 1)", "self.data**other"),
+    "preorder": _changed(_ITERATIVE_SORT, _PREORDER_SORT),
+    "recursive": _changed(_ITERATIVE_SORT, _RECURSIVE_SORT),
+}
+
+
+def load(source: str, name: str = "student") -> type:
+    """The ``Value`` class the engine's source defines."""
+    module = types.ModuleType(name)
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+    cls = module.__dict__["Value"]
+    assert isinstance(cls, type)
+    return cls
