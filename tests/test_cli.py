@@ -396,3 +396,99 @@ def test_demo_compiles_its_loss_unless_told_eager(
 ) -> None:
     assert main(["demo", "--steps", "1", "--every", "0", *flag]) == 1  # too short to learn
     assert f"engine: {engine}\n" in capsys.readouterr().out
+
+
+# User code that ends the process, hangs or raises KeyboardInterrupt: every
+# rule still gets a verdict, or the run fails (issue 21, point 8).
+
+EXITS_OPS = """
+import math
+import sys
+import minigrad as mg
+
+
+def _quit(x):
+    sys.exit(0)
+
+
+cube = mg.Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,))
+leaver = mg.Rule("leaver", _quit, (lambda x, out: 1.0,))
+bad_sin = mg.Rule("bad_sin", math.sin, (lambda x, out: -mg.cos(x),))
+"""
+
+
+def test_a_rule_that_calls_sys_exit_fails_and_the_wrong_rule_beside_it_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "exits.py"
+    path.write_text(EXITS_OPS)
+    assert main(["check", str(path), "--points", "2"]) == 1
+    out = capsys.readouterr().out
+    assert _rows(out) == {"cube": "ok", "leaver": "ERROR", "bad_sin": "FAIL"}
+    leaver = next(line for line in out.splitlines() if line.startswith("leaver"))
+    assert "SystemExit: 0" in leaver and "domain=" not in leaver
+    assert "FAILED (1 failing, 1 error)" in out
+
+
+def _hostile(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"{name}.py"
+    path.write_text(
+        "import os\nimport minigrad as mg\n\n\n"
+        f"def {name}(x):\n{body}\n\n\n"
+        'cube = mg.Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,))\n'
+        f'{name.upper()} = mg.Rule("{name}", {name}, (lambda x, out: 1.0,))\n'
+        'square = mg.Rule("square", lambda x: x * x, (lambda x, out: 2 * x,))\n'
+    )
+    return path
+
+
+def test_a_keyboard_interrupt_in_a_rule_is_that_rules_error_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    # In a process of its own: on the old code the interrupt escaped main().
+    path = _hostile(tmp_path, "stopper", "    raise KeyboardInterrupt")
+    done = subprocess.run(
+        [sys.executable, "-m", "minigrad", "check", str(path), "--points", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert _rows(done.stdout) == {"cube": "ok", "STOPPER (stopper)": "ERROR", "square": "ok"}
+    assert "KeyboardInterrupt raised by the code under check" in done.stdout
+
+
+def test_a_rule_that_hangs_is_stopped_by_the_time_limit_and_the_rest_are_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _hostile(tmp_path, "forever", "    while True:\n        pass")
+    assert main(["check", str(path), "--points", "2", "--timeout", "1"]) == 1
+    out = capsys.readouterr().out
+    assert _rows(out) == {"cube": "ok", "FOREVER (forever)": "ERROR", "square": "ok"}
+    assert "timed out after 1 s" in out
+
+
+def test_a_rule_that_ends_its_process_is_that_rules_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _hostile(tmp_path, "vanish", "    os._exit(0)")
+    assert main(["check", str(path), "--points", "2"]) == 1
+    out = capsys.readouterr().out
+    assert _rows(out) == {"cube": "ok", "VANISH (vanish)": "ERROR", "square": "ok"}
+    assert "the process ended during this check (exit status 0)" in out
+
+
+def test_a_file_that_loops_at_import_times_out_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "spins.py"
+    path.write_text("while True:\n    pass\n")
+    assert main(["check", str(path), "--timeout", "1"]) == 2
+    captured = capsys.readouterr()
+    line = _one_line_error(captured.err)
+    assert line == (
+        f"minigrad check: cannot import {path}: timed out after 1 s during loading "
+        "(an endless loop?)"
+    )
+    assert captured.out == ""

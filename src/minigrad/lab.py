@@ -137,9 +137,7 @@ def load_class(target: dict[str, str]) -> type:
         try:
             spec.loader.exec_module(module)
         except (Exception, SystemExit) as exc:
-            where_line = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
-            line = f"cannot import {where}: {one_line(exc)}{where_line}"
-            raise LoadError(line, _trace(exc)) from exc
+            raise LoadError(f"cannot import {where}: {one_line(exc)}", _trace(exc)) from exc
     cls = getattr(module, name, None)
     if cls is None:
         classes = sorted(k for k, v in vars(module).items() if isinstance(v, type))
@@ -180,7 +178,8 @@ class Engine:
         """``passed``, ``failed`` or ``not loaded``."""
         if self.error:
             return "not loaded"
-        return "failed" if any(r.verdict != "ok" for r in self.rows) else "passed"
+        failed = any(r.verdict in ("FAIL", "ERROR") for r in self.rows)
+        return "failed" if failed else "passed"
 
 
 def _placeholder(name: str, why: str) -> dict[str, object]:
@@ -249,6 +248,11 @@ def grade(
 # Showing the results.
 
 
+def _cell(verdict: str) -> str:
+    """A verdict as tables show it: a check the engine does not support is ``-``."""
+    return "-" if verdict == "skip" else verdict
+
+
 def _number(x: object) -> str:
     return f"{x:.6g}" if isinstance(x, float | int) else str(x)
 
@@ -273,8 +277,8 @@ def _one(engine: Engine, points: int, verbose: bool, out: TextIO) -> None:
     header = ["check", "result", "input", "d/d", "expected", "got", "abs diff", "rel diff"]
     table = [header]
     for row in engine.rows:
-        table.append([row.name, row.verdict])
-        if row.verdict == "ERROR":
+        table.append([row.name, _cell(row.verdict)])
+        if row.verdict in ("ERROR", "skip"):
             table[-1].append(row.note)
         elif row.forward is not None:
             expected, got = row.forward["expected"], row.forward["got"]
@@ -310,8 +314,8 @@ def _table(engines: list[Engine], verbose: bool, out: TextIO) -> None:
     for name in names:
         cells = [name]
         for e in engines:
-            verdict = next((r.verdict for r in e.rows if r.name == name), "")
-            cells.append(verdict or ("-" if name in e.missing or not e.error else ""))
+            verdict = next((_cell(r.verdict) for r in e.rows if r.name == name), "")
+            cells.append(verdict or ("n/a" if e.error else "-"))
         table.append(cells)
     for line in _columns(table):
         print(line, file=out)
@@ -325,7 +329,7 @@ def _table(engines: list[Engine], verbose: bool, out: TextIO) -> None:
             print(f"{'':<{width}}  {'':<10}  {line}", file=out)
         if verbose and e.trace:
             print(e.trace, file=out)
-    print("\n(- not supported by that engine)", file=out)
+    print("\n(-: not supported by that engine; n/a: the engine could not be loaded)", file=out)
 
 
 def _totals(engines: list[Engine], points: int, seconds: float, out: TextIO) -> None:
@@ -380,7 +384,7 @@ def _as_csv(engines: list[Engine]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", "target", "status", "diagnosis", *names])
     for e in engines:
-        verdicts = {r.name: r.verdict for r in e.rows}
+        verdicts = {r.name: _cell(r.verdict) for r in e.rows}
         cells = [verdicts.get(n, "-" if n in e.missing else "") for n in names]
         diagnosis = e.error or " | ".join(e.summary)
         writer.writerow([e.target["student"], e.target["spec"], e.status, diagnosis, *cells])

@@ -92,16 +92,22 @@ class _Worker:
             self.proc.stdin.close()
         except OSError:
             pass  # it died at once; the reader sees the end
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                self.messages.put(json.loads(line))
-            except ValueError:
-                continue  # not the protocol's: ignored
-        self.messages.put(None)
+        # The pipe is this thread's: it reads it to the end and closes it.
+        stdout = self.proc.stdout
+        assert stdout is not None
+        try:
+            for line in stdout:
+                try:
+                    self.messages.put(json.loads(line))
+                except ValueError:
+                    continue  # not the protocol's: ignored
+        finally:
+            stdout.close()
+            self.messages.put(None)
 
     def next(self, timeout: float) -> dict[str, object] | str | None:
         """The next message, None when the worker has ended, ``"timeout"`` after ``timeout`` s."""
@@ -132,8 +138,9 @@ class _Worker:
             self.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        # The pipe ends with the process (unless a process the user's code
+        # started holds it: then the daemon reader is left to it).
+        self.reader.join(timeout=1)
         self.log.close()
 
 

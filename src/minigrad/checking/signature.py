@@ -19,6 +19,7 @@ the cause (:func:`diagnose`):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from minigrad.checking.battery import METHODS
@@ -120,7 +121,7 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
     """
     summary: list[str] = []
     notes: dict[str, str] = {}
-    bad = [r for r in rows if r.verdict != "ok"]
+    bad = [r for r in rows if r.verdict in ("FAIL", "ERROR")]
     fails = [r for r in bad if r.verdict == "FAIL"]
 
     for r in fails:
@@ -133,9 +134,16 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
             notes[r.name] = "state kept between backward() calls"
 
     errors = [r for r in bad if r.verdict == "ERROR"]
+    # One line per error, however many checks it broke (a typo in __mul__
+    # breaks every check that multiplies).
+    same: dict[str, list[Row]] = {}
     for r in errors:
-        summary.append(f"{r.name} raises: {r.note}")
+        same.setdefault(re.sub(r" at \([^()]*\)$", "", r.note), []).append(r)
         notes[r.name] = r.note
+    for message, members in same.items():
+        names = [r.name for r in members]
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        summary.append(f"{shown}: {message}")
 
     forward = [r for r in fails if r.forward is not None]
     for r in forward:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
-from minigrad.checking.battery import Check, chain, one_line
+from minigrad.checking.battery import Check, chain, one_line, refused
 from minigrad.checking.engines import fits
 from minigrad.checking.gradcheck import check as gradcheck_report
 from minigrad.checking.levels import Func
@@ -34,7 +34,8 @@ class Row:
     Attributes:
         name: The check's name.
         kind: The check's kind.
-        verdict: ``"ok"``, ``"FAIL"`` or ``"ERROR"`` (it raised or hung).
+        verdict: ``"ok"``, ``"FAIL"``, ``"ERROR"`` (it raised or hung) or
+            ``"skip"`` (an optional form the engine refuses).
         operands: The names of the inputs and constants, as in ``point``.
         point: The failing point (or the last one checked): the inputs, then
             the constants.
@@ -165,7 +166,13 @@ def _run_point(check: Check, cls: type, row: Row, rng: random.Random) -> bool:
     reference = check.build(*leaves, *consts)
     assert isinstance(reference, Value)  # minigrad's own ops on minigrad's Values
     nodes = [cls(x) for x in xs]
-    out = check.build(*nodes, *consts)
+    try:
+        out = check.build(*nodes, *consts)
+    except Exception as exc:
+        if not (check.optional and refused(exc)):
+            raise
+        row.verdict, row.note = "skip", f"not supported: it raises {one_line(exc)}"
+        return False
     problem = fits(out)
     if problem or (isinstance(out, Value) and cls is not Value):
         row.verdict = "ERROR"

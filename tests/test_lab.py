@@ -1,0 +1,316 @@
+"""``minigrad check --engine``: lab 03's battery on a student's engine, and on a class of them.
+
+micrograd 0.1.0 stands in for a correct student (a test dependency); the five
+engines of ``student_engines.BROKEN`` each carry one classic bug, and each
+must be named by its signature. A teacher's run over a class is one table,
+and one student's crash (a syntax error, an endless loop, an op that raises)
+is that student's row, never the end of the run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from minigrad import Value
+from minigrad.checking.battery import battery, load_engine, support
+from minigrad.checking.signature import diagnose
+from minigrad.checking.trials import Row, run
+from minigrad.cli import main
+from minigrad.lab import targets
+from student_engines import BROKEN, ENGINE, load
+
+
+def _micrograd() -> ModuleType:
+    module: ModuleType = pytest.importorskip(
+        "micrograd.engine", reason="micrograd==0.1.0 is a test dependency"
+    )
+    return module
+
+
+def _rows_of(cls: type) -> tuple[list[Row], list[str]]:
+    checks, _ = battery(cls)
+    rows = [run(check, cls) for check in checks]
+    summary, _ = diagnose(rows)
+    return rows, summary
+
+
+def _table(out: str) -> dict[str, list[str]]:
+    """The check rows of a printed table: name -> the cells after it."""
+    rows: dict[str, list[str]] = {}
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("check "))
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        cells = [c.strip() for c in line.split("  ") if c.strip()]
+        if cells and not line.startswith(" "):
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+# One engine.
+
+
+def test_micrograd_passes_every_op_it_supports(capsys: pytest.CaptureFixture[str]) -> None:
+    _micrograd()
+    assert main(["check", "--engine", "micrograd.engine:Value"]) == 1
+    out = capsys.readouterr().out
+    rows = _table(out)
+    for op in ("x + y", "x - y", "x * y", "x / y", "x ** 2", "x ** -1", "x.relu()", "c - x"):
+        assert rows[op][0] == "ok", op
+    for composite in ("diamond (a*b + c) * (a - c)", "chain relu(a*b + c)", "x * x"):
+        assert rows[composite][0] == "ok", composite
+    failing = [name for name, cells in rows.items() if cells[0] not in ("ok", "-")]
+    # Its one failure is not an op: micrograd 0.1.0's build_topo is recursive.
+    assert failing == ["chain of 5000 ops"]
+    assert "RecursionError at depth" in out and "explicit stack" in out
+    # What it lacks is left out, and said so: no exp, no node exponent.
+    assert rows["x ** y"][0] == "-" and "AssertionError" in rows["x ** y"][1]
+    assert "not supported, so not checked:" in out and "x.exp()" in out
+    # Without the deep chain, micrograd passes.
+    assert main(["check", "--engine", "micrograd.engine:Value", "--depth", "0"]) == 0
+    assert "passed" in capsys.readouterr().out
+
+
+def test_a_failing_row_shows_input_expected_got_and_both_differences(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "student.py"
+    path.write_text(BROKEN["sign_sub"])
+    assert main(["check", "--engine", f"{path}:Value"]) == 1
+    out = capsys.readouterr().out
+    header = out.splitlines()[1]
+    assert header.split("  ")[:3] == ["check", "", ""] or header.startswith("check")
+    for column in ("result", "input", "d/d", "expected", "got", "abs diff", "rel diff"):
+        assert column in header
+    line = next(line for line in out.splitlines() if line.startswith("x - y "))
+    cells = line.split()
+    # x - y  FAIL  x=..., y=...  y  -1  1  2  2
+    assert cells[:2] == ["x", "-"] and cells[3] == "FAIL"
+    assert cells[-5:] == ["y", "-1", "1", "2", "2"]
+    assert "`-` is wrong on its own" in out and "the right operand y" in out
+    assert "sign flipped" in out
+
+
+@pytest.mark.parametrize(
+    ("variant", "failing", "cause"),
+    [
+        (
+            "sign_sub",
+            {"x - y", "diamond (a*b + c) * (a - c)", "backward() twice"},
+            ["`-` is wrong on its own", "the right operand y", "sign flipped"],
+        ),
+        (
+            "assign",
+            {"x * x", "x + x", "x * y + x", "diamond (a*b + c) * (a - c)"},
+            ["every op is right on its own", "must add, `.grad += ...`"],
+        ),
+        (
+            "pow_derivative",
+            {"x ** 2", "x ** 3", "x ** -1", "x ** 0.5", "x / y", "c / x"},
+            ["`**` is wrong on its own", "the base x", "`/` fails too", "built from `**`"],
+        ),
+        (
+            "preorder",
+            {"shared node u = x*y: u + u*u", "ladder of shared nodes"},
+            ["with a node used twice in one op", "The topological order is wrong"],
+        ),
+        (
+            "recursive",
+            {"chain of 5000 ops"},
+            ["RecursionError at depth", "calls itself once per node"],
+        ),
+    ],
+)
+def test_each_broken_engine_fails_with_its_diagnosis(
+    variant: str, failing: set[str], cause: list[str]
+) -> None:
+    rows, summary = _rows_of(load(BROKEN[variant], variant))
+    bad = {r.name for r in rows if r.verdict in ("FAIL", "ERROR")}
+    assert failing <= bad, bad
+    text = "\n".join(summary)
+    for words in cause:
+        assert words in text, (words, text)
+    # The diagnosis names this bug and no other.
+    others = {
+        "sign_sub": "`-` is wrong",
+        "assign": "must add",
+        "pow_derivative": "`**` is wrong",
+        "preorder": "topological order is wrong",
+        "recursive": "RecursionError",
+    }
+    for other, words in others.items():
+        if other != variant:
+            assert words not in text, (other, text)
+    if variant in ("assign", "preorder", "recursive"):
+        # right for every op on its own: that is the signature
+        assert not bad & {r.name for r in rows if r.kind in ("op", "number", "reflected")}
+
+
+def test_the_correct_engine_and_minigrads_own_value_pass_the_whole_battery() -> None:
+    for cls in (load(ENGINE), Value):
+        rows, summary = _rows_of(cls)
+        assert [r.name for r in rows if r.verdict not in ("ok", "skip")] == [], cls
+        assert summary == []
+    # minigrad's Value has every op the battery knows.
+    checks, missing = battery(Value)
+    assert missing == {} and len(checks) > 45
+    assert all(v == "" for v in support(Value).values())
+
+
+def test_an_engine_that_does_not_fit_is_refused_naming_the_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class NoGrad:
+        def __init__(self, data: float) -> None:
+            self.data = data
+
+        def backward(self) -> None:
+            pass
+
+    with pytest.raises(TypeError, match=r"NoGrad has no \.grad"):
+        load_engine(NoGrad)
+    path = tmp_path / "half.py"
+    path.write_text(
+        "class Value:\n    def __init__(self, data):\n        self.data = data\n"
+        "    def backward(self):\n        pass\n"
+    )
+    assert main(["check", "--engine", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "Value has no .grad" in err
+    for target, words in (
+        (str(tmp_path / "missing.py"), "no such file"),
+        ("no_such_module_anywhere:Value", "No module named 'no_such_module_anywhere'"),
+        (f"{path}:Engine", "has no class Engine (its classes: Value)"),
+    ):
+        assert main(["check", "--engine", target]) == 2
+        assert words in capsys.readouterr().err, target
+
+
+# A class.
+
+
+def _class_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, source in BROKEN.items():
+        (folder / f"{name}.py").write_text(source)
+    return folder
+
+
+def test_a_teachers_run_over_all_six_prints_one_table_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _micrograd()
+    folder = _class_folder(tmp_path)
+    assert main(["check", "--engine", str(folder), "micrograd.engine:Value"]) == 1
+    out = capsys.readouterr().out
+    students = ["assign", "pow_derivative", "preorder", "recursive", "sign_sub", "micrograd.engine"]
+    header = next(line for line in out.splitlines() if line.startswith("check "))
+    assert header.split() == ["check", *students]
+    rows = _table(out)
+    assert rows["x - y"] == ["ok", "ok", "ok", "ok", "FAIL", "ok"]
+    assert rows["x * x"] == ["FAIL", "ok", "ok", "ok", "ok", "ok"]
+    assert rows["ladder of shared nodes"][2] == "FAIL"
+    assert rows["x.exp()"][-1] == "-"  # micrograd 0.1.0 has no exp
+    # One line per student with the diagnosis.
+    verdicts = {
+        line.split()[0]: line
+        for line in out.split("student ", 1)[1].splitlines()
+        if line and line.split()[0] in students
+    }
+    assert "must add" in verdicts["assign"]
+    assert "`**` is wrong on its own" in verdicts["pow_derivative"]
+    assert "topological order is wrong" in verdicts["preorder"]
+    assert "RecursionError" in verdicts["recursive"]
+    assert "`-` is wrong on its own" in verdicts["sign_sub"]
+    assert "RecursionError" in verdicts["micrograd.engine"]
+    assert "6 engine(s)" in out and "FAILED (6 failing)" in out
+
+
+def test_the_gradebook_as_json_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _class_folder(tmp_path)
+    (folder / "good.py").write_text(ENGINE)
+    assert main(["check", "--engine", str(folder), "--format", "json"]) == 1
+    book = json.loads(capsys.readouterr().out)
+    by_student = {e["student"]: e for e in book["engines"]}
+    assert by_student["good"]["status"] == "passed" and by_student["good"]["diagnosis"] == []
+    sign = by_student["sign_sub"]
+    assert sign["status"] == "failed"
+    (row,) = [c for c in sign["checks"] if c["name"] == "x - y"]
+    assert row["verdict"] == "FAIL" and row["diagnosis"] == "the right operand y: sign flipped"
+    (entry,) = row["entries"]
+    assert (entry["operand"], entry["expected"], entry["got"]) == ("y", pytest.approx(-1.0), 1.0)
+    assert main(["check", "--engine", str(folder), "--format", "csv"]) == 1
+    table = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    header, *lines = table
+    assert header[:4] == ["student", "target", "status", "diagnosis"]
+    assert [line[0] for line in lines] == sorted([*BROKEN, "good"])
+    by_name = {line[0]: dict(zip(header, line, strict=True)) for line in lines}
+    assert by_name["assign"]["x * x"] == "FAIL" and by_name["good"]["x * x"] == "ok"
+    assert by_name["good"]["status"] == "passed"
+
+
+HANGS_IN_EXP = ENGINE.replace(
+    "    def exp(self):\n", "    def exp(self):\n        while True:\n            pass\n"
+)
+RAISES_IN_MUL = ENGINE.replace(
+    '        out = Value(self.data * other.data, (self, other), "*")',
+    '        out = Value(self.data * other.dta, (self, other), "*")',
+)
+
+
+def test_one_students_crash_is_that_students_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "good.py").write_text(ENGINE)
+    (folder / "typo.py").write_text("class Value:\n    def __init__(self, data)\n")
+    (folder / "loops.py").write_text("while True:\n    pass\n")
+    (folder / "hangs.py").write_text(HANGS_IN_EXP)
+    (folder / "raises.py").write_text(RAISES_IN_MUL)
+    (folder / "other.py").write_text("class Engine:\n    pass\n")
+    assert main(["check", "--engine", str(folder), "--timeout", "1.5"]) == 1
+    out = capsys.readouterr().out
+    status = {
+        line.split()[0]: line
+        for line in out.split("\nstudent ", 1)[1].splitlines()[1:]
+        if line.strip() and not line.startswith(" ")
+    }
+    assert status["good"].split()[1] == "PASSED"
+    assert "NOT LOADED" in status["typo"] and "SyntaxError" in status["typo"]
+    assert "NOT LOADED" in status["loops"] and "timed out after 1.5 s" in status["loops"]
+    assert "has no class Value (its classes: Engine)" in status["other"]
+    assert "FAILED" in status["hangs"] and "FAILED" in status["raises"]
+    rows = _table(out)
+    students = next(line for line in out.splitlines() if line.startswith("check ")).split()[1:]
+    hangs, raises = students.index("hangs"), students.index("raises")
+    assert rows["x.exp()"][hangs] == "ERROR" and rows["x.log()"][hangs] == "ok"
+    assert rows["x * y"][raises] == "ERROR" and rows["x + y"][raises] == "ok"
+    assert "x.exp(): timed out after 1.5 s" in status["hangs"]
+    assert "AttributeError: 'Value' object has no attribute 'dta'" in status["raises"]
+
+
+def test_targets_spell_files_modules_and_folders(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("")
+    (tmp_path / "b.py").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    found = targets([f"{tmp_path}:Node", str(tmp_path / "a.py"), "pkg.engine:Val"])
+    # A folder is its *.py files, in order; a file's class is Value unless named.
+    assert [t.get("path", t.get("module")) for t in found] == [
+        str(tmp_path / "a.py"),
+        str(tmp_path / "b.py"),
+        str(tmp_path / "a.py"),
+        "pkg.engine",
+    ]
+    assert [t["cls"] for t in found] == ["Node", "Node", "Value", "Val"]
+    # Two students of one name are told apart by their folder.
+    assert found[0]["student"] == found[2]["student"] == f"{tmp_path.name}/a"
+    assert found[1]["student"] == "b" and found[3]["student"] == "pkg.engine"
