@@ -12,17 +12,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import find, given, settings
 
-from minigrad import Value
+from minigrad import Value, ops, testing
 from minigrad.checking.battery import battery, load_engine, support
 from minigrad.checking.signature import diagnose
 from minigrad.checking.trials import Row, run
 from minigrad.cli import main
 from minigrad.lab import targets
+from minigrad.testing import Expression
 from student_engines import BROKEN, ENGINE, load
 
 
@@ -314,3 +317,40 @@ def test_targets_spell_files_modules_and_folders(tmp_path: Path) -> None:
     # Two students of one name are told apart by their folder.
     assert found[0]["student"] == found[2]["student"] == f"{tmp_path.name}/a"
     assert found[1]["student"] == "b" and found[3]["student"] == "pkg.engine"
+
+
+# hypothesis for a student's engine: minigrad as the second oracle.
+
+
+def _property(cls: type, examples: int) -> Callable[[], None]:
+    @settings(max_examples=examples, database=None, deadline=None)
+    @given(testing.engine_expressions(cls))
+    def same_gradients(e: Expression) -> None:
+        testing.assert_same_gradients(cls, e)
+
+    return same_gradients
+
+
+def test_a_correct_engine_and_micrograd_agree_with_minigrad_on_random_expressions() -> None:
+    _property(load(ENGINE), 100)()
+    micrograd = _micrograd().Value
+    # micrograd's ** takes a number exponent only: x ** 2, x ** 3 and x ** -1
+    # stand for it; with neither sin nor tanh, 2x / (1 + x**2) squashes.
+    names = [r.name for r in testing.engine_rules(micrograd)]
+    assert names == ["+", "-", "*", "/", "neg", "relu", "pow2", "pow3", "pow-1"]
+    _property(micrograd, 100)()
+
+
+@pytest.mark.parametrize("variant", ["sign_sub", "assign", "pow_derivative", "preorder"])
+def test_random_expressions_catch_each_wrong_gradient(variant: str) -> None:
+    cls = load(BROKEN[variant], variant)
+    with pytest.raises(testing.EngineMismatchError, match="differs from minigrad on"):
+        _property(cls, 200)()
+
+
+def test_engine_values_are_fresh_leaves_of_the_engine_where_the_rule_is_smooth() -> None:
+    cls = load(ENGINE)
+    drawn = find(testing.engine_values(cls, ops.DIV), lambda xs: True)
+    assert all(type(x) is cls for x in drawn) and abs(vars(drawn[1])["data"]) >= 0.01
+    with pytest.raises(TypeError, match="has none of the ops minigrad knows"):
+        testing.engine_rules(type("Bare", (), {"__init__": lambda self, data: None}))

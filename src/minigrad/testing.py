@@ -1,4 +1,8 @@
-"""Hypothesis strategies for minigrad ops: the public name of :mod:`minigrad.checking.strategies`.
+"""Hypothesis strategies for minigrad ops and for a student's engine: the public names.
+
+:mod:`minigrad.checking.strategies` (minigrad's own rules) and
+:mod:`minigrad.checking.engine_strategies` (a micrograd-style engine,
+compared with minigrad as the second oracle), under the name users import.
 
 Example:
     >>> from minigrad import ops, testing
@@ -6,6 +10,13 @@ Example:
     ((0.060000000000000005, 7.99),)
 """
 
+from minigrad.checking.engine_strategies import (
+    EngineMismatchError,
+    assert_same_gradients,
+    engine_expressions,
+    engine_rules,
+    engine_values,
+)
 from minigrad.checking.strategies import (
     DEFAULT_MARGIN,
     Expression,
@@ -19,9 +30,14 @@ from minigrad.checking.strategies import (
 
 __all__ = [
     "DEFAULT_MARGIN",
+    "EngineMismatchError",
     "Expression",
     "Node",
     "_hypothesis_setup_hook",
+    "assert_same_gradients",
+    "engine_expressions",
+    "engine_rules",
+    "engine_values",
     "expressions",
     "points",
     "safe_intervals",

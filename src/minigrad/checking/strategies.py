@@ -322,6 +322,7 @@ def expressions(
     max_depth: int = 4,
     constants: bool = True,
     margin: float = DEFAULT_MARGIN,
+    squash: Rule = builtin_rules.SIN,
 ) -> SearchStrategy[Expression]:
     """Random composite expressions over ``rules``, smooth at the point they come with.
 
@@ -365,6 +366,9 @@ def expressions(
             the output (glue not counted).
         constants: Whether float constants may appear as op arguments.
         margin: The distance to keep from sample interval ends and avoid points.
+        squash: The one-argument rule squashing uses in place of ``sin``: any
+            smooth map of the reals onto ``[-1, 1]`` (``tanh``, for an engine
+            without ``sin``).
 
     Returns:
         A strategy of :class:`Expression`.
@@ -386,6 +390,8 @@ def expressions(
     rules = tuple(rules)
     if not rules or not all(isinstance(r, Rule) for r in rules):
         raise TypeError(f"expressions: rules must be a non-empty sequence of Rules, got {rules!r}")
+    if not isinstance(squash, Rule) or squash.arity != 1:
+        raise TypeError(f"expressions: squash must be a one-argument Rule, got {squash!r}")
     for name, n in (("max_inputs", max_inputs), ("max_ops", max_ops), ("max_depth", max_depth)):
         if n < 1:
             raise ValueError(f"expressions: {name} must be >= 1, got {n!r}")
@@ -415,13 +421,13 @@ def expressions(
 
         squashed: dict[tuple[int, float, float], int] = {}
 
-        def squash(slot: int, pieces: tuple[tuple[float, float], ...]) -> int:
+        def squash_into(slot: int, pieces: tuple[tuple[float, float], ...]) -> int:
             x = data[slot]
             lo, hi = min(pieces, key=lambda p: max(p[0] - x, x - p[1]))  # the nearest piece
             key = (slot, lo, hi)
             if key not in squashed:  # squash a slot once per interval, keeping it shared
                 mid, half = (lo + hi) / 2.0, (hi - lo) / 2.0
-                s = add(builtin_rules.SIN, (slot,), True)
+                s = add(squash, (slot,), True)
                 s = add(builtin_rules.MUL, (s, half), True)
                 squashed[key] = add(builtin_rules.ADD, (s, mid), True)
             return squashed[key]
@@ -453,7 +459,7 @@ def expressions(
                 else:
                     slot = draw(st.sampled_from(usable), label="arg")
                 if not _in(data[slot], pieces):
-                    slot = squash(slot, pieces)
+                    slot = squash_into(slot, pieces)
                 args.append(slot)
             add(rule, tuple(args), False)
         out = len(data) - 1
