@@ -67,15 +67,6 @@ def _power(n: int) -> Rule:
 #: ``x ** n`` with a number exponent, as rules: the engine applies ``node ** n``.
 POWERS: dict[Rule, int] = {_power(n): n for n in (2, 3, -1)}
 
-#: Squashing into a domain for an engine with neither ``sin`` nor ``tanh``:
-#: ``2x / (1 + x**2)`` maps the reals onto [-1, 1] with ``*``, ``/`` and ``+``.
-BOUNDED = Rule(
-    "bounded",
-    lambda x: 2.0 * x / (1.0 + x * x),
-    (lambda x, out: 2.0 * (1.0 - x * x) / ((1.0 + x * x) * (1.0 + x * x)),),
-    math="2*x/(1 + x**2)",
-)
-
 #: A rule's op by the feature it needs (see :func:`~minigrad.checking.battery.support`).
 _FEATURE = {"+": "+", "-": "-", "*": "*", "/": "/", "neg": "neg", "abs": "abs"}
 
@@ -145,8 +136,9 @@ def engine_expressions(
         >>> len(e.nodes) >= 2
         True
     """
+    # Squashing into a domain with sin or tanh, else with * and + alone.
     has = support(engine)
-    squash = next((r for r in (builtin_rules.SIN, builtin_rules.TANH) if not has[r.name]), BOUNDED)
+    squash = next((r for r in (builtin_rules.SIN, builtin_rules.TANH) if not has[r.name]), None)
     return expressions(
         engine_rules(engine),
         max_inputs=max_inputs,
@@ -177,9 +169,6 @@ def _apply(engine: type, has: dict[str, str], rule: Rule, args: tuple[object, ..
     """``rule`` on the engine's nodes (and float constants), written as a user writes it."""
     if rule in POWERS:
         return args[0] ** POWERS[rule]  # type: ignore[operator]
-    if rule is BOUNDED:
-        (x,) = args
-        return x * 2.0 / (x * x + 1.0)  # type: ignore[operator]
     if len(args) == 2 and isinstance(args[0], float) and has.get("r" + rule.name):
         args = (engine(args[0]), args[1])  # no reflected form: the constant as a node
     return rule.as_written(*args)  # type: ignore[arg-type]

@@ -322,7 +322,7 @@ def expressions(
     max_depth: int = 4,
     constants: bool = True,
     margin: float = DEFAULT_MARGIN,
-    squash: Rule = builtin_rules.SIN,
+    squash: Rule | None = builtin_rules.SIN,
 ) -> SearchStrategy[Expression]:
     """Random composite expressions over ``rules``, smooth at the point they come with.
 
@@ -368,7 +368,9 @@ def expressions(
         margin: The distance to keep from sample interval ends and avoid points.
         squash: The one-argument rule squashing uses in place of ``sin``: any
             smooth map of the reals onto ``[-1, 1]`` (``tanh``, for an engine
-            without ``sin``).
+            without ``sin``); None squashes with ``*`` and ``+`` alone, as
+            ``mid + x * half / (|x0| + 1)`` with ``x0`` the value at the drawn
+            point (a linear map, for an engine with neither).
 
     Returns:
         A strategy of :class:`Expression`.
@@ -390,8 +392,8 @@ def expressions(
     rules = tuple(rules)
     if not rules or not all(isinstance(r, Rule) for r in rules):
         raise TypeError(f"expressions: rules must be a non-empty sequence of Rules, got {rules!r}")
-    if not isinstance(squash, Rule) or squash.arity != 1:
-        raise TypeError(f"expressions: squash must be a one-argument Rule, got {squash!r}")
+    if squash is not None and (not isinstance(squash, Rule) or squash.arity != 1):
+        raise TypeError(f"expressions: squash must be a one-argument Rule or None, got {squash!r}")
     for name, n in (("max_inputs", max_inputs), ("max_ops", max_ops), ("max_depth", max_depth)):
         if n < 1:
             raise ValueError(f"expressions: {name} must be >= 1, got {n!r}")
@@ -427,8 +429,11 @@ def expressions(
             key = (slot, lo, hi)
             if key not in squashed:  # squash a slot once per interval, keeping it shared
                 mid, half = (lo + hi) / 2.0, (hi - lo) / 2.0
-                s = add(squash, (slot,), True)
-                s = add(builtin_rules.MUL, (s, half), True)
+                if squash is None:  # linear: inside the interval near the drawn point
+                    s = add(builtin_rules.MUL, (slot, half / (abs(x) + 1.0)), True)
+                else:
+                    s = add(squash, (slot,), True)
+                    s = add(builtin_rules.MUL, (s, half), True)
                 squashed[key] = add(builtin_rules.ADD, (s, mid), True)
             return squashed[key]
 
