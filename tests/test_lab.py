@@ -354,3 +354,24 @@ def test_engine_values_are_fresh_leaves_of_the_engine_where_the_rule_is_smooth()
     assert all(type(x) is cls for x in drawn) and abs(vars(drawn[1])["data"]) >= 0.01
     with pytest.raises(TypeError, match="has none of the ops minigrad knows"):
         testing.engine_rules(type("Bare", (), {"__init__": lambda self, data: None}))
+
+
+def test_after_three_time_outs_the_rest_of_an_engine_is_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every check that adds hangs: a time limit each would add up; three do.
+    path = tmp_path / "stuck.py"
+    path.write_text(
+        ENGINE.replace(
+            "    def __add__(self, other):\n",
+            "    def __add__(self, other):\n        while True:\n            pass\n",
+        )
+    )
+    assert main(["check", "--engine", str(path), "--timeout", "0.5", "--format", "json"]) == 1
+    (engine,) = json.loads(capsys.readouterr().out)["engines"]
+    notes = {c["name"]: (c["verdict"], c["note"]) for c in engine["checks"]}
+    timed_out = [n for n, (v, note) in notes.items() if "timed out after 0.5 s" in note]
+    assert timed_out == ["x + y", "x + c", "c + x"]
+    assert notes["x - y"] == ("ok", "")  # before the third time-out, checks go on
+    assert notes["x * x"][0] == "ERROR" and notes["x * x"][1].startswith("not run: 3 checks")
+    assert len(notes) == len(battery(load(ENGINE))[0])  # every check has a verdict

@@ -87,6 +87,9 @@ def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out=out,
             err=err,
         )
+    if args.format != "text":
+        print("minigrad check: --format json or csv is for --engine's gradebook", file=err)
+        return 2
     if not args.path:
         # minigrad's own rules: no user code, so no worker process.
         items = [rule_item(rule.name, rule) for rule in rules.TABLE]

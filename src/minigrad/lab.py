@@ -224,12 +224,20 @@ def grade(
             break
     if progress:
         print("\r" + " " * 48 + "\r", end="", file=err, flush=True)
+    nothing = not interrupted and all(e.error for e in engines)
+    if nothing and fmt == "text":
+        # Nothing to tabulate: one line per target, as for a rule file.
+        for e in engines:
+            print(f"minigrad check --engine {e.target['spec']}: {e.error}", file=err)
+            if verbose and e.trace:
+                print(e.trace, file=err)
+        return 2
     if fmt == "json":
         print(json.dumps(_as_json(engines), indent=2), file=out)
     elif fmt == "csv":
         print(_as_csv(engines), end="", file=out)
     elif len(engines) == 1 and not interrupted:
-        _one(engines[0], points, verbose, out)
+        _one(engines[0], out)
     else:
         _table(engines, verbose, out)
     if fmt == "text":
@@ -237,10 +245,7 @@ def grade(
     if interrupted:
         print("interrupted (Ctrl-C): the checks above are all that ran", file=err)
         return 130
-    if all(e.error for e in engines):
-        if fmt == "text":
-            for e in engines:
-                print(f"minigrad check --engine {e.target['spec']}: {e.error}", file=err)
+    if nothing:
         return 2
     return 0 if all(e.status == "passed" for e in engines) else 1
 
@@ -266,14 +271,9 @@ def _columns(rows: list[list[str]]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
 
 
-def _one(engine: Engine, points: int, verbose: bool, out: TextIO) -> None:
+def _one(engine: Engine, out: TextIO) -> None:
     """One engine: a row per check; a failure's input, expected, got and differences."""
-    print(f"engine: {engine.name or engine.target['spec']}", file=out)
-    if engine.error:
-        print(f"cannot be checked: {engine.error}", file=out)
-        if verbose and engine.trace:
-            print(engine.trace, file=out)
-        return
+    print(f"engine: {engine.name}", file=out)
     header = ["check", "result", "input", "d/d", "expected", "got", "abs diff", "rel diff"]
     table = [header]
     for row in engine.rows:

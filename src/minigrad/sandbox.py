@@ -177,7 +177,7 @@ def run_job(
                 break
             timeouts += timed_out
             if timeouts >= MAX_TIMEOUTS:
-                why = f"not run: {timeouts} checks before it timed out"
+                why = f"not run: {timeouts} checks before it timed out, so the rest would too"
                 if on_result is not None:
                     on_result(len(found.names) - 1, len(found.names), found.names[-1])
                 for name in found.names[start:]:

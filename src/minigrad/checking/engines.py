@@ -35,6 +35,7 @@ from typing import cast
 
 from minigrad.checking.levels import DOMAIN_ERRORS, DerivativeError, Func, Key, Levels
 from minigrad.checking.settings import Settings
+from minigrad.core._validate import compiled_refusal
 from minigrad.core.value import Value
 
 TYPE_CHECKING = False
@@ -144,6 +145,8 @@ def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type |
         raise ValueError(f"{what} is empty; give at least one input")
     engine: type | None = None
     for i, x in enumerate(items):
+        if getattr(x, "_compiled", False):  # a compiled loss: a leaf with no graph
+            raise TypeError(compiled_refusal(f"{what}[{i}]", x))
         if isinstance(x, Value) or _is_real(x):
             continue
         if isinstance(x, bool):
@@ -170,7 +173,8 @@ def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type |
         else:
             out.append(cast("EngineNode", x))
     for i, node in enumerate(out):
-        data = float(node.data)
+        # The slot for minigrad's Values: no tracing guard (minigrad.compile) here.
+        data = node._data if isinstance(node, Value) else float(node.data)
         if data - data != 0.0:
             raise ValueError(f"{what}[{i}] is not finite: {node.data!r}")
     first: dict[int, int] = {}
