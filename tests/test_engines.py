@@ -391,3 +391,14 @@ def test_micrograd_walks_the_same_graph_shape_as_minigrad() -> None:
     assert sorted(n._op for n in ours[0]) == sorted(
         "relu" if n._op == "ReLU" else n._op for n in theirs[0]
     )
+
+
+def test_a_compiled_loss_is_refused_though_it_is_a_value() -> None:
+    # A Value subclass the checkers must not take: its graph is generated
+    # code, and grad through it would give 0.
+    w = Value(1.5)
+    step = mg.compile(lambda x: w * x)
+    with pytest.raises(TypeError, match=r"inputs\[0\] is a compiled loss"):
+        gradcheck(lambda a: a * 2.0, [step(2.0)])
+    with pytest.raises(TypeError, match=r"func's output is a compiled loss"):
+        gradcheck(lambda a: step(2.0), [Value(1.0)])

@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric import Evaluate
+from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
 from minigrad.core.grad import grad
 from minigrad.core.rule import Rule
@@ -111,8 +112,13 @@ def _number(t: float | Value) -> float:
 def as_outputs(out: object, where: str) -> list[Value]:
     """``func``'s result as a list of Values, or a TypeError saying what it was."""
     if isinstance(out, Value):  # a subclass too: func may return an input
+        if getattr(out, "_compiled", False):
+            raise TypeError(compiled_refusal(f"{where}: func's output", out))
         return [out]
     if isinstance(out, tuple | list) and out and all(isinstance(y, Value) for y in out):
+        for y in out:
+            if getattr(y, "_compiled", False):
+                raise TypeError(compiled_refusal(f"{where}: func's output", y))
         return list(out)
     shown = f"{type(out).__name__} {out!r}"
     raise TypeError(f"{where}: func must return a Value or a tuple of Values, got {shown}")
