@@ -38,6 +38,10 @@ __all__ = ["MAX_TIMEOUTS", "Job", "run_job"]
 #: whose every op hangs would otherwise cost a time limit per item.
 MAX_TIMEOUTS = 3
 
+#: Seconds a worker may take to start (Python and minigrad, before any user
+#: code): generous, since a loaded machine can be slow to start a process.
+_STARTUP = 60.0
+
 #: The worker's entry point: ``minigrad.worker.main``.
 _WORKER = "from minigrad.worker import main; main()"
 
@@ -198,7 +202,9 @@ def _serve(
 ) -> tuple[int, bool]:
     """Take one worker's messages: the item to go on from (-1: nothing more to do),
     and whether the worker was stopped because an item timed out."""
-    message = worker.next(timeout)
+    message = worker.next(max(timeout, _STARTUP))
+    if isinstance(message, dict) and message.get("type") == "ready":
+        message = worker.next(timeout)
     if not isinstance(message, dict) or message.get("type") != "items":
         if found.names:  # a restart that could not load what loaded before
             why = _why(message, worker, timeout, "loading again")

@@ -2,7 +2,9 @@
 
 Started as ``python -c "from minigrad.worker import main; main()"`` with the
 job as one line of JSON on stdin. It answers on a copy of its stdout, one
-JSON message a line: ``{"type": "items", "names": [...], ...}`` once the
+JSON message a line: ``{"type": "ready"}`` once it runs (so that starting
+Python is not counted against the user's code), ``{"type": "items", "names":
+[...], ...}`` once the
 code is loaded (or ``{"type": "load-error", "line": ..., "trace": ...}``),
 then ``{"type": "result", "index": i, "result": {...}}`` for each item from
 ``job["start"]`` on, then ``{"type": "done"}``.
@@ -44,6 +46,7 @@ def main() -> None:
         channel.write(json.dumps(message) + "\n")
         channel.flush()
 
+    send({"type": "ready"})  # Python and minigrad are up: the user's time starts now
     loaded = _load(job)
     if isinstance(loaded, dict):
         send(loaded)
