@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import minigrad
+from bounds import COVERAGE_TARGETS, FULL, QUICK, bench_coverage
 from engines import (
     BARE,
     COMPILED,
@@ -45,6 +46,7 @@ from harness import (
     timed_runs,
 )
 from minigrad.core._gc import gc_paused
+from sensitivity import SENSITIVITY_TARGETS, bench_sensitivity
 from workloads import (
     chain,
     flat,
@@ -773,6 +775,9 @@ class Section:
     full: tuple[int, ...]
     #: The targets that read this section's numbers, in the order of the targets table.
     targets: tuple[Target, ...] = ()
+    #: False for a section that times nothing (its figures do not depend on the
+    #: machine's load): ``run.py --only ... --readme`` may publish it alone.
+    timed: bool = True
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -823,5 +828,23 @@ SECTIONS: tuple[Section, ...] = (
         quick=(10, 30),
         full=(10, 30, 100),
         targets=CHECK_TARGETS,
+    ),
+    Section(
+        "h",
+        "An error bound you can stand on: the numerical derivative's bound against the exact one",
+        bench_coverage,
+        quick=QUICK,
+        full=FULL,
+        targets=COVERAGE_TARGETS,
+        timed=False,
+    ),
+    Section(
+        "i",
+        "Sensitivity, side by side: the smallest rule error minigrad, PyTorch and JAX catch",
+        bench_sensitivity,
+        quick=(1,),  # a few points per function
+        full=(0,),
+        targets=SENSITIVITY_TARGETS,
+        timed=False,
     ),
 )
