@@ -41,7 +41,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import minigrad
 from harness import Target, git_revision, progress, table
@@ -51,9 +50,7 @@ from minigrad.checking.levels import Levels
 from minigrad.checking.numeric import Estimate, extrapolate, nominal_step
 from oracle import Exact, beyond, error_of, representable, to_float
 from places import COMPOSITIONS, GROUPS, compositions, rule_points
-
-if TYPE_CHECKING:
-    from sections import Bench
+from suite import Bench
 
 Func = Callable[..., Value]
 

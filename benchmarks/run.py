@@ -49,7 +49,8 @@ from harness import (
     use_clock,
 )
 from publish import about, publish, publish_sections, summary
-from sections import SECTIONS, Bench
+from sections import SECTIONS
+from suite import Bench
 
 CLOCK_NOTES = {
     "cpu": ": CPU time of this process, which for this single-threaded work equals wall "

@@ -44,7 +44,7 @@ import time
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mpmath  # type: ignore[import-untyped]
 
@@ -61,10 +61,8 @@ from mistakes import (
     injected,
     minigrad_namespace,
 )
+from suite import Bench
 from sweep import FAIL, FUNCTIONS, PASS, RAISE, WARN, first_lines, judge
-
-if TYPE_CHECKING:
-    from sections import Bench
 
 #: An r is resolvable at a point when the best central difference is this much more accurate.
 MARGIN = 100.0

@@ -19,6 +19,7 @@ import publish
 import run
 import sections
 import sensitivity
+import suite
 from engines import BARE, MINIGRAD, bare_engine, minigrad_engine
 from harness import Measurements, Target
 from workloads import flat, handwritten_step, make_data, make_layers, mlp_loss, to_engine
@@ -52,7 +53,7 @@ def test_the_chain_ratio_pairs_the_big_and_the_small_runs_round_by_round(
     # One engine, three rounds; each round runs floats, minigrad at depth 10,
     # then minigrad at depth 1 (one chain: 3 ops against 30).
     scripted_clock([1.0, 2.0, 3.0, 1.0, 9.0, 1.0, 1.0, 4.0, 4.0])
-    bench = sections.Bench([minigrad_engine()], reps=3, found=Measurements())
+    bench = suite.Bench([minigrad_engine()], reps=3, found=Measurements())
     ratio = sections.scaling_table(
         bench, [10], lambda d: 3 * d, sections.chain_case, sections.float_chain, "depth", (10, 1)
     )
@@ -126,7 +127,7 @@ def test_each_readme_holds_one_block_for_the_summary() -> None:
         assert text.index(publish.BEGIN) < text.index(publish.END), path
 
 
-def _fake_mlp(bench: sections.Bench, sizes: Sequence[int]) -> None:
+def _fake_mlp(bench: suite.Bench, sizes: Sequence[int]) -> None:
     print("a table")
     for name, ratio in ((MINIGRAD, 1.0), (BARE, 0.8)):
         bench.found.numbers[f"mlp {name}"] = ratio
@@ -140,7 +141,7 @@ def test_readme_writes_the_report_and_the_summary_and_nothing_else(
     results = tmp_path / "results.md"
     monkeypatch.setattr(publish, "READMES", (str(readme),))
     monkeypatch.setattr(publish, "RESULTS", str(results))
-    fake = sections.Section("a", "fake", _fake_mlp, (), (), (Target("t", "mlp floor", "<", 1),))
+    fake = suite.Section("a", "fake", _fake_mlp, (), (), (Target("t", "mlp floor", "<", 1),))
     monkeypatch.setattr(run, "SECTIONS", (fake,))
     monkeypatch.setattr(engines, "OPTIONAL", ())
     assert run.main(["--readme", "--reps", "1"]) == 0
@@ -161,7 +162,7 @@ def test_readme_refuses_a_partial_run(capsys: pytest.CaptureFixture[str]) -> Non
     assert "--readme publishes a whole run" in capsys.readouterr().err
 
 
-def _fake_bound(bench: sections.Bench, sizes: Sequence[int]) -> None:
+def _fake_bound(bench: suite.Bench, sizes: Sequence[int]) -> None:
     print(f"bound table {sizes[0]}")
     bench.found.numbers["broken"] = sizes[0]
 
@@ -169,9 +170,9 @@ def _fake_bound(bench: sections.Bench, sizes: Sequence[int]) -> None:
 def test_readme_with_untimed_sections_alone_replaces_just_those_and_their_targets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    timed = sections.Section("a", "timed", _fake_mlp, (), (), (Target("t", "mlp floor", "<", 1),))
+    timed = suite.Section("a", "timed", _fake_mlp, (), (), (Target("t", "mlp floor", "<", 1),))
     target = Target("bound holds", "broken", "<=", 0, lambda m: f"{m['broken']:.0f} broken")
-    untimed = sections.Section("h", "bound", _fake_bound, (0,), (3,), (target,), timed=False)
+    untimed = suite.Section("h", "bound", _fake_bound, (0,), (3,), (target,), timed=False)
     results = tmp_path / "results.md"
     results.write_text(
         "# report\n\n## (a) timed\n\nold timings\n\n## (h) bound\n\nbound table 7\n\n"
