@@ -404,15 +404,25 @@ def distribution_table(outcomes: Sequence[Outcome]) -> str:
     return table(["bound / true error", "entries", "share"], rows)
 
 
-def broken_table(outcomes: Sequence[Outcome], limit: int) -> str:
-    """The entries whose bound is below their true error, by cause, worst first (``limit``)."""
+def broken_table(outcomes: Sequence[Outcome], every: bool) -> str:
+    """The entries whose bound is below their true error, by cause, worst first.
+
+    All of them with ``every``; otherwise every entry without a structural
+    cause (EDGE, SMOOTH), and the worst entry per function for the others.
+    """
     order = {c: k for k, c in enumerate(CAUSES)}
     broken = sorted((o for o in outcomes if o.broken), key=lambda o: (-order[o.why], o.ratio))
+    if not every:
+        seen: set[tuple[str, str]] = set()
+        shown = []
+        for o in broken:
+            key = (o.why, o.site.name if o.site.rule else "")
+            if o.why in (EDGE, SMOOTH) or key not in seen:
+                shown.append(o)
+                seen.add(key)
+        broken = shown
     header = ["function", "points", "entry", "exact", "estimate", "bound", "true error"]
-    shown = table([*header, "step", "verdict", "cause"], [o.row() for o in broken[:limit]])
-    if len(broken) > limit:
-        shown += f"\n\n... and {len(broken) - limit} more (`--details` lists them all)."
-    return shown
+    return table([*header, "step", "verdict", "cause"], [o.row() for o in broken])
 
 
 def causes_table(outcomes: Sequence[Outcome]) -> str:
@@ -478,8 +488,9 @@ def report(outcomes: Sequence[Outcome], details: bool = False) -> None:
     if broken:
         print("\nWhere the bound fails, by cause (the first that applies, in this order):\n")
         print(causes_table(outcomes))
-        print("\nThe entries, by cause (most benign first), worst first within a cause:\n")
-        print(broken_table(outcomes, limit=10**9 if details else 40))
+        which = "all" if details else "the worst per function and cause; `--details`: all"
+        print(f"\nThe entries ({which}), worst first within a cause:\n")
+        print(broken_table(outcomes, every=details))
 
 
 def bench_coverage(bench: Bench, sizes: Sequence[int]) -> None:
@@ -505,7 +516,7 @@ COVERAGE_TARGETS = (
         lambda m: (
             f"{m['coverage broken']:.0f} of {m['coverage entries']:,.0f} entries "
             f"({m['coverage broken decided']:.0f} decided on it; "
-            f"{100 * m['coverage undecided']:.1f}% of all undecided)"
+            f"{100 * m['coverage undecided']:.1f}% of all entries undecided)"
         ),
     ),
     Target(

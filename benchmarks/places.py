@@ -144,7 +144,8 @@ def compositions(count: int) -> list[Expression]:
 
     Drawn by hypothesis (derandomized) with
     ``minigrad.testing.expressions(max_inputs=3, max_ops=6)``; repeats are
-    dropped, so a few fewer may come back.
+    dropped, so a few fewer may come back. Which expressions are drawn depends
+    on hypothesis' version (CI's is pinned in constraints.txt).
     """
     from hypothesis import HealthCheck, Phase, given, settings
 
