@@ -21,6 +21,8 @@ Example:
     >>> d = Exact.of_rule(ops.LOG)
     >>> float(d.gradient((4.0,))[0])
     0.25
+    >>> float(Exact.of_rule(ops.COPYSIGN).gradient((0.75, 1e-320))[1])  # no cancellation residue
+    0.0
 """
 
 from __future__ import annotations
@@ -115,15 +117,40 @@ class Exact:
         return cls(expression.build(list(syms), apply), syms)
 
     def gradient(self, point: Sequence[float]) -> list[Any]:
-        """Every partial at ``point`` as an mpmath number (NaN where it is not real)."""
-        with mpmath.workdps(DIGITS):
-            got = self._gradient(*(mpmath.mpf(p) for p in point))
-            return [_real(g) for g in got]
+        """Every partial at ``point`` as an mpmath number (NaN where it is not real).
+
+        Evaluated at :data:`DIGITS` digits and again at twice as many, doubling
+        until two evaluations round to the same float64s: SymPy's derivative
+        of copysign, ``Abs(x) * (1/Abs(y) - y*sign(y)/Abs(y)**2)``, is 0 by
+        cancellation, and at y = 1e-320 each term is 1e320; at 60 digits,
+        ``1 + erf(-20 / sqrt(2))`` is 0.
+        """
+        return _settled(lambda: list(self._gradient(*(mpmath.mpf(p) for p in point))))
 
     def value(self, point: Sequence[float]) -> Any:
         """The function itself at ``point`` (an mpmath number; NaN where not real)."""
-        with mpmath.workdps(DIGITS):
-            return _real(self._value(*(mpmath.mpf(p) for p in point)))
+        return _settled(lambda: [self._value(*(mpmath.mpf(p) for p in point))])[0]
+
+
+#: Where :func:`_settled` stops doubling the digits.
+_MOST_DIGITS = 2000
+
+
+def _settled(evaluate: Callable[[], list[Any]]) -> list[Any]:
+    """``evaluate()`` at DIGITS digits, then twice as many, ..., until it rounds the same."""
+    digits, before = DIGITS, None
+    while True:
+        with mpmath.workdps(digits):
+            got = [_real(v) for v in evaluate()]
+        if (before is not None and all(map(_same, before, got))) or digits >= _MOST_DIGITS:
+            return got
+        before, digits = got, 2 * digits
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two mpmath numbers round to the same float64 (NaN is NaN)."""
+    fa, fb = float(a), float(b)
+    return fa == fb or (fa != fa and fb != fb)
 
 
 @functools.cache
