@@ -456,7 +456,8 @@ def report(outcomes: Sequence[Outcome], details: bool = False) -> None:
         f"{len(outcomes):,} entries at {len({id(o.site) for o in outcomes}):,} points "
         f"({len(rules)} rules of `minigrad.ops.TABLE`, {len(drawn)} compositions); "
         f"minigrad {minigrad.__version__} (git {git_revision()}); the numerical side: "
-        f"`{side.__module__}.{side.__qualname__}`. The stated bound is below the true "
+        f"`{side.__module__.replace('__main__', 'bounds')}.{side.__qualname__}`. "
+        "The stated bound is below the true "
         f"error at **{len(broken):,}** of {len(estimated):,} entries with an estimate "
         f"({100 * len(broken) / max(len(estimated), 1):.2f}%); the checker decided "
         f"{sum(o.decided for o in broken):,} of those. {len(plain)} of the broken entries "
@@ -468,6 +469,12 @@ def report(outcomes: Sequence[Outcome], details: bool = False) -> None:
             if plain
             else ".\n"
         )
+    )
+    shares = Counter(o.verdict for o in outcomes)
+    print(
+        "The checker's verdicts over all entries: "
+        + ", ".join(f"{v} {100 * shares[v] / len(outcomes):.1f}%" for v in VERDICTS)
+        + f" (decided: {100 * (shares[AGREES] + shares[WRONG]) / len(outcomes):.1f}%).\n"
     )
     print(groups_table(outcomes))
     print(
