@@ -113,3 +113,118 @@ def publish(report: str, block: str) -> list[str]:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     return [RESULTS, *READMES]
+
+
+# Untimed sections alone: ``run.py --only h,i --readme``.
+
+#: The line after the last section of a report.
+_AFTER_SECTIONS = "\nReference loop at the end"
+
+
+def section_block(text: str, letter: str) -> tuple[int, int] | None:
+    """Where section ``letter`` lies in a report: from its heading to the next one.
+
+    >>> text = "# r\\n\\n## (a) A\\n\\nx\\n\\n## (b) B\\n\\ny\\n\\n"
+    >>> text += "Reference loop at the end: 1 ms.\\n"
+    >>> start, end = section_block(text, "b")
+    >>> text[start:end]
+    '## (b) B\\n\\ny\\n'
+    >>> section_block(text, "c") is None
+    True
+    """
+    start = text.find(f"\n## ({letter}) ")
+    if start < 0:
+        return None
+    ends = [e for e in (text.find("\n## ", start + 1), text.find(_AFTER_SECTIONS, start)) if e >= 0]
+    return start + 1, (min(ends) if ends else len(text))
+
+
+def replace_sections(old: str, new: str, letters: Sequence[str]) -> str:
+    """``old`` with the blocks of sections ``letters`` taken from ``new``.
+
+    A section ``old`` does not hold yet goes after its last section.
+
+    >>> old = "## (a) A\\n\\nx\\n\\nReference loop at the end: 1 ms.\\n"
+    >>> new = "# r\\n\\n## (h) H\\n\\nfresh\\n\\nReference loop at the end: 2 ms.\\n"
+    >>> print(replace_sections(old, new, ["h"]))
+    ## (a) A
+    <BLANKLINE>
+    x
+    <BLANKLINE>
+    ## (h) H
+    <BLANKLINE>
+    fresh
+    <BLANKLINE>
+    Reference loop at the end: 1 ms.
+    <BLANKLINE>
+    """
+    for letter in letters:
+        found = section_block(new, letter)
+        if found is None:
+            raise ValueError(f"the new report has no section ({letter})")
+        block = new[found[0] : found[1]].rstrip("\n") + "\n"
+        where = section_block(old, letter)
+        if where is None:
+            at = old.find(_AFTER_SECTIONS)
+            at = len(old) if at < 0 else at + 1
+            where = (at, at)
+            block += "\n"
+        old = old[: where[0]] + block + old[where[1] :]
+    return old
+
+
+def replace_rows(text: str, rows: Sequence[Sequence[str]], anchor: str) -> str:
+    """``text`` with each table row whose first cell is a row's name replaced by it.
+
+    A row not in ``text`` is added after the last row of the table that
+    follows ``anchor`` (nothing is added when ``anchor`` is not in ``text``).
+
+    >>> text = "## Targets\\n\\n| target | status |\\n|---|---|\\n| a | met |\\n\\nend\\n"
+    >>> print(replace_rows(text, [["a", "NOT met"], ["b", "met"]], "## Targets"))
+    ## Targets
+    <BLANKLINE>
+    | target | status |
+    |---|---|
+    | a | NOT met |
+    | b | met |
+    <BLANKLINE>
+    end
+    <BLANKLINE>
+    """
+    lines = text.split("\n")
+    for row in rows:
+        line = "| " + " | ".join(row) + " |"
+        hit = [k for k, old in enumerate(lines) if old.startswith(f"| {row[0]} |")]
+        if hit:
+            lines[hit[0]] = line
+            continue
+        if anchor not in lines:
+            continue
+        k = lines.index(anchor) + 1
+        while k < len(lines) and not lines[k].startswith("|"):
+            k += 1
+        while k < len(lines) and lines[k].startswith("|"):
+            k += 1
+        lines.insert(k, line)
+    return "\n".join(lines)
+
+
+def publish_sections(
+    report: str, letters: Sequence[str], targets: Sequence[Target], found: Measurements
+) -> list[str]:
+    """Put sections ``letters`` of ``report`` into results.md and their targets' rows
+    into it and the READMEs' summaries; everything else stays as the last whole run
+    left it. The paths written."""
+    rows = [t.row(found) for t in targets]
+    with open(RESULTS, encoding="utf-8") as f:
+        results = replace_rows(replace_sections(f.read(), report, letters), rows, "## Targets")
+    texts = {}
+    for path in READMES:
+        with open(path, encoding="utf-8") as f:
+            texts[path] = replace_rows(f.read(), rows, "minigrad's targets:")
+    with open(RESULTS, "w", encoding="utf-8") as f:
+        f.write(results)
+    for path, text in texts.items():
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return [RESULTS, *READMES]

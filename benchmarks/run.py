@@ -48,8 +48,9 @@ from harness import (
     targets_table,
     use_clock,
 )
-from publish import about, publish, summary
-from sections import SECTIONS, Bench
+from publish import about, publish, publish_sections, summary
+from sections import SECTIONS
+from suite import Bench
 
 CLOCK_NOTES = {
     "cpu": ": CPU time of this process, which for this single-threaded work equals wall "
@@ -81,7 +82,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--readme",
         action="store_true",
         help="also write the report to benchmarks/results.md and its summary into "
-        "README.md and benchmarks/README.md (every section must run)",
+        "README.md and benchmarks/README.md (every section must run); with --only "
+        "and untimed sections alone, replace just those sections and their targets' rows",
     )
     args = parser.parse_args(argv)
     if args.reps is None:
@@ -92,8 +94,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     unknown = args.only - set(letters)
     if unknown:
         parser.error(f"--only: unknown sections {''.join(sorted(unknown))!r}")
-    if args.readme and args.only != set(letters):
-        parser.error("--readme publishes a whole run: leave out --only")
+    untimed = {s.letter for s in SECTIONS if not s.timed}
+    if args.readme and args.only != set(letters) and not args.only <= untimed:
+        parser.error(
+            "--readme publishes a whole run, or untimed sections alone "
+            f"(--only {','.join(sorted(untimed))}): leave out --only or pick those"
+        )
     return args
 
 
@@ -142,15 +148,23 @@ def main(argv: list[str] | None = None) -> int:
     report = Tee(sys.stdout)
     with contextlib.redirect_stdout(report):
         print_header(date, versions, missing.values(), command, args)
+        alone = args.readme and args.only != {s.letter for s in SECTIONS}
         for s in SECTIONS:
             if s.letter in args.only:
                 heading(f"({s.letter}) {s.title}")
+                if alone:
+                    print(f"Updated alone on {date} by `{command}` ({versions[0]}).\n")
                 s.run(bench, s.quick if args.quick else s.full)
         print(f"\nReference loop at the end: {fmt_time(calibration())}.")
         heading("Targets")
         targets = [t for s in SECTIONS for t in s.targets]
         print(targets_table(targets, bench.found))
-    if args.readme:
+    if args.readme and alone:
+        ran = [s for s in SECTIONS if s.letter in args.only]
+        mine = [t for s in ran for t in s.targets]
+        for path in publish_sections(report.getvalue(), [s.letter for s in ran], mine, bench.found):
+            print(f"wrote {path}", file=sys.stderr)
+    elif args.readme:
         clock = "CPU-time" if args.clock == "cpu" else "wall-clock"
         run = about(command, date, f"{machine()}; {python()}", clock, args.reps, versions)
         for path in publish(report.getvalue(), summary(bench.found, targets, run)):

@@ -7,17 +7,13 @@ in SECTIONS gives its letter, title, sizes (``--quick`` and full) and targets.
 
 from __future__ import annotations
 
-import gc
-import os
 import statistics
-import subprocess
 import sys
-import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import minigrad
+from bounds import COVERAGE_TARGETS, FULL, QUICK, bench_coverage
+from checkers import CHECK_TARGETS, bench_gradcheck
 from engines import (
     BARE,
     COMPILED,
@@ -30,12 +26,18 @@ from engines import (
     Engine,
     float_relu,
 )
+from footprint import (
+    BYTES_TARGET,
+    CYCLES_TARGET,
+    IMPORT_TARGET,
+    bench_cycles,
+    bench_import,
+    bench_memory,
+)
 from harness import (
     Case,
-    Measurements,
     Target,
     Timing,
-    clock_name,
     fmt_n,
     fmt_ratio,
     fmt_time,
@@ -44,41 +46,18 @@ from harness import (
     table,
     timed_runs,
 )
-from minigrad.core._gc import gc_paused
+from sensitivity import SENSITIVITY_TARGETS, bench_sensitivity
+from suite import Bench, Prepare, Section, no_setup
 from workloads import (
     chain,
     flat,
     handwritten_step,
-    manual_first,
-    manual_second,
     mlp_loss,
     mlp_ops,
     mlp_problem,
     random_leaves,
-    ring,
     to_engine,
-    tree_sum,
 )
-
-Prepare = Callable[[], Callable[[], object]]
-
-
-@dataclass
-class Bench:
-    """What every section gets: the engines, the runs per median, where its numbers go."""
-
-    engines: list[Engine]
-    reps: int
-    found: Measurements
-
-    def has(self, name: str) -> bool:
-        return any(e.name == name for e in self.engines)
-
-
-def no_setup(run: Callable[[], object]) -> Prepare:
-    """A case whose run needs nothing prepared."""
-    return lambda: run
-
 
 # (a) The MLP step.
 
@@ -426,353 +405,7 @@ def bench_sum(bench: Bench, sizes: Sequence[int]) -> None:
     )
 
 
-# (d) Bytes per node.
-
-
-def traced(build: Callable[[], Any], backward: Callable[[Any], None]) -> tuple[Any, int, int]:
-    """Bytes allocated by ``build()`` and still held, and still held after ``backward``.
-
-    The bytes after backward are -1 when backward raised RecursionError.
-    """
-    gc.collect()
-    with gc_paused():
-        tracemalloc.start()
-        try:
-            base = tracemalloc.get_traced_memory()[0]
-            root = build()
-            built = tracemalloc.get_traced_memory()[0] - base
-            try:
-                backward(root)
-                after = tracemalloc.get_traced_memory()[0] - base
-            except RecursionError:
-                after = -1
-        finally:
-            tracemalloc.stop()
-    return root, built, after
-
-
-def count_nodes(root: Any, children: Callable[[Any], Sequence[Any]]) -> int:
-    """Every distinct node reachable from ``root`` (iterative: any depth)."""
-    seen = {id(root)}
-    stack = [root]
-    while stack:
-        for child in children(stack.pop()):
-            if id(child) not in seen:
-                seen.add(id(child))
-                stack.append(child)
-    return len(seen)
-
-
-def bench_memory(bench: Bench, sizes: Sequence[int]) -> None:
-    (chain_depth,) = sizes
-    layers, xs, ys = mlp_problem()
-    mlp_op_count = mlp_ops(layers, xs, ys)[0]
-    rows = []
-    for e in bench.engines:
-        if e.children is None:
-            continue  # torch: tracemalloc does not see its C++ allocations
-        children = e.children
-
-        def mlp_graph(e: Engine = e) -> Any:
-            return mlp_loss(to_engine(e.leaf, layers), xs, ys, e.relu)
-
-        def chain_graph(e: Engine = e) -> Any:
-            return chain(e.leaf(1.0), chain_depth, e.relu)
-
-        graphs: list[tuple[str, Callable[[], Any], int]] = [
-            ("MLP step", mlp_graph, mlp_op_count),
-            (f"chain depth {fmt_n(chain_depth)}", chain_graph, 3 * chain_depth),
-        ]
-        for label, build, ops in graphs:
-            progress(f"bytes per node: {e.name}, {label}")
-            root, built, after = traced(build, e.backward)
-            nodes = count_nodes(root, children)
-            del root
-            after_cell = "RecursionError in backward" if after < 0 else f"{after / nodes:.0f}"
-            rows.append(
-                [
-                    e.name,
-                    label,
-                    f"{nodes:,}",
-                    f"{built / nodes:.0f}",
-                    after_cell,
-                    f"{built / ops:.0f}",
-                ]
-            )
-            if label == "MLP step":
-                bench.found.numbers[f"bytes {e.name}"] = built / nodes
-                bench.found.numbers[f"bytes after {e.name}"] = after / nodes
-    bench.found.numbers["bytes"] = max(
-        bench.found.numbers["bytes minigrad"], bench.found.numbers["bytes after minigrad"]
-    )
-    header = ["engine", "graph", "nodes", "bytes / node, built", "bytes / node, after backward"]
-    print(table([*header, "bytes / op of the workload"], rows))
-    print(
-        "\nA node is every Value object alive in the graph: leaves (the parameters, "
-        "the chain's input) and results of ops, counted by walking the graph "
-        "(minigrad: `parents`; micrograd: `_prev`, which also holds the Values "
-        "micrograd wraps around constants such as 1.0001). Bytes are everything "
-        "allocated while building (the parameters included; the data set, made before, "
-        "not) and still held: the node objects, their float data and whatever they "
-        "reference. After backward every node also holds a .grad float of its own. "
-        "The last column divides by the workload's op count, which is the same for "
-        "both engines. torch is left out: tracemalloc does not see its C++ allocations."
-    )
-
-
-BYTES_TARGET = Target(
-    "bytes per node <= 130 (MLP graph, built / after backward)",
-    "bytes",
-    "<=",
-    130,
-    lambda m: f"{m['bytes minigrad']:.0f} / {m['bytes after minigrad']:.0f}",
-)
-
-
-# (e) Cycles.
-
-
-def bench_cycles(bench: Bench, sizes: Sequence[int]) -> None:
-    (n_leaves,) = sizes
-    rows = []
-    nodes = 2 * n_leaves - 1
-    for e in bench.engines:
-        progress(f"cycles: {e.name}")
-        gc.collect()
-        with gc_paused():
-            graph = [tree_sum(random_leaves(e.leaf, n_leaves, seed=1))]
-            e.backward(graph[0])
-            _, t_drop = stopwatch(graph.clear)  # drops the one reference to the root
-            found, t_collect = stopwatch(gc.collect)
-        rows.append([e.name, f"{nodes:,}", f"{found:,}", fmt_time(t_drop), fmt_time(t_collect)])
-        bench.found.numbers[f"cycles {e.name}"] = found
-    header = ["engine", "nodes", "objects gc.collect() then finds", "time to drop the graph"]
-    print(table([*header, "gc.collect() time"], rows))
-    print(
-        f"\nA balanced tree of additions over {n_leaves:,} leaves (shallow, so micrograd's "
-        "backward works too), built and run backward with the collector paused, then "
-        "dropped; gc.collect() returns how many unreachable objects it found. 0 means "
-        "reference counting freed the whole graph the moment it was dropped. micrograd's "
-        "backward closures capture `out`, so each of its nodes is in a reference cycle."
-    )
-
-
-CYCLES_TARGET = Target(
-    "no cycles: gc.collect() finds 0 after a graph is dropped",
-    "cycles minigrad",
-    "<=",
-    0,
-    lambda m: f"{m['cycles minigrad']:.0f}",
-)
-
-
-# (f) Import time.
-
-
-def import_time(module: str, reps: int) -> float | None:
-    """The median time of ``import module`` in a new interpreter, or None if it failed."""
-    now = f"{clock_name()}()"
-    code = f"import time; t0 = {now}; import {module}; print({now} - t0)"
-    times = []
-    # Bytecode caching on, as after any install (some shells turn it off).
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONWARNINGS"] = "ignore"
-    for _ in range(reps + 1):  # the first run may write .pyc files
-        proc = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
-        )
-        if proc.returncode != 0:
-            return None
-        times.append(float(proc.stdout.split()[-1]))
-    return statistics.median(times[1:])
-
-
-def bench_import(bench: Bench, sizes: Sequence[int]) -> None:
-    (reps,) = sizes
-    modules = [("minigrad", reps)]
-    if bench.has(MICROGRAD):
-        modules.append(("micrograd.engine", reps))
-    if bench.has(TORCH):
-        modules.append(("torch", min(reps, 3)))
-    rows = []
-    for module, n in modules:
-        progress(f"import {module}")
-        t = import_time(module, n)
-        rows.append([f"`import {module}`", "failed" if t is None else fmt_time(t), n])
-        if module == "minigrad" and t is not None:
-            bench.found.numbers["import"] = t
-    print(table(["statement", "median", "runs"], rows))
-    print(
-        f"\n`{clock_name()}()` around the import statement in `python -c`, in a new "
-        "process each run (interpreter start-up not included), bytecode caching on; "
-        "one untimed run first. "
-        "micrograd's `__init__` is empty, so its engine module is what users import."
-    )
-
-
-IMPORT_TARGET = Target(
-    "`import minigrad` < 30 ms", "import", "<", 0.030, lambda m: fmt_time(m["import"])
-)
-
-
-# (g) gradcheck.
-
-
-def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
-    eps = 1e-6
-    rows = []
-    worst = 0.0
-    for n in sizes:
-        inputs = random_leaves(minigrad.Value, n, seed=n)
-        kinds: list[tuple[str, Callable[..., Any], Callable[..., None], int, int]] = [
-            ("gradcheck", minigrad.gradcheck, manual_first, 2 * n + 1, 1)
-        ]
-        if n <= 30:  # gradgradcheck costs O(N^2) reverse passes of O(N) each
-            kinds.append(
-                ("gradgradcheck", minigrad.gradgradcheck, manual_second, 2 * (2 * n + 1), n + 1)
-            )
-        for name, check, manual, evals, passes in kinds:
-            progress(f"{name} N={n}")
-            try:
-                ok = check(ring, inputs)
-            except Exception as exc:
-                print(f"{name} raised on a correct function: {type(exc).__name__}: {exc}")
-                continue
-
-            def checked(
-                check: Callable[..., Any] = check, inputs: list[Any] = inputs
-            ) -> Callable[[], object]:
-                return lambda: check(ring, inputs)
-
-            def by_hand(
-                manual: Callable[..., None] = manual, inputs: list[Any] = inputs
-            ) -> Callable[[], object]:
-                return lambda: manual(ring, inputs, eps)
-
-            # A check at small N takes about a millisecond: more runs steady its median.
-            runs = max(bench.reps, 51) if n <= 30 else bench.reps
-            result = timed_runs([("check", checked), ("manual", by_hand)], runs)
-            ratio = result["check"].over(result["manual"])
-            if name == "gradcheck":
-                worst = max(worst, ratio)
-            rows.append(
-                [
-                    name,
-                    n,
-                    f"{evals} evaluations + {passes} reverse pass{'es' if passes > 1 else ''}",
-                    fmt_time(result["check"].median),
-                    fmt_time(result["manual"].median),
-                    fmt_ratio(ratio),
-                    "" if ok else "returned False",
-                ]
-            )
-    if worst:
-        bench.found.numbers["gradcheck"] = worst
-    rows += _compiled_check(bench, [n for n in sizes if n <= 30])
-    rows += _fast_mode(bench)
-    header = ["check", "inputs N", "the work it must do", "median", "that work, done by hand"]
-    print(table([*header, "ratio", ""], rows))
-    print(
-        "\nThe function: sum of tanh(x_i * x_(i+1)) around a ring of N inputs (3N ops), one "
-        "output. 'By hand' is the least a checker can do, timed in the same process: "
-        "evaluate the function at the inputs and at each input moved by +eps and -eps "
-        "(2N + 1 evaluations), and one reverse pass per output with `minigrad.grad`; for "
-        "gradgradcheck, that again for the gradient function (grad with create_graph=True, "
-        "N outputs). minigrad's checkers run each reverse pass a second time, to test that "
-        "backward is deterministic (nondet_tol), only through rules outside the built-in "
-        "table; this function has none. Each ratio is the median over the rounds of the "
-        "ratio within a round (the two cases run alternately). "
-        f"`{COMPILED}(f).check()` checks generated code: the compiled loss and gradients "
-        "against one eager pass (1e-12), then eager's gradients by gradcheck; its ratio is "
-        "to gradcheck of the eager function alone."
-    )
-
-
-def _compiled_check(bench: Bench, sizes: Sequence[int]) -> list[list[object]]:
-    """``minigrad.compile(ring).check()`` against ``gradcheck(ring)``: a row per N."""
-    rows: list[list[object]] = []
-    for n in sizes:
-        inputs = random_leaves(minigrad.Value, n, seed=n)
-
-        def loss(inputs: list[Any] = inputs) -> Any:
-            return ring(*inputs)
-
-        def eager(inputs: list[Any] = inputs) -> object:
-            return minigrad.gradcheck(ring, inputs)
-
-        step = minigrad.compile(loss)
-        progress(f"{COMPILED} check N={n}")
-        step.check()  # traced here, untimed
-        cases = [("compiled", no_setup(step.check)), ("gradcheck", no_setup(eager))]
-        result = timed_runs(cases, max(bench.reps, 51))
-        work = "1 compiled + 1 eager pass, then gradcheck's work"
-        rows.append(
-            [
-                f"{COMPILED}(f).check()",
-                n,
-                work,
-                fmt_time(result["compiled"].median),
-                f"gradcheck: {fmt_time(result['gradcheck'].median)}",
-                fmt_ratio(result["compiled"].over(result["gradcheck"])),
-                "",
-            ]
-        )
-    return rows
-
-
-def _fast_mode(bench: Bench) -> list[list[object]]:
-    """gradcheck(fast_mode=True) against the exhaustive check at N = 100: one row."""
-    n = 100
-    inputs = random_leaves(minigrad.Value, n, seed=n)
-    progress("gradcheck fast_mode N=100")
-    try:
-        minigrad.gradcheck(ring, inputs, fast_mode=True)
-    except Exception as exc:
-        print(f"gradcheck(fast_mode=True) raised: {type(exc).__name__}: {exc}")
-        bench.found.missing["fast_mode"] = "gradcheck(fast_mode=True) raised"
-        return []
-
-    def mode(fast: bool) -> Prepare:
-        return no_setup(lambda: minigrad.gradcheck(ring, inputs, fast_mode=fast))
-
-    result = timed_runs([("fast", mode(True)), ("exhaustive", mode(False))], bench.reps)
-    speedup = result["exhaustive"].over(result["fast"])
-    bench.found.numbers["fast_mode"] = speedup
-    exhaustive = f"exhaustive: {fmt_time(result['exhaustive'].median)}"
-    fast = fmt_time(result["fast"].median)
-    work = "3 evaluations + 1 reverse pass"
-    return [["gradcheck fast_mode", n, work, fast, exhaustive, f"{fmt_ratio(speedup)} faster", ""]]
-
-
-CHECK_TARGETS = (
-    Target(
-        "gradcheck <= 1.2x its 2N+1 evaluations + reverse passes (worst N)", "gradcheck", "<=", 1.2
-    ),
-    Target(
-        "gradcheck fast_mode >= 10x faster than exhaustive at N=100",
-        "fast_mode",
-        ">=",
-        10,
-        lambda m: f"{fmt_ratio(m['fast_mode'])} faster",
-    ),
-)
-
-
 # The table of sections.
-
-
-@dataclass(frozen=True)
-class Section:
-    """One section of the report: its letter for ``--only``, and what it runs."""
-
-    letter: str
-    title: str
-    run: Callable[[Bench, Sequence[int]], None]
-    #: The sizes ``run`` gets with ``--quick``, and without.
-    quick: tuple[int, ...]
-    full: tuple[int, ...]
-    #: The targets that read this section's numbers, in the order of the targets table.
-    targets: tuple[Target, ...] = ()
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -823,5 +456,23 @@ SECTIONS: tuple[Section, ...] = (
         quick=(10, 30),
         full=(10, 30, 100),
         targets=CHECK_TARGETS,
+    ),
+    Section(
+        "h",
+        "An error bound you can stand on: the numerical derivative's bound against the exact one",
+        bench_coverage,
+        quick=QUICK,
+        full=FULL,
+        targets=COVERAGE_TARGETS,
+        timed=False,
+    ),
+    Section(
+        "i",
+        "Sensitivity, side by side: the smallest rule error minigrad, PyTorch and JAX catch",
+        bench_sensitivity,
+        quick=(1,),  # a few points per function
+        full=(0,),
+        targets=SENSITIVITY_TARGETS,
+        timed=False,
     ),
 )

@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
+import bounds
 import engines
 import harness
 import publish
 import run
 import sections
+import sensitivity
+import suite
 from engines import BARE, MINIGRAD, bare_engine, minigrad_engine
 from harness import Measurements, Target
 from workloads import flat, handwritten_step, make_data, make_layers, mlp_loss, to_engine
@@ -50,7 +53,7 @@ def test_the_chain_ratio_pairs_the_big_and_the_small_runs_round_by_round(
     # One engine, three rounds; each round runs floats, minigrad at depth 10,
     # then minigrad at depth 1 (one chain: 3 ops against 30).
     scripted_clock([1.0, 2.0, 3.0, 1.0, 9.0, 1.0, 1.0, 4.0, 4.0])
-    bench = sections.Bench([minigrad_engine()], reps=3, found=Measurements())
+    bench = suite.Bench([minigrad_engine()], reps=3, found=Measurements())
     ratio = sections.scaling_table(
         bench, [10], lambda d: 3 * d, sections.chain_case, sections.float_chain, "depth", (10, 1)
     )
@@ -85,7 +88,7 @@ def test_a_target_row_says_met_not_met_or_why_it_was_not_measured() -> None:
 
 
 def test_the_sections_and_targets_of_the_report_are_those_it_always_had() -> None:
-    assert [s.letter for s in sections.SECTIONS] == list("abcdefg")
+    assert [s.letter for s in sections.SECTIONS] == list("abcdefghi")
     names = [t.name for s in sections.SECTIONS for t in s.targets]
     assert sorted(names) == sorted(
         [
@@ -100,8 +103,11 @@ def test_the_sections_and_targets_of_the_report_are_those_it_always_had() -> Non
             "`import minigrad` < 30 ms",
             "gradcheck <= 1.2x its 2N+1 evaluations + reverse passes (worst N)",
             "gradcheck fast_mode >= 10x faster than exhaustive at N=100",
+            *(t.name for t in bounds.COVERAGE_TARGETS),
+            *(t.name for t in sensitivity.SENSITIVITY_TARGETS),
         ]
     )
+    assert [s.letter for s in sections.SECTIONS if not s.timed] == ["h", "i"]
 
 
 def test_replace_block_keeps_the_text_around_the_markers_and_names_a_file_without_them() -> None:
@@ -121,7 +127,7 @@ def test_each_readme_holds_one_block_for_the_summary() -> None:
         assert text.index(publish.BEGIN) < text.index(publish.END), path
 
 
-def _fake_mlp(bench: sections.Bench, sizes: Sequence[int]) -> None:
+def _fake_mlp(bench: suite.Bench, sizes: Sequence[int]) -> None:
     print("a table")
     for name, ratio in ((MINIGRAD, 1.0), (BARE, 0.8)):
         bench.found.numbers[f"mlp {name}"] = ratio
@@ -135,7 +141,7 @@ def test_readme_writes_the_report_and_the_summary_and_nothing_else(
     results = tmp_path / "results.md"
     monkeypatch.setattr(publish, "READMES", (str(readme),))
     monkeypatch.setattr(publish, "RESULTS", str(results))
-    fake = sections.Section("a", "fake", _fake_mlp, (), (), (Target("t", "mlp floor", "<", 1),))
+    fake = suite.Section("a", "fake", _fake_mlp, (), (), (Target("t", "mlp floor", "<", 1),))
     monkeypatch.setattr(run, "SECTIONS", (fake,))
     monkeypatch.setattr(engines, "OPTIONAL", ())
     assert run.main(["--readme", "--reps", "1"]) == 0
@@ -154,3 +160,41 @@ def test_readme_refuses_a_partial_run(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         run.main(["--readme", "--only", "a"])
     assert "--readme publishes a whole run" in capsys.readouterr().err
+
+
+def _fake_bound(bench: suite.Bench, sizes: Sequence[int]) -> None:
+    print(f"bound table {sizes[0]}")
+    bench.found.numbers["broken"] = sizes[0]
+
+
+def test_readme_with_untimed_sections_alone_replaces_just_those_and_their_targets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    timed = suite.Section("a", "timed", _fake_mlp, (), (), (Target("t", "mlp floor", "<", 1),))
+    target = Target("bound holds", "broken", "<=", 0, lambda m: f"{m['broken']:.0f} broken")
+    untimed = suite.Section("h", "bound", _fake_bound, (0,), (3,), (target,), timed=False)
+    results = tmp_path / "results.md"
+    results.write_text(
+        "# report\n\n## (a) timed\n\nold timings\n\n## (h) bound\n\nbound table 7\n\n"
+        "Reference loop at the end: 1 ms.\n\n## Targets\n\n| target | measured | status |\n"
+        "|---|---|---|\n| t | 0.50x | met |\n| bound holds | 7 broken | NOT met |\n",
+        "utf-8",
+    )
+    readme = tmp_path / "README.md"
+    summary = (
+        "minigrad's targets:\n\n| target | measured | status |\n|---|---|---|\n| t | 0.50x | met |"
+    )
+    readme.write_text(f"{publish.BEGIN}\n{summary}\n{publish.END}\n", "utf-8")
+    monkeypatch.setattr(publish, "READMES", (str(readme),))
+    monkeypatch.setattr(publish, "RESULTS", str(results))
+    monkeypatch.setattr(run, "SECTIONS", (timed, untimed))
+    monkeypatch.setattr(engines, "OPTIONAL", ())
+    assert run.main(["--only", "h", "--readme", "--reps", "1"]) == 0
+    written = results.read_text("utf-8")
+    assert "old timings" in written and "bound table 7" not in written
+    assert "## (h) bound\n\nUpdated alone on " in written and "bound table 3\n" in written
+    assert written.index("bound table 3") < written.index("Reference loop at the end: 1 ms.")
+    assert "| bound holds | 3 broken | NOT met |" in written and "7 broken" not in written
+    assert "| t | 0.50x | met |\n| bound holds | 3 broken | NOT met |" in readme.read_text("utf-8")
+    with pytest.raises(SystemExit):  # a timed section is never published alone
+        run.main(["--only", "a", "--readme"])

@@ -165,6 +165,39 @@ def test_a_domain_error_beyond_the_step_is_never_reported_as_the_users() -> None
     assert report.ok, report.text()
 
 
+#: Points where x +- h is rounded enough to spoil weights computed from the nominal
+#: ratio of steps (found by benchmarks/coverage.py): the function on floats, its
+#: derivative (accurate to a few ulps), the point.
+ROUNDED_STEPS: list[tuple[str, Real, Real, float]] = [
+    ("asin near 1", math.asin, lambda x: 1 / math.sqrt((1 - x) * (1 + x)), 1 - 1e-12),
+    ("acos near -1", math.acos, lambda x: -1 / math.sqrt((1 - x) * (1 + x)), -1 + 1e-12),
+    ("atanh near 1", math.atanh, lambda x: 1 / ((1 - x) * (1 + x)), 1 - 1e-13),
+    ("sin at 1e5", math.sin, math.cos, 1e5),
+    ("cos at 1e7", math.cos, lambda x: -math.sin(x), 1e7),
+    ("sin at 5e12", math.sin, math.cos, 5e12),
+    ("sqrt among subnormals", math.sqrt, lambda x: 0.5 / math.sqrt(x), 1e-315),
+]
+
+
+@pytest.mark.parametrize(("name", "f", "df", "x"), ROUNDED_STEPS, ids=[r[0] for r in ROUNDED_STEPS])
+def test_the_extrapolation_bound_holds_where_the_steps_are_rounded(
+    name: str, f: Real, df: Real, x: float
+) -> None:
+    from minigrad.checking.numeric import extrapolate, nominal_step
+
+    def evaluate(t: float) -> list[float] | None:
+        try:
+            return [f(t)]
+        except ValueError:
+            return None
+
+    estimates = extrapolate(evaluate, x, nominal_step(x, 1e-6), [0])[0]
+    best = min(estimates, key=lambda e: e.error)
+    exact = df(x)
+    # The old weights (the nominal ratio 1.4) missed by 2x to 20x the bound here.
+    assert abs(best.value - exact) <= best.error + 4 * math.ulp(exact), (name, best, exact)
+
+
 def test_passing_by_atol_alone_warns_and_says_how_to_check_relatively() -> None:
     flipped = _wrong("flipped_square", lambda x: x * x, lambda x: -2 * x)
     x = Value(1e-8, label="x")

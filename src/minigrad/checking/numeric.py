@@ -18,7 +18,8 @@ Three ideas, in the order a check uses them:
    keeps both within the default tolerances up to ``|x|`` near 1e9, and
    extrapolation (3.) takes over beyond.
 2. **The step actually taken** divides the difference: ``(x + h) - (x - h)``
-   after rounding, not ``2 * h``.
+   after rounding, not ``2 * h``; and extrapolation (3.) weighs each
+   difference by the steps actually taken, not by their nominal ratio.
 3. **When the nominal comparison disagrees**, :func:`extrapolate` estimates the
    derivative with an error bound: Ridders' method (a Richardson tableau over
    steps shrinking by 1.4, as in Numerical Recipes' ``dfridr``), started at
@@ -145,8 +146,10 @@ def central(
     return up, down, half
 
 
-def _difference(evaluate: Evaluate, x: float, h: float) -> tuple[list[float], list[float]] | None:
-    """The central difference quotient at ``h`` and its round-off, per value."""
+def _difference(
+    evaluate: Evaluate, x: float, h: float
+) -> tuple[list[float], list[float], float] | None:
+    """The central difference quotient at ``h``, its round-off per value, and the half-step."""
     sides = central(evaluate, x, h)
     if sides is None:
         return None
@@ -155,7 +158,7 @@ def _difference(evaluate: Evaluate, x: float, h: float) -> tuple[list[float], li
     if not all(math.isfinite(q) for q in quotient):
         return None
     noise = roundoff([max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)], half)
-    return quotient, noise
+    return quotient, noise, half
 
 
 def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:
@@ -186,26 +189,36 @@ def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:
 
 
 def _ridders(evaluate: Evaluate, x: float, h: float, rows: Sequence[int]) -> dict[int, Estimate]:
-    """One Ridders tableau from step ``h`` for the given rows; the best estimate per row."""
+    """One Ridders tableau from step ``h`` for the given rows; the best estimate per row.
+
+    The tableau is Neville's, extrapolating to a zero step in ``half**2``
+    over the half-steps actually taken: ``x +- h`` are rounded, so at 1e8 (or
+    1 - 1e-12, or among subnormals) the steps' ratios are not exactly
+    ``_RATIO``, and weights computed from ``_RATIO`` leave an error of the
+    size of the rounding times the h**2 term, which the tableau's own error
+    estimate does not see.
+    """
     best: dict[int, Estimate] = {}
     previous: dict[int, list[float]] = {}
+    halves: list[float] = []
     active = list(rows)
-    square = _RATIO * _RATIO
     for depth in range(_DEPTH):
         got = _difference(evaluate, x, h)
         if got is None:
             break
-        quotient, noise = got
+        quotient, noise, half = got
+        if halves and half >= halves[-1]:
+            break  # rounded to the step before: a row without new information
+        halves.append(half)
         still: list[int] = []
         for r in active:
             column = [quotient[r]]
             before = previous.get(r, [])
             bound = best[r].error if r in best else math.inf
-            factor = square
             for j in range(1, depth + 1):
-                # Each column cancels the next even power of h.
+                # Each column cancels the next even power of the step.
+                factor = (halves[depth - j] / half) ** 2
                 column.append((column[j - 1] * factor - before[j - 1]) / (factor - 1.0))
-                factor *= square
                 error = max(abs(column[j] - column[j - 1]), abs(column[j] - before[j - 1]))
                 error = max(error, 4.0 * noise[r])
                 if error <= bound:

@@ -1,0 +1,154 @@
+"""Section (g): gradcheck and gradgradcheck against the evaluations they must make."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import minigrad
+from engines import COMPILED
+from harness import Target, fmt_ratio, fmt_time, progress, table, timed_runs
+from suite import Bench, Prepare, no_setup
+from workloads import manual_first, manual_second, random_leaves, ring
+
+# (g) gradcheck.
+
+
+def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
+    eps = 1e-6
+    rows = []
+    worst = 0.0
+    for n in sizes:
+        inputs = random_leaves(minigrad.Value, n, seed=n)
+        kinds: list[tuple[str, Callable[..., Any], Callable[..., None], int, int]] = [
+            ("gradcheck", minigrad.gradcheck, manual_first, 2 * n + 1, 1)
+        ]
+        if n <= 30:  # gradgradcheck costs O(N^2) reverse passes of O(N) each
+            kinds.append(
+                ("gradgradcheck", minigrad.gradgradcheck, manual_second, 2 * (2 * n + 1), n + 1)
+            )
+        for name, check, manual, evals, passes in kinds:
+            progress(f"{name} N={n}")
+            try:
+                ok = check(ring, inputs)
+            except Exception as exc:
+                print(f"{name} raised on a correct function: {type(exc).__name__}: {exc}")
+                continue
+
+            def checked(
+                check: Callable[..., Any] = check, inputs: list[Any] = inputs
+            ) -> Callable[[], object]:
+                return lambda: check(ring, inputs)
+
+            def by_hand(
+                manual: Callable[..., None] = manual, inputs: list[Any] = inputs
+            ) -> Callable[[], object]:
+                return lambda: manual(ring, inputs, eps)
+
+            # A check at small N takes about a millisecond: more runs steady its median.
+            runs = max(bench.reps, 51) if n <= 30 else bench.reps
+            result = timed_runs([("check", checked), ("manual", by_hand)], runs)
+            ratio = result["check"].over(result["manual"])
+            if name == "gradcheck":
+                worst = max(worst, ratio)
+            rows.append(
+                [
+                    name,
+                    n,
+                    f"{evals} evaluations + {passes} reverse pass{'es' if passes > 1 else ''}",
+                    fmt_time(result["check"].median),
+                    fmt_time(result["manual"].median),
+                    fmt_ratio(ratio),
+                    "" if ok else "returned False",
+                ]
+            )
+    if worst:
+        bench.found.numbers["gradcheck"] = worst
+    rows += _compiled_check(bench, [n for n in sizes if n <= 30])
+    rows += _fast_mode(bench)
+    header = ["check", "inputs N", "the work it must do", "median", "that work, done by hand"]
+    print(table([*header, "ratio", ""], rows))
+    print(
+        "\nThe function: sum of tanh(x_i * x_(i+1)) around a ring of N inputs (3N ops), one "
+        "output. 'By hand' is the least a checker can do, timed in the same process: "
+        "evaluate the function at the inputs and at each input moved by +eps and -eps "
+        "(2N + 1 evaluations), and one reverse pass per output with `minigrad.grad`; for "
+        "gradgradcheck, that again for the gradient function (grad with create_graph=True, "
+        "N outputs). minigrad's checkers run each reverse pass a second time, to test that "
+        "backward is deterministic (nondet_tol), only through rules outside the built-in "
+        "table; this function has none. Each ratio is the median over the rounds of the "
+        "ratio within a round (the two cases run alternately). "
+        f"`{COMPILED}(f).check()` checks generated code: the compiled loss and gradients "
+        "against one eager pass (1e-12), then eager's gradients by gradcheck; its ratio is "
+        "to gradcheck of the eager function alone."
+    )
+
+
+def _compiled_check(bench: Bench, sizes: Sequence[int]) -> list[list[object]]:
+    """``minigrad.compile(ring).check()`` against ``gradcheck(ring)``: a row per N."""
+    rows: list[list[object]] = []
+    for n in sizes:
+        inputs = random_leaves(minigrad.Value, n, seed=n)
+
+        def loss(inputs: list[Any] = inputs) -> Any:
+            return ring(*inputs)
+
+        def eager(inputs: list[Any] = inputs) -> object:
+            return minigrad.gradcheck(ring, inputs)
+
+        step = minigrad.compile(loss)
+        progress(f"{COMPILED} check N={n}")
+        step.check()  # traced here, untimed
+        cases = [("compiled", no_setup(step.check)), ("gradcheck", no_setup(eager))]
+        result = timed_runs(cases, max(bench.reps, 51))
+        work = "1 compiled + 1 eager pass, then gradcheck's work"
+        rows.append(
+            [
+                f"{COMPILED}(f).check()",
+                n,
+                work,
+                fmt_time(result["compiled"].median),
+                f"gradcheck: {fmt_time(result['gradcheck'].median)}",
+                fmt_ratio(result["compiled"].over(result["gradcheck"])),
+                "",
+            ]
+        )
+    return rows
+
+
+def _fast_mode(bench: Bench) -> list[list[object]]:
+    """gradcheck(fast_mode=True) against the exhaustive check at N = 100: one row."""
+    n = 100
+    inputs = random_leaves(minigrad.Value, n, seed=n)
+    progress("gradcheck fast_mode N=100")
+    try:
+        minigrad.gradcheck(ring, inputs, fast_mode=True)
+    except Exception as exc:
+        print(f"gradcheck(fast_mode=True) raised: {type(exc).__name__}: {exc}")
+        bench.found.missing["fast_mode"] = "gradcheck(fast_mode=True) raised"
+        return []
+
+    def mode(fast: bool) -> Prepare:
+        return no_setup(lambda: minigrad.gradcheck(ring, inputs, fast_mode=fast))
+
+    result = timed_runs([("fast", mode(True)), ("exhaustive", mode(False))], bench.reps)
+    speedup = result["exhaustive"].over(result["fast"])
+    bench.found.numbers["fast_mode"] = speedup
+    exhaustive = f"exhaustive: {fmt_time(result['exhaustive'].median)}"
+    fast = fmt_time(result["fast"].median)
+    work = "3 evaluations + 1 reverse pass"
+    return [["gradcheck fast_mode", n, work, fast, exhaustive, f"{fmt_ratio(speedup)} faster", ""]]
+
+
+CHECK_TARGETS = (
+    Target(
+        "gradcheck <= 1.2x its 2N+1 evaluations + reverse passes (worst N)", "gradcheck", "<=", 1.2
+    ),
+    Target(
+        "gradcheck fast_mode >= 10x faster than exhaustive at N=100",
+        "fast_mode",
+        ">=",
+        10,
+        lambda m: f"{fmt_ratio(m['fast_mode'])} faster",
+    ),
+)

@@ -1,0 +1,180 @@
+"""The small CI versions of sections (h) and (i): the bound's coverage and the sensitivity.
+
+``bounds.QUICK`` (every 12th point of every rule, a dozen compositions, about
+900 entries) and ``sensitivity`` with ``quick=True`` on minigrad alone (torch
+and jax are never test dependencies) run in a few seconds. The goals the
+issue sets for the new verdict (no decision on a broken bound; every error of
+1e-8 or more caught where float64 resolves it) are asserted when the checker's
+report has ``entries`` (the new verdict); on a checker without them they are
+expected to fail (xfail), and the reason gives today's figures.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+
+import bounds
+import minigrad
+import sensitivity
+from minigrad import Value, ops
+from minigrad.checking.numeric import Estimate
+from mistakes import FLOAT32, FLOATS, MISTAKES, f32, injected
+from oracle import Exact
+from places import GROUPS, rule_points
+from sweep import FAIL, FUNCTIONS
+
+
+def _new_verdict() -> bool:
+    return hasattr(minigrad.check(lambda v: v * v, [Value(1.0)]), "entries")
+
+
+@functools.cache
+def _quick_sweep() -> tuple[bounds.Outcome, ...]:
+    return tuple(bounds.sweep(*bounds.QUICK))
+
+
+@functools.cache
+def _quick_sensitivity() -> tuple[sensitivity.Result, ...]:
+    tool = sensitivity.minigrad_tool()
+    cases = sensitivity.injected_cases(quick=True) + sensitivity.realistic_cases(quick=True)
+    return tuple(sensitivity.run_all(tool, cases))
+
+
+def _listed(outcomes: Sequence[bounds.Outcome]) -> str:
+    return "\n".join(" | ".join(o.row()) for o in outcomes[:20])
+
+
+# The oracle and the sweep can fail.
+
+
+@pytest.mark.parametrize("rule", ops.TABLE, ids=[r.name for r in ops.TABLE])
+def test_the_oracle_agrees_with_minigrads_derivatives_at_ordinary_points(
+    rule: minigrad.Rule,
+) -> None:
+    exact = Exact.of_rule(rule)
+    for index in range(rule.arity):
+        sample = [point for group, point in rule_points(rule, index) if group == "sample box"]
+        assert len(sample) >= 8
+        for point in sample:
+            xs = [Value(p) for p in point]
+            rule(*xs).backward()
+            want = float(exact.gradient(point)[index])
+            assert xs[index].grad == pytest.approx(want, rel=1e-9, abs=1e-12), (rule.name, point)
+
+
+def test_the_quick_sweep_covers_every_rule_every_group_and_compositions() -> None:
+    outcomes = _quick_sweep()
+    assert len(outcomes) >= 800
+    assert {o.site.name for o in outcomes if o.site.rule} == {r.name for r in ops.TABLE}
+    assert {o.site.group for o in outcomes} == set(GROUPS)
+    assert all(o.verdict in bounds.VERDICTS for o in outcomes)
+
+
+def test_a_bound_below_the_true_error_is_found_and_explained(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def overconfident(func: bounds.Func, inputs: Sequence[Value], i: int) -> Estimate | None:
+        e = bounds.mirror(func, inputs, i)
+        return None if e is None else Estimate(e.value * (1 + 1e-6), e.error * 1e-6, e.step)
+
+    monkeypatch.setattr(bounds, "numerical_side", lambda: overconfident)
+    site = bounds.Site("sample box", "sin", ops.SIN, (0.7,), Exact.of_rule(ops.SIN), (0,), ops.SIN)
+    (outcome,) = bounds.measure(site)
+    assert outcome.broken and outcome.ratio < 1e-3
+    assert outcome.why == bounds.SMOOTH
+    assert outcome.true_error == pytest.approx(1e-6 * math.cos(0.7), rel=1e-6)
+
+
+def test_kinks_poles_and_periods_are_named_as_the_cause() -> None:
+    def why(rule: minigrad.Rule, x: float) -> str:
+        site = bounds.Site(
+            "kinks and poles", rule.name, rule, (x,), Exact.of_rule(rule), (0,), rule
+        )
+        (outcome,) = bounds.measure(site, with_verdicts=False)
+        return outcome.why
+
+    assert why(ops.ABS, 1e-300) == bounds.KINK  # every step straddles the kink
+    assert why(ops.LGAMMA, -2.000000000000001) == bounds.KINK
+    assert why(ops.SIN, 1e20) == bounds.PERIOD  # 64 ulps span thousands of periods
+    assert why(ops.SIN, 0.7) == ""  # the bound holds: no cause
+
+
+# The bound: what holds today, and the goal.
+
+
+def test_the_bound_with_its_safety_factor_covers_the_true_error_away_from_kinks() -> None:
+    beyond = bounds.beyond_safety(_quick_sweep())
+    assert beyond == [], f"true error > {bounds.SAFETY} x bound at:\n{_listed(beyond)}"
+
+
+def test_no_verdict_rests_on_a_broken_bound() -> None:
+    outcomes = _quick_sweep()
+    resting = [o for o in outcomes if o.broken and o.decided]
+    if not _new_verdict():
+        pytest.xfail(
+            f"today's tolerance verdict: {sum(o.broken for o in outcomes)} of {len(outcomes)} "
+            f"entries have a bound below the true error (kinks, poles, sin/cos/tan beyond "
+            f"1e13), {len(resting)} of them decided"
+        )
+    assert resting == [], f"decided on a broken bound:\n{_listed(resting)}"
+
+
+def test_no_right_rule_is_called_wrong() -> None:
+    wrong = [o for o in _quick_sweep() if o.verdict in (bounds.WRONG, bounds.RAISED)]
+    if not _new_verdict():
+        causes = Counter(bounds.alarm_cause(o) for o in wrong)
+        pytest.xfail(f"today: {len(wrong)} false alarms: {dict(causes)}")
+    assert wrong == [], _listed(wrong)
+
+
+# Sensitivity.
+
+
+def test_the_injected_and_realistic_errors_are_the_sizes_they_claim() -> None:
+    sin = FUNCTIONS[3]
+    assert injected(sin, 1e-3).df(FLOATS, 0.5, math.sin(0.5)) / math.cos(0.5) == 1.001
+    cases = [c for c, _, _ in _quick_sensitivity()]
+    rounded = [c for c in cases if c.family == FLOAT32]
+    assert rounded
+    for c in rounded:
+        written = abs(c.op.df(FLOATS, c.x, c.op.f(FLOATS, c.x)))
+        # Rounded to float32: 2**-24 relatively at most, unless beyond its normal range.
+        assert 0.0 < c.error <= 2.0**-24 or not 1.2e-38 < written < 3.4e38, (c.op.name, c.x)
+    softplus = next(wrong for name, wrong, _ in MISTAKES if name.startswith("softplus"))
+    written = softplus.df(FLOATS, 10.5, softplus.f(FLOATS, 10.5))
+    assert written == 1.0 and 1.0 / (1.0 + math.exp(-10.5)) == pytest.approx(1 - 2.75e-5, rel=1e-6)
+    assert f32(1.0 / 3.0) != 1.0 / 3.0
+
+
+def test_minigrad_catches_a_10_percent_error_where_the_derivative_is_of_order_one() -> None:
+    sin_off = injected(FUNCTIONS[3], 0.1)
+    outcome, message = sensitivity.minigrad_tool().run(sin_off, 0.7)
+    assert outcome == FAIL, message
+
+
+def test_no_false_alarm_on_the_right_rules_of_the_sensitivity_section() -> None:
+    alarms = [
+        (c.family, c.op.name, c.x, o, m)
+        for c, o, m in _quick_sensitivity()
+        if c.error == 0.0 and o not in ("pass", "warn")
+    ]
+    assert alarms == []
+
+
+def test_every_error_of_1e_8_or_more_is_caught_where_float64_resolves_it() -> None:
+    results = _quick_sensitivity()
+    goal = [
+        (c.family, c.op.name, c.x, c.error, o)
+        for c, o, _ in results
+        if c.error >= sensitivity.GOAL
+        and (c.well_conditioned if c.family == "injected" else c.resolvable)
+    ]
+    missed = [g for g in goal if g[-1] != FAIL]
+    if not _new_verdict():
+        pytest.xfail(f"today's tolerance verdict misses {len(missed)} of {len(goal)}")
+    assert missed == []
