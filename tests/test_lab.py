@@ -24,7 +24,7 @@ from minigrad.checking.battery import battery, load_engine, support
 from minigrad.checking.signature import diagnose
 from minigrad.checking.trials import Row, run
 from minigrad.cli import main
-from minigrad.lab import targets
+from minigrad.cli.lab import targets
 from minigrad.testing import Expression
 from student_engines import BROKEN, ENGINE, load
 

@@ -1,7 +1,7 @@
 """The half of ``minigrad check FILE`` that runs the user's code: find its rules, check one.
 
 The command (:mod:`minigrad.cli`) runs this in a process of its own
-(:mod:`minigrad.sandbox`), so that a file that loops at import, a rule that
+(:mod:`minigrad.cli.sandbox`), so that a file that loops at import, a rule that
 hangs or calls ``sys.exit``, and a crash of the interpreter each end as one
 line of the table, never as the end of the run. :func:`rules_of` imports the
 file and finds every :class:`~minigrad.Rule` reachable from it; :func:`check_item`

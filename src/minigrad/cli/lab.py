@@ -9,7 +9,7 @@ A target names an engine's node class:
 * ``path/to/folder`` (or ``folder:ClassName``) -- every ``*.py`` file in it,
   one student each, named by the file.
 
-Each target runs in a process of its own (:mod:`minigrad.sandbox`) with a
+Each target runs in a process of its own (:mod:`minigrad.cli.sandbox`) with a
 time limit per check, so one student's syntax error, endless loop or crash
 is that student's row, never the end of the run. :func:`grade` prints one
 target's checks row by row (input, expected, got and the differences for a
@@ -35,7 +35,7 @@ from minigrad.checking.battery import battery, load_engine, one_line
 from minigrad.checking.engines import engine_name
 from minigrad.checking.signature import diagnose
 from minigrad.checking.trials import Row, run
-from minigrad.sandbox import Job, run_job
+from minigrad.cli.sandbox import Job, run_job
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -391,7 +391,7 @@ def _as_csv(engines: list[Engine]) -> str:
     return buffer.getvalue()
 
 
-# The worker's side (minigrad.worker runs these).
+# The worker's side (minigrad.cli.worker runs these).
 
 
 def serve(job: dict[str, object]) -> tuple[dict[str, object], list[Check], type]:

@@ -5,9 +5,9 @@ Colour is used only on a terminal and never when ``NO_COLOR`` is set.
 
 ``minigrad check FILE`` imports the file with its folder on ``sys.path`` and
 checks every :class:`~minigrad.Rule` reachable from the module
-(:mod:`minigrad.rulefile`): its names, and inside lists, tuples, dicts
+(:mod:`minigrad.cli.rulefile`): its names, and inside lists, tuples, dicts
 (values), sets and the attributes of classes the file defines. The file runs
-in a process of its own with a time limit per rule (:mod:`minigrad.sandbox`):
+in a process of its own with a time limit per rule (:mod:`minigrad.cli.sandbox`):
 a rule that hangs, calls ``sys.exit()``, raises ``KeyboardInterrupt`` or
 crashes the interpreter is that rule's error, and every rule gets a verdict.
 Exit status: 0 every rule passed, 1 a rule failed or crashed, 2 no rule could
@@ -15,7 +15,7 @@ be checked (the file is missing, does not import in time, or holds no Rule),
 130 interrupted by Ctrl-C.
 
 ``minigrad check --engine TARGET ...`` runs lab 03's battery on a student's
-engine, or on a class of them (:mod:`minigrad.lab`).
+engine, or on a class of them (:mod:`minigrad.cli.lab`).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from minigrad import lab
+from minigrad.cli import lab
+from minigrad.cli.rulefile import Item, check_item, composite_item, outcome, rule_item
+from minigrad.cli.sandbox import run_job
 from minigrad.core import rules
 from minigrad.core.value import Value
-from minigrad.rulefile import Item, check_item, composite_item, outcome, rule_item
-from minigrad.sandbox import run_job
 
 # typing costs ~15 ms to import and is needed only by mypy (see engine.py).
 TYPE_CHECKING = False
@@ -103,7 +103,7 @@ def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"minigrad check: no such file: {args.path}", file=err)
         return 2
     # The user's file runs in a process of its own, with a time limit per
-    # rule (minigrad.sandbox): an endless loop, sys.exit() or a crash in one
+    # rule (minigrad.cli.sandbox): an endless loop, sys.exit() or a crash in one
     # rule is that rule's error, and every rule gets a verdict.
     job = {
         "kind": "rules",

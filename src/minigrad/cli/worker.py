@@ -1,6 +1,6 @@
-"""The worker process of :mod:`minigrad.sandbox`: load a user's code, check item after item.
+"""The worker process of :mod:`minigrad.cli.sandbox`: load a user's code, check item after item.
 
-Started as ``python -c "from minigrad.worker import main; main()"`` with the
+Started as ``python -c "from minigrad.cli.worker import main; main()"`` with the
 job as one line of JSON on stdin. It answers on a copy of its stdout, one
 JSON message a line: ``{"type": "ready"}`` once it runs (so that starting
 Python is not counted against the user's code), ``{"type": "items", "names":
@@ -9,8 +9,8 @@ code is loaded (or ``{"type": "load-error", "line": ..., "trace": ...}``),
 then ``{"type": "result", "index": i, "result": {...}}`` for each item from
 ``job["start"]`` on, then ``{"type": "done"}``.
 
-Two jobs: ``"rules"`` (``minigrad check FILE``: :mod:`minigrad.rulefile`)
-and ``"engine"`` (``minigrad check --engine``: :mod:`minigrad.lab`). Whatever
+Two jobs: ``"rules"`` (``minigrad check FILE``: :mod:`minigrad.cli.rulefile`)
+and ``"engine"`` (``minigrad check --engine``: :mod:`minigrad.cli.lab`). Whatever
 an item raises is that item's error, ``SystemExit`` and ``KeyboardInterrupt``
 included: the worker ignores SIGINT, so a KeyboardInterrupt here comes from
 the code under check, not from the user.
@@ -26,9 +26,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from minigrad import lab, rulefile
 from minigrad.checking.battery import one_line
 from minigrad.checking.trials import Row
+from minigrad.cli import lab, rulefile
 
 __all__ = ["main"]
 

@@ -4,7 +4,7 @@
 write: a rule file, a student's engine. Such code may loop forever at import
 or in one op, call ``sys.exit()``, raise ``KeyboardInterrupt``, or crash the
 interpreter. :func:`run_job` runs it in a worker process
-(:mod:`minigrad.worker`) that loads it and checks one item after the other,
+(:mod:`minigrad.cli.worker`) that loads it and checks one item after the other,
 reporting each result as a line of JSON; this side waits for each line at
 most ``timeout`` seconds. An item that times out, or during which the worker
 dies, becomes that item's error, and a new worker goes on from the next item.
@@ -42,8 +42,8 @@ MAX_TIMEOUTS = 3
 #: code): generous, since a loaded machine can be slow to start a process.
 _STARTUP = 60.0
 
-#: The worker's entry point: ``minigrad.worker.main``.
-_WORKER = "from minigrad.worker import main; main()"
+#: The worker's entry point: ``minigrad.cli.worker.main``.
+_WORKER = "from minigrad.cli.worker import main; main()"
 
 #: The folder minigrad is imported from, put first on the worker's path so
 #: that it imports this very minigrad.
@@ -158,7 +158,7 @@ def run_job(
     """Run ``job`` in worker processes, waiting at most ``timeout`` seconds per item.
 
     Args:
-        job: What the worker does (see :mod:`minigrad.worker`): plain data.
+        job: What the worker does (see :mod:`minigrad.cli.worker`): plain data.
         timeout: Seconds to wait for the load, and then for each item.
         placeholder: ``placeholder(name, why)`` is the result of an item
             the worker could not give (it timed out or the worker died).
