@@ -9,8 +9,8 @@ or a Value: :mod:`~minigrad.core.rules.arithmetic`,
 Example:
     >>> import math
     >>> from minigrad.core import rules
-    >>> rules.TANH.partials[0](0.5, math.tanh(0.5))  # 1 - tanh(x)**2 on floats
-    0.7864477329659274
+    >>> rules.TANH.partials[0](0.5, math.tanh(0.5))  # sech(x)**2 on floats
+    0.7864477329659275
     >>> [rule.name for rule in rules.TABLE][:5]
     ['+', '-', '*', '/', '**']
 """
@@ -37,6 +37,8 @@ from minigrad.core.rules.arithmetic import (
 
 # The forward kernels that compiled code calls by name (see minigrad.compiler).
 from minigrad.core.rules.arithmetic import _pow as _pow
+from minigrad.core.rules.arithmetic import _pow_x as _pow_x
+from minigrad.core.rules.arithmetic import _pow_y as _pow_y
 from minigrad.core.rules.exp_log import (
     CBRT,
     EXP,
@@ -61,6 +63,7 @@ from minigrad.core.rules.exp_log import (
     softplus,
     sqrt,
 )
+from minigrad.core.rules.exp_log import _sech2 as _sech2
 from minigrad.core.rules.exp_log import _sigmoid as _sigmoid
 from minigrad.core.rules.exp_log import _softplus as _softplus
 from minigrad.core.rules.special import _INV_SQRT2 as _INV_SQRT2
@@ -81,6 +84,8 @@ from minigrad.core.rules.special import (
     lgamma,
     polygamma,
 )
+from minigrad.core.rules.special import _gauss as _gauss
+from minigrad.core.rules.special import _half_gauss as _half_gauss
 from minigrad.core.rules.trig import (
     ACOS,
     ACOSH,
