@@ -1,19 +1,22 @@
-"""How accurate are minigrad's built-in derivatives? Every rule, orders 1-3, against an exact oracle.
+"""How accurate are minigrad's derivatives? Every built-in rule, orders 1-3, against exact ones.
 
 One command sweeps every rule of ``minigrad.ops.TABLE`` over magnitudes from
 1e-300 to 1e300 (both signs, wherever the rule is defined), over the ordinary
 range in fine steps and up to the ends of its domain, and compares each
 derivative of order 1, 2 and 3 (mixed ones of two-argument rules included)
 with SymPy's exact derivative of the rule's ``math``, evaluated by mpmath with
-as many digits as it takes::
+as many digits as it takes; then every one-argument rule at e**x and e**-x
+(x up to 700), where its argument is beyond anything its sample draws::
 
-    python benchmarks/accuracy.py            # the full sweep: the table, Markdown on stdout
-    python benchmarks/accuracy.py --quick    # the size the test suite runs
+    python benchmarks/accuracy.py            # the full sweep (3-4 min): Markdown on stdout
+    python benchmarks/accuracy.py --quick    # the size the test suite runs (~10 s)
     python benchmarks/accuracy.py --details  # and every comparison above the goal
-    python benchmarks/accuracy.py --write    # the full sweep, its table into results.md
+    python benchmarks/accuracy.py --write    # and the tables into results.md
+    python benchmarks/accuracy.py --only tanh,atan2
 
 ``tests/test_accuracy.py`` runs the quick sweep and asserts the goal, so the
-figures here are the ones CI checks, at a larger size.
+figures here are the ones CI checks, at a larger size. Needs SymPy (and its
+mpmath), as the test suite does.
 
 The goal
 --------
@@ -29,49 +32,61 @@ measured four ways, each against the same exact value:
 - ``hessian``: order 2 by ``minigrad.hessian`` (forward mode over reverse).
 
 Each derivative is taken with respect to one input at a time
-(``grad(v, [x])``): the sweep measures each derivative where it is finite,
-and a partial towards the other input may well overflow there.
+(``grad(v, [x])``), and only along a path of lower derivatives that are
+finite: d2/dy dx of ``x / y`` is finite at (1e250, 1e-50), d/dy is not.
 
 The oracle
 ----------
 SymPy differentiates the rule's ``math``; mpmath evaluates each derivative at
 the point (its floats taken exactly) with 30 digits, then 60, 120, ... up to
-3840, until two precisions agree to 25 digits. A value that stays below
-1e-330 at the two highest precisions is taken as 0: the true value lies below
-every float there (``1 - tanh(x)**2`` at ``x = 1e5`` needs no 43,000 digits
-to know that). So cancellation in SymPy's formula (``1 - tanh(x)**2`` at
-``x = 350``, 4e-304, needs over 300 digits) never passes for an exact 0.
+1920, until two precisions agree to 25 digits. A value below 1e-330 at the
+two highest precisions is taken as 0: it is below every float (so
+cancellation in SymPy's formula, ``1 - tanh(x)**2`` at ``x = 350``, 4e-304
+after 300 digits, never passes for an exact 0 at 30 or 60). A value beyond
+10**-10000 or 10**10000 at two precisions is taken as it is, digits or not
+(e**-(x**2) at x = 1e300). And e**z for z < -10**4 is taken as 0 (see
+:func:`_exp`): mpmath needs up to a second for each such power.
 
-The points and what is left out, per rule
------------------------------------------
+The points
+----------
 Magnitudes ``m * 10**k`` for ``m`` in 1 and 3 and ``k`` from -300 to 300
 (every 2nd ``k`` in the full sweep, every 25th in the quick one), both signs;
-the ordinary range ``0.137 * i`` (full) or ``0.73 * i`` (quick) up to 60, both
-signs; ``1e-k`` inside every finite end of the domain (``asin`` at
-``1 - 1e-k``, ``log1p`` at ``-1 + 1e-k``, ...), and next to every pole of the
-gamma family; for the two-argument rules, a grid of such values on each side.
-A point where the forward itself is not a finite float (``exp(1000)``) is left
-out: there is no derivative to measure.
+the ordinary range ``0.137 * i`` (full) or ``1.37 * i`` (quick) up to 60,
+both signs; ``1e-k`` inside every finite end of the domain (``asin`` at
+``1 - 1e-k``, ``log1p`` at ``-1 + 1e-k``, ``acosh`` at ``1 + 1e-k``), next to
+``tan``'s poles and to the gamma family's (0, -1, -2, -10, -100, -170). For
+two-argument rules, every pair of ``+-10**k`` (every 20th ``k``, times 1 and
+3, in the full sweep; every 100th in the quick one) and +-0.37, 1.3, 2.9,
+7.1: so the diagonal ``y = x`` and arguments 1e600 apart are in. A point where
+the forward is not a finite float (``exp(1000)``) is left out: there is no
+derivative to measure.
 
-What no float64 formula can do is left out, and said here:
+What is left out, and why
+-------------------------
+Near a zero of a derivative that is not an exact float, no float64 formula
+keeps a relative error: the derivative is a sum of terms that cancel there,
+each with a rounding error of its own size, so the error grows as
+``1e-16 / distance``. :data:`NEAR_ZEROS` lists them for the one-argument
+rules (the third derivative of tanh at +-0.6585, of sigmoid at +-2.2924, of
+erf at +-1/sqrt(2), of atan at +-1/sqrt(3); the first of gelu at -0.7518,
+...); an order is not measured within 1e-2 (relative) of its zeros, and the
+report counts the points so left out (none, at these grids). The third
+derivative of gelu is listed at +-2, an exact float: x (x**2 - 4) phi(x) is a
+sum in minigrad's graph. The two-argument rules have such curves too
+(``x**2 = 3 y**2`` for atan2, ``1 + y log(x) = 0`` for d2(x**y)/dx dy), which
+the grid does not meet; their zeros that are exact floats (0, the diagonal
+``y = x`` of atan2, ``x = 1`` and integer ``y`` of ``x ** y``) are swept.
 
-- Near a zero of a derivative that is not an exact float (``tanh'''`` at
-  ``x = +-0.6585``, ``sigmoid'''`` at ``+-2.2924``, ``erf'''`` at
-  ``+-1/sqrt(2)``, ``atan'''`` at ``+-1/sqrt(3)``, ``asinh'''`` at
-  ``+-1/sqrt(2)``, ``gelu'`` at ``-0.7518``, ``gelu''`` at ``+-sqrt(2)``,
-  ``digamma`` and ``lgamma'`` at ``1.4616`` and one root in every ``(-n-1,
-  -n)``; for two arguments, curves such as ``x**2 = 3 y**2`` of ``atan2''``
-  and ``1 + y log(x) = 0`` of ``d2(x**y)/dx dy``): the derivative is a sum
-  of terms that cancel there, each carrying a rounding error of its own size,
-  so the relative error grows as ``1e-16 / distance``. The points above stay
-  at least 1e-2 (relative) away from every such zero; :data:`NEAR_ZEROS`
-  lists them and :func:`check_points` proves it. Zeros that are exact floats
-  (0, ``x = 1`` of ``log``, the diagonal ``y = x`` of ``atan2``) are swept.
-- ``gelu'''`` at ``x = +-2``: ``x (x**2 - 4) phi(x)`` has a zero at an exact
-  float, but minigrad's third derivative of ``gelu`` is a sum that cancels
-  there. Left out within 1e-2.
-- The gamma family next to a pole (within 1e-13 relative): the forward
-  itself is ill-conditioned there.
+The composites measure what reverse mode can hold: the error of
+``d^k/dx^k f(e**x)`` is relative to the sum of the magnitudes of its chain
+rule's terms, ``S(k, j) u**j f^(j)(u)`` (``log(e**x)`` has the second
+derivative 0 as 1 - 1). Raising is right where a factor of a term is beyond
+the floats (the third derivative of ``tanh(e**400)`` multiplies u**3 =
+1e521 by 0). Where a slope ``f^(j)(u)`` is below the smallest float
+(``atan'(u) = 1/(1 + u**2)`` at u = e**400, 3.7e-348), every float reverse
+pass (minigrad's, PyTorch's, JAX's) makes it 0 before the factor u**j that
+would bring the product back into range: the report counts those points as
+"lost", apart from the misses.
 """
 
 from __future__ import annotations
@@ -93,8 +108,11 @@ import sympy
 import minigrad
 from minigrad import Rule, Value, grad, ops
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from sympy_oracle import SYMBOLS, _derivative, localize, rule_sympy
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))  # the SymPy oracle the tests share
+sys.path.insert(0, HERE)
+from publish import KEPT  # noqa: E402
+from sympy_oracle import SYMBOLS, _derivative, localize, rule_sympy  # noqa: E402
 
 #: The goal: relative error, or absolute error where the value is below every normal float.
 RTOL = 1e-12
@@ -111,11 +129,9 @@ FLOAT_MAX = mpmath.mpf(sys.float_info.max)
 #: leaves a value near 10**-digits times its terms, never 10**-10000.
 FAR_BELOW = mpmath.mpf(10) ** -10000
 FAR_ABOVE = mpmath.mpf(10) ** 10000
-RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results.md")
-BEGIN = (
-    "<!-- derivative accuracy: written by `python benchmarks/accuracy.py --write`; do not edit -->"
-)
-END = "<!-- end of derivative accuracy -->"
+RESULTS = os.path.join(HERE, "results.md")
+#: The markers of the tables in results.md (``run.py --readme`` keeps them).
+BEGIN, END = KEPT[0]
 MODES = ("graph", "floats", "backward", "hessian")
 
 #: Zeros of a derivative that are not exact floats, by rule and order: near
@@ -168,6 +184,10 @@ def _magnitudes(step: int, mantissas: tuple[float, ...] = (1.0, 3.0)) -> list[fl
     return [m * 10.0**k for k in range(-300, 301, step) for m in mantissas]
 
 
+#: The poles of the gamma family the sweep goes up to (it has one at every integer <= 0).
+GAMMA_POLES = (0.0, -1.0, -2.0, -10.0, -100.0, -170.0)
+
+
 def _gamma_like(rule: Rule) -> bool:
     return rule in (ops.LGAMMA, ops.GAMMA, ops.DIGAMMA)
 
@@ -181,7 +201,7 @@ def _edges(rule: Rule, size: Size) -> list[float]:
         if math.isfinite(end):
             near += [end + side * max(1.0, abs(end)) * 10.0**-k for k in ks]
     if _gamma_like(rule):
-        for pole in (0.0, -1.0, -2.0, -10.0, -100.0, -170.0):
+        for pole in GAMMA_POLES:
             near += [pole + s * max(1.0, abs(pole)) * 10.0**-k for k in ks for s in (1.0, -1.0)]
     elif rule is ops.TAN:
         near += [a + s * 10.0**-k for a in rule.avoid for k in ks for s in (1.0, -1.0)]
@@ -189,29 +209,17 @@ def _edges(rule: Rule, size: Size) -> list[float]:
 
 
 def points_of(rule: Rule, size: Size) -> list[tuple[float, ...]]:
-    """The points the sweep measures ``rule`` at."""
+    """The points the sweep measures ``rule`` at (the forward may still fail at some)."""
     if rule.arity == 1:
         base = _magnitudes(size.step)
         base += [size.spacing * i for i in range(1, int(60 / size.spacing) + 1)]
         xs = {s * x for x in base for s in (1.0, -1.0)} | set(_edges(rule, size))
-        found = [(x,) for x in sorted(xs) if _inside(rule, (x,))]
+        found: list[tuple[float, ...]] = [(x,) for x in sorted(xs) if _inside(rule, (x,))]
     else:
-        side = _magnitudes(size.pair_step, size.pair_mantissas) + [0.37, 1.3, 2.9, 7.1]
+        side = [*_magnitudes(size.pair_step, size.pair_mantissas), 0.37, 1.3, 2.9, 7.1]
         values = sorted({s * x for x in side for s in (1.0, -1.0)})
         found = [p for p in itertools.product(values, values) if _inside(rule, p)]
-    margin = 1e-13 if _gamma_like(rule) else 0.0
-    return [
-        p
-        for p in found
-        if not any(abs(x - a) <= margin * max(1.0, abs(a)) for x in p for a in _poles(rule))
-        and not any(x == a for x in p for a in rule.avoid)
-    ]
-
-
-def _poles(rule: Rule) -> tuple[float, ...]:
-    if _gamma_like(rule):
-        return (0.0, -1.0, -2.0, -10.0, -100.0, -170.0)
-    return ()
+    return [p for p in found if not any(x == a for x in p for a in rule.avoid)]
 
 
 def skipped_orders(rule: Rule, point: Sequence[float]) -> set[int]:
@@ -463,6 +471,93 @@ def sweep(rules: Iterable[Rule], size: Size) -> list[RuleResult]:
     return results
 
 
+# Composites: a rule at e**x and e**-x, where its argument is far beyond its sample.
+
+#: x in f(e**x) and f(e**-x): e**x from 5e8 to 1e304.
+COMPOSITE_XS = (20.0, 50.0, 120.0, 200.0, 300.0, 400.0, 600.0, 700.0)
+#: d^k/dx^k f(e**x) = sum_j S(k, j) u**j f^(j)(u), u = e**x (Stirling numbers S).
+_STIRLING = {1: {1: 1}, 2: {1: 1, 2: 1}, 3: {1: 1, 2: 3, 3: 1}}
+_TINY = mpmath.mpf(sys.float_info.min)
+
+
+@dataclass
+class CompositeResult:
+    """One rule's composites: the worst error relative to the chain rule's terms, per order."""
+
+    rule: Rule
+    points: int = 0
+    worst: dict[int, float] = field(default_factory=dict)
+    raised: int = 0  # where an intermediate is beyond the floats: allowed
+    lost: int = 0  # an adjoint below the floats, flushed to 0: see the module's text
+    misses: list[tuple[float, float, int, Any, Any]] = field(default_factory=list)
+
+
+def composite(rule: Rule, sign: float, x: float, result: CompositeResult) -> None:
+    """Add ``rule(e**(sign x))``'s derivatives of orders 1-3 at ``x`` to ``result``.
+
+    The reference is the chain rule's sum at u, the float e**(sign x) that
+    minigrad computed (so the rounding of u, which the composite cannot
+    undo, is not counted): sign**k sum_j S(k, j) u**j f^(j)(u), f^(j)(u)
+    exact. The error is measured against the sum of the terms' magnitudes
+    (a composite can cancel: log(e**x) has the second derivative 0 as
+    1 - 1). Raising is right where a term's factor u**j or f^(j)(u) is
+    beyond the floats; a number must be within the goal.
+    """
+    v = Value(x)
+    try:
+        inner = (v * sign).exp()
+        node = _call(rule, [inner])
+    except (ArithmeticError, ValueError):
+        return
+    result.points += 1
+    u = mpmath.mpf(inner.data)
+    exact = exact_derivatives(rule, (inner.data,))
+    for k in range(1, MAX_ORDER + 1):
+        slopes = [exact[(0,) * j] for j in range(1, k + 1)]
+        if any(d is None for d in slopes):
+            raise AssertionError(f"oracle unresolved: {rule.name} at {inner.data!r}")
+        terms = [c * u**j * slopes[j - 1] for j, c in _STIRLING[k].items()]
+        want = sign**k * mpmath.fsum(terms)
+        scale = mpmath.fsum(abs(t) for t in terms)
+        beyond = any(abs(u) ** j > FLOAT_MAX for j in range(1, k + 1)) or any(
+            d != 0 and not _TINY <= abs(d) <= FLOAT_MAX for d in slopes
+        )
+        try:
+            (node,) = grad(node, [v], create_graph=True)
+        except (ArithmeticError, ValueError) as exc:
+            if beyond:
+                result.raised += 1
+            else:
+                result.misses.append((math.inf, x * sign, k, exc, want))
+            return
+        error = float(abs(mpmath.mpf(node.data) - want) / scale) if scale else 0.0
+        if abs(mpmath.mpf(node.data) - want) <= ATOL:
+            error = 0.0
+        if error > RTOL and any(d != 0 and abs(d) < _TINY for d in slopes):
+            # A slope of f at u is below the floats (atan'(u) = 1/(1 + u**2) at
+            # u = e**400): the partial is 0 in any float reverse pass, and the
+            # factor u**j that would bring the product back comes after it.
+            result.lost += 1
+            return
+        result.worst[k] = max(result.worst.get(k, 0.0), error)
+        if error > RTOL:
+            result.misses.append((error, x * sign, k, node.data, want))
+
+
+def composites(rules: Iterable[Rule]) -> list[CompositeResult]:
+    """Every one-argument rule at e**x and e**-x for x in COMPOSITE_XS."""
+    results = []
+    for rule in rules:
+        if rule.arity != 1:
+            continue
+        result = CompositeResult(rule)
+        for x in COMPOSITE_XS:
+            for sign in (1.0, -1.0):
+                composite(rule, sign, x, result)
+        results.append(result)
+    return results
+
+
 # The report.
 
 
@@ -482,15 +577,28 @@ def _at(point: Sequence[float]) -> str:
 def table(results: Sequence[RuleResult]) -> str:
     """The Markdown table: worst relative error per rule and order, and where."""
     lines = [
-        "| rule | points | order 1 | order 2 | order 3 | worst at | seconds |",
-        "|---|---|---|---|---|---|---|",
+        "| rule | points | order 1 | order 2 | order 3 | worst at (by) |",
+        "|---|---|---|---|---|---|",
     ]
     for r in results:
         cells = [_fmt(r.worst[o].error) if o in r.worst else "" for o in (1, 2, 3)]
         worst = max(r.worst.values(), key=lambda w: w.error, default=None)
         where = f"{_at(worst.point)} ({worst.mode})" if worst and worst.error else ""
+        lines.append(f"| {r.rule.name} | {r.points} | {' | '.join(cells)} | {where} |")
+    return "\n".join(lines)
+
+
+def composite_table(results: Sequence[CompositeResult]) -> str:
+    """The Markdown table of the composites f(e**x) and f(e**-x)."""
+    lines = [
+        "| rule | points | order 1 | order 2 | order 3 | raised | lost |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        cells = [_fmt(r.worst[o]) if o in r.worst else "" for o in (1, 2, 3)]
         lines.append(
-            f"| {r.rule.name} | {r.points} | {' | '.join(cells)} | {where} | {r.seconds:.1f} |"
+            f"| {r.rule.name} | {r.points} | {' | '.join(cells)} | {r.raised or ''} "
+            f"| {r.lost or ''} |"
         )
     return "\n".join(lines)
 
@@ -508,29 +616,43 @@ def details(results: Sequence[RuleResult], limit: int = 8) -> str:
     return "\n".join(lines)
 
 
-def report(results: Sequence[RuleResult], size: Size, seconds: float) -> str:
-    """The table with the words around it: the goal, the size, how many comparisons."""
+def report(
+    results: Sequence[RuleResult], mixed: Sequence[CompositeResult], size: Size, seconds: float
+) -> str:
+    """The tables with the words around them: the goal, the size, how many comparisons."""
     compared = sum(w.count for r in results for w in r.worst.values())
     misses = sum(len(r.misses) for r in results)
     unresolved = sum(r.unresolved for r in results)
     near = sum(r.near_zero for r in results)
+    mixed_misses = sum(len(r.misses) for r in mixed)
+    lost = sorted({r.rule.name for r in mixed if r.lost})
+    command = f"python benchmarks/accuracy.py{' --quick' if size is QUICK else ''}"
     return "\n\n".join(
         [
             "## Derivative accuracy: every rule, orders 1-3, against an exact oracle",
-            f"`python benchmarks/accuracy.py{' --quick' if size is QUICK else ''}` "
-            f"(minigrad {minigrad.__version__}, mpmath {mpmath.__version__}, "
-            f"SymPy {sympy.__version__}): {compared:,} comparisons at "
-            f"{sum(r.points for r in results):,} points in {seconds:.0f} s of CPU time. "
-            f"Each cell is the worst relative error (0 where within {ATOL:g} absolute) of "
-            "the rule's derivatives of that order, mixed ones included, over the modes "
-            "graph (grad with create_graph), floats, backward and hessian, against SymPy's "
-            "exact derivative evaluated by mpmath until two precisions agree to 25 digits. "
-            f"Goal: {RTOL:g}. **wrong** marks a raise where the value is finite, or a number "
-            "where it is not. Points where the forward is not finite are left out; so are "
-            f"the orders near a zero that is not an exact float ({near} points, listed "
-            "in `NEAR_ZEROS`): see the script's text for what is swept and why.",
+            f"`{command}` (minigrad {minigrad.__version__}, SymPy {sympy.__version__}, "
+            f"mpmath {mpmath.__version__}; {seconds:.0f} s of CPU time): {compared:,} "
+            f"comparisons at {sum(r.points for r in results):,} points, magnitudes 1e-300 to "
+            "1e300, both signs, the ordinary range and the ends of each domain. A cell is the "
+            f"worst relative error (0 where within {ATOL:g} absolute) of the rule's derivatives "
+            "of that order, mixed ones included, by grad with create_graph, on floats, by "
+            "backward and by hessian, against SymPy's exact derivative evaluated by mpmath "
+            f"until two precisions agree to 25 digits. Goal: {RTOL:g}. **wrong** would mark a "
+            "raise where the value is a finite float, or a number where it is not. Left out: "
+            "points where the forward itself is not finite, and orders within 1e-2 of a zero "
+            f"that is not an exact float ({near} points); the script's text says why.",
             table(results),
             f"Comparisons above the goal: {misses}; oracle unresolved: {unresolved}.",
+            "Each one-argument rule at u = e**x and e**-x, x = "
+            f"{', '.join(f'{x:g}' for x in COMPOSITE_XS)} (u up to 1e304): the error of "
+            "d^k/dx^k f(u) relative to the sum of the magnitudes of the chain rule's terms "
+            "S(k, j) u**j f^(j)(u). *raised*: points where minigrad raised and a factor of a "
+            "term is beyond the floats (allowed). *lost*: points where a slope f^(j)(u) is "
+            "below the smallest float, so any float reverse pass has it 0 before the factor "
+            "u**j that would bring the product back (the result is then wrong without an "
+            f"error: {', '.join(lost) or 'none'}).",
+            composite_table(mixed),
+            f"Composite comparisons above the goal, apart from *lost*: {mixed_misses}.",
         ]
     )
 
@@ -553,7 +675,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="the test suite's size")
     parser.add_argument("--details", action="store_true", help="every miss, worst first")
-    parser.add_argument("--write", action="store_true", help="write the table into results.md")
+    parser.add_argument("--write", action="store_true", help="write the tables into results.md")
     parser.add_argument("--only", default="", help="comma-separated rule names")
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
@@ -561,14 +683,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules = [r for r in ops.TABLE if not names or r.name in names]
     start = time.process_time()
     results = sweep(rules, size)
-    text = report(results, size, time.process_time() - start)
+    mixed = composites(rules)
+    text = report(results, mixed, size, time.process_time() - start)
     print(text)
     if args.details:
         print()
         print(details(results))
+        for r in mixed:
+            for error, x, k, got, _ in r.misses:
+                print(f"{r.rule.name}(e**{x:g}) order {k}: error {error:.3g}, minigrad {got}")
     if args.write:
         write_results(text)
-    return 1 if any(r.misses or r.unresolved for r in results) else 0
+    failed = any(r.misses or r.unresolved for r in results) or any(r.misses for r in mixed)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -131,8 +131,21 @@ def pow_derivative(n: int, k: int, x: float | Value, y: float | Value) -> float 
         raise TypeError(f"pow_derivative: n and k must be ints, got {n!r}, {k!r}")
     if not isinstance(k, int) or n < 0 or k < 0:
         raise ValueError(f"pow_derivative: n and k must be ints >= 0, got {n!r}, {k!r}")
+    return _pow_slope(n, k, x, y)
+
+
+def _pow_slope(n: int, k: int, x: float | Value, y: float | Value) -> float | Value:
+    """:func:`pow_derivative` without its checks of n and k: the partials call it."""
+    if type(x) is float and type(y) is float:
+        if n == 1 and k == 0:
+            return _pow_x(x, y)  # the slopes of every x ** y on floats: the short way
+        if n == 0 and k == 1 and x > 0.0:
+            return _pow_y(x, y)
+        if x < 0.0 and k:
+            log(x)  # raises log's own error: a slope in y needs log(x)
+        return _pow_derivative(n, k, x, y)
     if k and value_of(x) < 0.0:
-        log(value_of(x))  # raises log's own error: a slope in y needs log(x)
+        log(value_of(x))
     return _binary(_pow_rule(n, k), x, y)
 
 
@@ -185,25 +198,34 @@ def _pow_derivative(n: int, k: int, x: float, y: float) -> float:
         return 0.0 if falling == 0.0 else falling * _pow(x, y - n)
     if x < 0.0 and k:
         raise ValueError("a negative base has no slope in y: log(x) is not real")
+    lx = math.log(abs(x))
     if k == 0:
         # y (y - 1) ... (y - n + 1) as a product: exactly 0 at an integer
         # y < n, and accurate near one, where the expanded polynomial cancels.
         factors = [y - m for m in range(n)]
-        if 0.0 in factors:
-            return 0.0
         p = math.prod(factors)  # inf if it overflows
-        sign = math.prod(math.copysign(1.0, f) for f in factors)
-        log_p = math.fsum(math.log(abs(f)) for f in factors)
     else:
-        lx = math.log(x)
-        terms = [(i, j, c) for (i, j), c in _pow_polynomial(n, k).items()]
+        terms = [(i, j, float(c)) for (i, j), c in _pow_polynomial(n, k).items()]
         try:
             p = math.fsum(c * y**i * lx**j for i, j, c in terms)
         except OverflowError:
             p = _INF
-        if p == 0.0:
-            return 0.0
-        if p - p == 0.0:
+    if p == 0.0:
+        return 0.0
+    power = y - n
+    try:
+        scale = _pow(x, power)
+    except OverflowError:
+        scale = _INF
+    if _TINY <= abs(scale) < _INF and p - p == 0.0:
+        result = scale * p  # both in range: one rounding
+    else:
+        # x**(y - n) is beyond the floats or has lost digits, or p overflowed:
+        # multiply through logarithms (1e-13 relative at worst, from log|x|).
+        if k == 0:
+            sign = math.prod(math.copysign(1.0, f) for f in factors)
+            log_p = math.fsum(math.log(abs(f)) for f in factors)
+        elif p - p == 0.0:
             sign, log_p = math.copysign(1.0, p), math.log(abs(p))
         else:  # a term overflowed: add them as logarithms
             sign, log_p = _log_abs_sum(
@@ -222,19 +244,9 @@ def _pow_derivative(n: int, k: int, x: float, y: float) -> float:
             )
             if sign == 0.0:
                 return 0.0
-    power = y - n
-    try:
-        scale = _pow(x, power)
-    except OverflowError:
-        scale = _INF
-    if _TINY <= abs(scale) < _INF and p - p == 0.0:
-        result = scale * p  # both in range: one rounding
-    else:
-        # x**(y - n) is beyond the floats or has lost digits, or p overflowed:
-        # multiply through logarithms (1e-13 relative at worst, from log|x|).
         if x < 0.0 and power % 2.0:  # an odd integer power of a negative base
             sign = -sign
-        total = power * math.log(abs(x)) + log_p
+        total = power * lx + log_p
         result = math.copysign(math.exp(total), sign) if total < 710.0 else _INF
     if result - result != 0.0:
         raise OverflowError("math range error")
@@ -243,11 +255,28 @@ def _pow_derivative(n: int, k: int, x: float, y: float) -> float:
 
 def _pow_x(x: float, y: float) -> float:
     """y x**(y - 1): the slope of x ** y in x, on floats (compiled code calls it)."""
+    if x:
+        # The usual case at once: x**(y - 1) a normal float, times y.
+        try:
+            scale = math.pow(x, y - 1.0)
+        except OverflowError:
+            scale = _INF
+        if _TINY <= abs(scale) < _INF:
+            slope = y * scale
+            if slope - slope == 0.0:
+                return slope
     return _pow_derivative(1, 0, x, y)
 
 
 def _pow_y(x: float, y: float) -> float:
     """x**y log(x): the slope of x ** y in y, on floats (compiled code calls it)."""
+    if x > 0.0:
+        try:
+            scale = math.pow(x, y)
+        except OverflowError:
+            scale = _INF
+        if _TINY <= scale < _INF:
+            return scale * math.log(x)  # the usual case at once (finite: |log x| < 745)
     return _pow_derivative(0, 1, x, y)
 
 
@@ -271,8 +300,8 @@ def _pow_rule(n: int, k: int) -> Rule:
             if (n, k) == (0, 1)
             else lambda x, y: _pow_derivative(n, k, x, y),
             (
-                lambda x, y, out: pow_derivative(n + 1, k, x, y),
-                lambda x, y, out: pow_derivative(n, k + 1, x, y),
+                lambda x, y, out: _pow_slope(n + 1, k, x, y),
+                lambda x, y, out: _pow_slope(n, k + 1, x, y),
             ),
             math=f"diff(x**y{by})",
             domain=POW.domain,
@@ -331,10 +360,7 @@ POW = Rule(
     "**",
     _pow,
     # y x**(y-1) and x**y log(x), each one op of the family of pow's derivatives.
-    (
-        lambda x, y, out: pow_derivative(1, 0, x, y),
-        lambda x, y, out: pow_derivative(0, 1, x, y),
-    ),
+    (lambda x, y, out: _pow_slope(1, 0, x, y), lambda x, y, out: _pow_slope(0, 1, x, y)),
     math="x**y",
     # A negative base is defined only for integer exponents: no open interval.
     domain=((0.0, _INF), (-_INF, _INF)),

@@ -150,6 +150,16 @@ def softplus(x: S) -> S:
     return _unary(SOFTPLUS, x)
 
 
+def sech2(x: S) -> S:
+    """sech(x)**2 = 1 - tanh(x)**2, the slope of tanh, of a float or a Value, without cancellation.
+
+    Example:
+        >>> sech2(30.0), 1.0 - math.tanh(30.0) ** 2
+        (3.502604305079e-26, 0.0)
+    """
+    return _sech2(x) if type(x) is float else _unary(_tanh_rule(1), x)
+
+
 def tanh_derivative(n: int, x: S) -> S:
     """The n-th derivative of tanh (n >= 1) at a float or a Value, accurate at every x.
 
@@ -160,8 +170,8 @@ def tanh_derivative(n: int, x: S) -> S:
     to any order.
 
     Example:
-        >>> tanh_derivative(1, 30.0), 1.0 - math.tanh(30.0) ** 2
-        (3.502604305079e-26, 0.0)
+        >>> tanh_derivative(2, 0.5) == -2.0 * math.tanh(0.5) * sech2(0.5)
+        True
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"tanh_derivative: n must be an int >= 1, got {n!r}")
@@ -296,7 +306,7 @@ SIGMOID = Rule(
     _sigmoid,
     # sigmoid(x) = (1 + tanh(x/2)) / 2. Not out * (1 - out): 1 - out is 0 for
     # x >= 37, and its own slope cancels to 0 near x = 0.
-    (lambda x, out: 0.25 * tanh_derivative(1, 0.5 * x),),
+    (lambda x, out: 0.25 * sech2(0.5 * x),),
     math="1/(1 + exp(-x))",
     sample=((-4.0, 4.0),),
     spelling="x.sigmoid()",

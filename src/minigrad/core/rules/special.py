@@ -247,6 +247,16 @@ def _half_gauss(x: float) -> float:
     return _gaussian(0, x, 0.5)
 
 
+def _gauss_of(x: S) -> S:
+    """e**-x**2 of a float or a Value: gaussian_derivative(0, x), in fewer steps on a float."""
+    return _gauss(x) if type(x) is float else _unary(_gaussian_rule(0, 1.0), x)
+
+
+def _half_gauss_of(x: S) -> S:
+    """e**(-x**2/2) of a float or a Value: gaussian_derivative(0, x, 0.5)."""
+    return _half_gauss(x) if type(x) is float else _unary(_gaussian_rule(0, 0.5), x)
+
+
 #: The rules of (-1)**n d^n/dx^n e**(-a x**2), by (n, a), made when first needed.
 _GAUSSIAN: dict[tuple[int, float], Rule] = {}
 
@@ -279,7 +289,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 ERF = Rule(
     "erf",
     math.erf,
-    (lambda x, out: _TWO_OVER_SQRT_PI * gaussian_derivative(0, x),),
+    (lambda x, out: _TWO_OVER_SQRT_PI * _gauss_of(x),),
     math="erf(x)",
     sample=((-3.0, 3.0),),
     spelling="x.erf()",
@@ -287,7 +297,7 @@ ERF = Rule(
 ERFC = Rule(
     "erfc",
     math.erfc,
-    (lambda x, out: -_TWO_OVER_SQRT_PI * gaussian_derivative(0, x),),
+    (lambda x, out: -_TWO_OVER_SQRT_PI * _gauss_of(x),),
     math="erfc(x)",
     sample=((-3.0, 3.0),),
     spelling="x.erfc()",
@@ -297,11 +307,7 @@ GELU = Rule(
     # Phi(x) = erfc(-x / sqrt(2)) / 2, not (1 + erf(x / sqrt(2))) / 2, which
     # cancels for x < 0 (all digits lost by x = -8.5).
     lambda x: 0.5 * x * math.erfc(-x * _INV_SQRT2),
-    (
-        lambda x, out: (
-            0.5 * erfc(-x * _INV_SQRT2) + x * gaussian_derivative(0, x, 0.5) * _INV_SQRT_2PI
-        ),
-    ),
+    (lambda x, out: 0.5 * erfc(-x * _INV_SQRT2) + x * _half_gauss_of(x) * _INV_SQRT_2PI,),
     math="x*(1 + erf(x/sqrt(2)))/2",
     sample=((-3.0, 3.0),),
     spelling="x.gelu()",

@@ -15,7 +15,7 @@ import math
 
 from minigrad.core.rule import _INF, Rule, _binary, _unary, overload
 from minigrad.core.rules.arithmetic import ABS
-from minigrad.core.rules.exp_log import exp, log, sqrt, tanh_derivative
+from minigrad.core.rules.exp_log import exp, log, sech2, sqrt
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
@@ -275,6 +275,16 @@ def _polar(terms: Terms, k: int, x: float, y: float) -> float:
     """
     if x - x != 0.0 or y - y != 0.0:
         raise ValueError("input is not finite")
+    r = math.hypot(x, y)
+    if k <= 4 and 1e-75 < r < 1e75:
+        # The common case, directly: no factor below 1e-300 or beyond 1e300.
+        c = x / r
+        s = y / r
+        if (c == 0.0 or abs(c) > 1e-40) and (s == 0.0 or abs(s) > 1e-40):
+            if len(terms) == 1:
+                ((coefficient, a, b),) = terms
+                return coefficient * c**a * s**b / r**k
+            return math.fsum(v * c**a * s**b for v, a, b in terms) / r**k
     # r = hypot(x, y) as mr * 2**er, from the coordinates scaled by a power
     # of two, so that r itself cannot overflow (at 1.7e308) or lose digits.
     shift = max(math.frexp(x)[1], math.frexp(y)[1])
@@ -348,10 +358,10 @@ def _polar_rule(terms: Terms, k: int) -> Rule:
 
 
 #: c = x / r and s = y / r, and c / r and -s / r: the slopes of hypot and atan2.
-_C: Terms = ((1, 1, 0),)
-_S: Terms = ((1, 0, 1),)
-_MINUS_S: Terms = ((-1, 0, 1),)
-_ONE: Terms = ((1, 0, 0),)
+_HYPOT_DX = _polar_rule(((1, 1, 0),), 0)
+_HYPOT_DY = _polar_rule(((1, 0, 1),), 0)
+_ATAN2_DY = _polar_rule(((1, 1, 0),), 1)
+_ATAN2_DX = _polar_rule(((-1, 0, 1),), 1)
 
 
 _DEGREES_PER_RADIAN = 180.0 / math.pi  # the constants math.degrees and math.radians use
@@ -382,7 +392,7 @@ TANH = Rule(
     "tanh",
     math.tanh,
     # sech(x)**2, not 1 - out * out: that is 1e-8 off at |x| = 10 and 0 from 19.
-    (lambda x, out: tanh_derivative(1, x),),
+    (lambda x, out: sech2(x),),
     math="tanh(x)",
     sample=((-3.0, 3.0),),
     spelling="x.tanh()",
@@ -435,7 +445,7 @@ ATAN2 = Rule(
     "atan2",
     math.atan2,
     # x / r**2 and -y / r**2, scaled: x*x + y*y overflows at 1e200 and is 0 at 1e-170.
-    (lambda y, x, out: polar(_C, 1, x, y), lambda y, x, out: polar(_MINUS_S, 1, x, y)),
+    (lambda y, x, out: _binary(_ATAN2_DY, x, y), lambda y, x, out: _binary(_ATAN2_DX, x, y)),
     # `math` names the arguments by position: its x is the first, y here.
     math="atan2(x, y)",
     sample=((-3.0, 3.0), (-3.0, 3.0)),
@@ -448,7 +458,7 @@ HYPOT = Rule(
     math.hypot,
     # x / r and y / r, as polar rules: the graph of x / out differentiates to
     # 1/r - x**2/r**3, which cancels (to 0 at (1e150, 1e100)) where y**2/r**3 does not.
-    (lambda x, y, out: polar(_C, 0, x, y), lambda x, y, out: polar(_S, 0, x, y)),
+    (lambda x, y, out: _binary(_HYPOT_DX, x, y), lambda x, y, out: _binary(_HYPOT_DY, x, y)),
     math="sqrt(x**2 + y**2)",
     sample=((-3.0, 3.0), (-3.0, 3.0)),
     avoid=(0.0,),  # its kink, at x = y = 0
