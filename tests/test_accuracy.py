@@ -322,3 +322,9 @@ def test_the_helper_functions_refuse_bad_orders() -> None:
         pow_derivative(-1, 0, 1.0, 2.0)
     with pytest.raises(TypeError, match=r"^pow_derivative: n and k must be ints"):
         pow_derivative(1.0, 0, 1.0, 2.0)  # type: ignore[call-overload]
+    with pytest.raises(ValueError, match=r"^pow_x: .*got x=-2.0, y=2.5$"):
+        pow_derivative(1, 0, -2.0, 2.5)  # no real power: named, as every op's forward
+    with pytest.raises(ValueError, match=r"^log: input must be > 0, got -2.0$"):
+        pow_derivative(0, 1, -2.0, 2.0)  # the slope in y needs log(x)
+    with pytest.raises(ValueError, match=r"^polar: terms must be .* got terms=\(\(1, -1, 0\),\)"):
+        polar(((1, -1, 0),), 1, 1.0, 2.0)

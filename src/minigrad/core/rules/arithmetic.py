@@ -131,11 +131,13 @@ def pow_derivative(n: int, k: int, x: float | Value, y: float | Value) -> float 
         raise TypeError(f"pow_derivative: n and k must be ints, got {n!r}, {k!r}")
     if not isinstance(k, int) or n < 0 or k < 0:
         raise ValueError(f"pow_derivative: n and k must be ints >= 0, got {n!r}, {k!r}")
-    return _pow_slope(n, k, x, y)
+    if k and value_of(x) < 0.0:
+        log(value_of(x))  # raises log's own error: a slope in y needs log(x)
+    return _binary(_pow_rule(n, k), x, y)
 
 
 def _pow_slope(n: int, k: int, x: float | Value, y: float | Value) -> float | Value:
-    """:func:`pow_derivative` without its checks of n and k: the partials call it."""
+    """:func:`pow_derivative` for the partials: no checks of n and k, floats the short way."""
     if type(x) is float and type(y) is float:
         if n == 1 and k == 0:
             return _pow_x(x, y)  # the slopes of every x ** y on floats: the short way

@@ -261,6 +261,24 @@ def polar(terms: Terms, k: int, x: float | Value, y: float | Value) -> float | V
         >>> polar(((1, 1, 0),), 1, 1e200, 1e200)  # d atan2(y, x) / dy = x / r**2
         5e-201
     """
+    if (
+        isinstance(k, bool)
+        or not isinstance(k, int)
+        or k < 0
+        or not isinstance(terms, tuple)
+        or not all(
+            isinstance(t, tuple)
+            and len(t) == 3
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in t)
+            and t[1] >= 0
+            and t[2] >= 0
+            for t in terms
+        )
+    ):
+        raise ValueError(
+            "polar: terms must be a tuple of (coefficient, a, b) ints with a, b >= 0 and k "
+            f"an int >= 0, got terms={terms!r}, k={k!r}"
+        )
     return _binary(_polar_rule(terms, k), x, y)
 
 
@@ -364,6 +382,11 @@ _ATAN2_DY = _polar_rule(((1, 1, 0),), 1)
 _ATAN2_DX = _polar_rule(((-1, 0, 1),), 1)
 
 
+def _hypot_1(x: S) -> S:
+    """hypot(1, x) of a float or a Value, in fewer steps than :func:`hypot` on a float."""
+    return math.hypot(1.0, x) if type(x) is float else _binary(HYPOT, 1.0, x)  # type: ignore[return-value]
+
+
 _DEGREES_PER_RADIAN = 180.0 / math.pi  # the constants math.degrees and math.radians use
 
 
@@ -436,7 +459,7 @@ ATAN = Rule(
     # and every op in it has a slope at most 1/|x| times its value, so the
     # second derivative of atan(u) with u = e**400 (-2u/(1 + u**2)**2, below
     # the floats) is never a factor on its own: see log.
-    (lambda x, out: exp(-2.0 * log(hypot(1.0, x))),),
+    (lambda x, out: exp(-2.0 * log(_hypot_1(x))),),
     math="atan(x)",
     sample=((-4.0, 4.0),),
     spelling="x.atan()",
@@ -483,7 +506,7 @@ COSH = Rule(
 ASINH = Rule(
     "asinh",
     math.asinh,
-    (lambda x, out: exp(-log(hypot(1.0, x))),),  # 1 / sqrt(1 + x**2): see atan
+    (lambda x, out: exp(-log(_hypot_1(x))),),  # 1 / sqrt(1 + x**2): see atan
     math="asinh(x)",
     sample=((-4.0, 4.0),),
     spelling="x.asinh()",
