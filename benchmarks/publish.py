@@ -18,6 +18,16 @@ BEGIN = "<!-- benchmark summary: written by `python benchmarks/run.py --readme`;
 END = "<!-- end of benchmark summary -->"
 
 RESULTS = os.path.join(REPO, "benchmarks", "results.md")
+
+#: Blocks of results.md that other scripts write (their markers): a new
+#: report keeps them, after its own sections.
+KEPT = (
+    (
+        "<!-- derivative accuracy: written by `python benchmarks/accuracy.py --write`; "
+        "do not edit -->",
+        "<!-- end of derivative accuracy -->",
+    ),
+)
 READMES = (os.path.join(REPO, "README.md"), os.path.join(REPO, "benchmarks", "README.md"))
 
 #: The rows of the summary's table, in order.
@@ -100,6 +110,21 @@ def replace_block(text: str, block: str, path: str = "the text") -> str:
     return f"{text[: start + len(BEGIN)]}\n{block}\n{text[end:]}"
 
 
+def kept_blocks(text: str) -> list[str]:
+    """The blocks of :data:`KEPT` in ``text``, each with its markers.
+
+    >>> begin, end = KEPT[0]
+    >>> kept_blocks(f"# report\\n{begin}\\ntable\\n{end}\\n") == [f"{begin}\\ntable\\n{end}"]
+    True
+    """
+    found = []
+    for begin, end in KEPT:
+        start, stop = text.find(begin), text.find(end)
+        if start >= 0 and stop > start:
+            found.append(text[start : stop + len(end)])
+    return found
+
+
 def publish(report: str, block: str) -> list[str]:
     """Write the report to results.md and the summary into the READMEs; the paths written."""
     # Read every README first: a missing marker stops the run before any file changes.
@@ -107,8 +132,12 @@ def publish(report: str, block: str) -> list[str]:
     for path in READMES:
         with open(path, encoding="utf-8") as f:
             texts[path] = replace_block(f.read(), block, path)
+    kept: list[str] = []
+    if os.path.exists(RESULTS):
+        with open(RESULTS, encoding="utf-8") as f:
+            kept = kept_blocks(f.read())
     with open(RESULTS, "w", encoding="utf-8") as f:
-        f.write(report)
+        f.write("\n\n".join([report.rstrip("\n"), *kept]) + "\n")
     for path, text in texts.items():
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)

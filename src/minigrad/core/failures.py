@@ -62,7 +62,8 @@ _NOT_FINITE_ADVICE = (
     "formula, or keep the op's inputs where it is differentiable"
 )
 _OVERFLOW_ADVICE = (
-    "the derivative is too large for a float here: rescale the function or its inputs"
+    "the derivative, or a product on the way to it (a gradient times a partial), is "
+    "beyond the floats here: rescale the function or its inputs"
 )
 
 

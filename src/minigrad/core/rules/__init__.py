@@ -9,8 +9,8 @@ or a Value: :mod:`~minigrad.core.rules.arithmetic`,
 Example:
     >>> import math
     >>> from minigrad.core import rules
-    >>> rules.TANH.partials[0](0.5, math.tanh(0.5))  # 1 - tanh(x)**2 on floats
-    0.7864477329659274
+    >>> rules.TANH.partials[0](0.5, math.tanh(0.5))  # sech(x)**2 on floats
+    0.7864477329659275
     >>> [rule.name for rule in rules.TABLE][:5]
     ['+', '-', '*', '/', '**']
 """
@@ -30,6 +30,7 @@ from minigrad.core.rules.arithmetic import (
     copysign,
     fabs,
     ldexp,
+    pow_derivative,
     relu,
     sign,
     step,
@@ -37,6 +38,8 @@ from minigrad.core.rules.arithmetic import (
 
 # The forward kernels that compiled code calls by name (see minigrad.compiler).
 from minigrad.core.rules.arithmetic import _pow as _pow
+from minigrad.core.rules.arithmetic import _pow_x as _pow_x
+from minigrad.core.rules.arithmetic import _pow_y as _pow_y
 from minigrad.core.rules.exp_log import (
     CBRT,
     EXP,
@@ -57,10 +60,13 @@ from minigrad.core.rules.exp_log import (
     log1p,
     log2,
     log10,
+    sech2,
     sigmoid,
     softplus,
     sqrt,
+    tanh_derivative,
 )
+from minigrad.core.rules.exp_log import _sech2 as _sech2
 from minigrad.core.rules.exp_log import _sigmoid as _sigmoid
 from minigrad.core.rules.exp_log import _softplus as _softplus
 from minigrad.core.rules.special import _INV_SQRT2 as _INV_SQRT2
@@ -77,10 +83,13 @@ from minigrad.core.rules.special import (
     erf,
     erfc,
     gamma,
+    gaussian_derivative,
     gelu,
     lgamma,
     polygamma,
 )
+from minigrad.core.rules.special import _gauss as _gauss
+from minigrad.core.rules.special import _half_gauss as _half_gauss
 from minigrad.core.rules.trig import (
     ACOS,
     ACOSH,
@@ -108,6 +117,8 @@ from minigrad.core.rules.trig import (
     degrees,
     dist,
     hypot,
+    one_minus_square,
+    polar,
     radians,
     sin,
     sinh,
@@ -181,6 +192,7 @@ __all__ = [
     "expm1",
     "fabs",
     "gamma",
+    "gaussian_derivative",
     "gelu",
     "hypot",
     "ldexp",
@@ -189,9 +201,13 @@ __all__ = [
     "log1p",
     "log2",
     "log10",
+    "one_minus_square",
+    "polar",
     "polygamma",
+    "pow_derivative",
     "radians",
     "relu",
+    "sech2",
     "sigmoid",
     "sign",
     "sin",
@@ -201,6 +217,7 @@ __all__ = [
     "step",
     "tan",
     "tanh",
+    "tanh_derivative",
     "value_of",
 ]
 

@@ -150,6 +150,34 @@ def softplus(x: S) -> S:
     return _unary(SOFTPLUS, x)
 
 
+def sech2(x: S) -> S:
+    """sech(x)**2 = 1 - tanh(x)**2, the slope of tanh, of a float or a Value, without cancellation.
+
+    Example:
+        >>> sech2(30.0), 1.0 - math.tanh(30.0) ** 2
+        (3.502604305079e-26, 0.0)
+    """
+    return _sech2(x) if type(x) is float else _unary(_tanh_rule(1), x)
+
+
+def tanh_derivative(n: int, x: S) -> S:
+    """The n-th derivative of tanh (n >= 1) at a float or a Value, accurate at every x.
+
+    ``tanh_derivative(1, x)`` is sech(x)**2, computed from e**-2|x| rather
+    than as ``1 - tanh(x)**2``, which cancels to 0 for |x| >= 19; higher
+    orders are sech(x)**2 times a polynomial in tanh(x). Each order is a rule
+    whose slope is the next, so derivatives of tanh and sigmoid stay accurate
+    to any order.
+
+    Example:
+        >>> tanh_derivative(2, 0.5) == -2.0 * math.tanh(0.5) * sech2(0.5)
+        True
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"tanh_derivative: n must be an int >= 1, got {n!r}")
+    return _unary(_tanh_rule(n), x)
+
+
 def _sigmoid(x: float) -> float:
     # Two branches so that exp never overflows for large |x|.
     if x >= 0.0:
@@ -163,10 +191,73 @@ def _softplus(x: float) -> float:
     return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
 
 
+def _sech2(x: float) -> float:
+    # sech(x)**2 = 4 e / (1 + e)**2 with e = e**-2|x| (2|x| is exact): no
+    # cancellation, and it underflows only where sech(x)**2 does.
+    e = math.exp(-2.0 * abs(x))
+    return 4.0 * e / ((1.0 + e) * (1.0 + e))
+
+
+def _tanh_polynomial(n: int) -> tuple[int, ...]:
+    """Coefficients (by power of t) of R_n with d^n/dx^n tanh(x) = sech(x)**2 R_n(tanh(x)).
+
+    R_1 = 1 and, as tanh' = sech**2 and sech**2' = -2 tanh sech**2,
+    R_(k+1)(t) = -2 t R_k(t) + (1 - t**2) R_k'(t).
+    """
+    coeffs = [1]
+    for _ in range(n - 1):
+        new = [0] * (len(coeffs) + 1)
+        for i, a in enumerate(coeffs):
+            new[i + 1] -= 2 * a  # -2 t R
+            if i:
+                new[i - 1] += i * a  # R'
+                new[i + 1] -= i * a  # -t**2 R'
+        coeffs = new
+    return tuple(coeffs)
+
+
+def _tanh_derivative(n: int, x: float) -> float:
+    """d^n/dx^n tanh(x) on a float: sech(x)**2 times R_n(tanh(x)) (Horner)."""
+    s = _sech2(x)
+    if n == 1:
+        return s
+    t = math.tanh(x)
+    poly = 0.0
+    for a in reversed(_tanh_polynomial(n)):
+        poly = poly * t + a
+    return s * poly
+
+
+#: The rules of tanh's derivatives, made when first needed: each one's slope is the next.
+_TANH_DERIVATIVES: dict[int, Rule] = {}
+
+
+def _tanh_rule(n: int) -> Rule:
+    rule = _TANH_DERIVATIVES.get(n)
+    if rule is None:
+        rule = _TANH_DERIVATIVES[n] = Rule(
+            "tanh" + "'" * n if n <= 3 else f"tanh^({n})",
+            _sech2 if n == 1 else lambda x: _tanh_derivative(n, x),
+            (lambda x, out: tanh_derivative(n + 1, x),),
+            math=f"diff(tanh(x), x, {n})",
+            sample=((-3.0, 3.0),),
+        )
+    return rule
+
+
 _LN2 = math.log(2.0)
 
 
 _LN10 = math.log(10.0)
+
+
+_INV_LN2 = 1.0 / _LN2
+
+
+_INV_LN10 = 1.0 / _LN10
+
+
+_ONE_THIRD = 1.0 / 3.0
 
 
 # The rules.
@@ -174,10 +265,16 @@ _LN10 = math.log(10.0)
 EXP = Rule(
     "exp", math.exp, (lambda x, out: out,), math="exp(x)", sample=((-4.0, 4.0),), spelling="x.exp()"
 )
+# The slopes of the logarithms are 1/x written as e**-log(x): equal (to
+# 1e-13 relative at worst, the rounding of log(x) times |log(x)|), but the
+# graph of 1/x has the slope -1/x**2, which underflows for x > 1.3e154
+# where a gradient multiplying it need not (the second derivative of
+# log(exp(x)) at x = 400); e**-out has the slope -e**-out, and out's own
+# slope is this partial again, never beyond the range of 1/x.
 LOG = Rule(
     "log",
     math.log,
-    (lambda x, out: 1.0 / x,),
+    (lambda x, out: exp(-out),),
     math="log(x)",
     domain=((0.0, _INF),),
     sample=((0.05, 8.0),),
@@ -187,7 +284,7 @@ LOG = Rule(
 LOG1P = Rule(
     "log1p",
     math.log1p,
-    (lambda x, out: 1.0 / (1.0 + x),),
+    (lambda x, out: exp(-out),),  # 1 / (1 + x), as for log
     math="log(1 + x)",
     domain=((-1.0, _INF),),
     sample=((-0.9, 5.0),),
@@ -207,7 +304,9 @@ SQRT = Rule(
 SIGMOID = Rule(
     "sigmoid",
     _sigmoid,
-    (lambda x, out: out * (1.0 - out),),
+    # sigmoid(x) = (1 + tanh(x/2)) / 2. Not out * (1 - out): 1 - out is 0 for
+    # x >= 37, and its own slope cancels to 0 near x = 0.
+    (lambda x, out: 0.25 * sech2(0.5 * x),),
     math="1/(1 + exp(-x))",
     sample=((-4.0, 4.0),),
     spelling="x.sigmoid()",
@@ -223,7 +322,7 @@ SOFTPLUS = Rule(
 EXPM1 = Rule(
     "expm1",
     math.expm1,
-    (lambda x, out: out + 1.0,),
+    (lambda x, out: exp(x),),  # not out + 1.0: out is -1.0 for x <= -38
     math="exp(x) - 1",
     sample=((-3.0, 3.0),),
     spelling="x.expm1()",
@@ -239,7 +338,7 @@ EXP2 = Rule(
 LOG2 = Rule(
     "log2",
     math.log2,
-    (lambda x, out: 1.0 / (_LN2 * x),),
+    (lambda x, out: _INV_LN2 * exp(-(_LN2 * out)),),  # 1 / (x ln 2), as for log
     math="log(x, 2)",
     domain=((0.0, _INF),),
     sample=((0.05, 8.0),),
@@ -249,7 +348,7 @@ LOG2 = Rule(
 LOG10 = Rule(
     "log10",
     math.log10,
-    (lambda x, out: 1.0 / (_LN10 * x),),
+    (lambda x, out: _INV_LN10 * exp(-(_LN10 * out)),),  # 1 / (x ln 10), as for log
     math="log(x, 10)",
     domain=((0.0, _INF),),
     sample=((0.05, 8.0),),
@@ -259,7 +358,8 @@ LOG10 = Rule(
 CBRT = Rule(
     "cbrt",
     math.cbrt,
-    (lambda x, out: 1.0 / (3.0 * out * out),),
+    # 1 / (3 out**2), through logarithms as log's: see there.
+    (lambda x, out: _ONE_THIRD * exp(-2.0 * log(abs(out))),),
     # The real cube root; SymPy's cbrt is the principal one, complex for x < 0.
     math="x / Abs(x)**(2/3)",
     sample=((-3.0, 3.0),),
