@@ -403,6 +403,15 @@ def _unit(v: list[float]) -> list[float]:
 
 # Argument checking: the package's one wording (minigrad.core._validate).
 
+#: The highest order a check takes. Level k holds (inputs ** (k - 1)) functions
+#: per output, each a graph larger than the last: a two-input check of order 8
+#: takes about a second, and each order above multiplies that by about 5.
+MAX_ORDER = 8
+_MAX_ORDER_WHY = (
+    f": a check of order k compares about inputs ** k derivatives, each a graph larger "
+    f"than the last, so the time grows about fivefold per order above {MAX_ORDER}"
+)
+
 
 def _inputs(inputs: object, where: str) -> list[Value]:
     return value_list(inputs, f"{where}: inputs", nonempty=True, finite=True, distinct=True)
@@ -427,7 +436,7 @@ def run_check(
     """Validate, check, and put every input back bit for bit."""
     where = settings.where
     xs = _inputs(inputs, where)
-    as_int(order, f"{where}: order", least=1)
+    as_int(order, f"{where}: order", least=1, most=MAX_ORDER, why=_MAX_ORDER_WHY)
     if not callable(func):
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
     levels = Levels(func, xs, _weights(grad_outputs, where), where)

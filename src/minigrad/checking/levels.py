@@ -110,9 +110,9 @@ def _number(t: float | Value) -> float:
 
 def as_outputs(out: object, where: str) -> list[Value]:
     """``func``'s result as a list of Values, or a TypeError saying what it was."""
-    if type(out) is Value:
+    if isinstance(out, Value):  # of any class
         return [out]
-    if isinstance(out, tuple | list) and out and all(type(y) is Value for y in out):
+    if isinstance(out, tuple | list) and out and all(isinstance(y, Value) for y in out):
         return list(out)
     shown = f"{type(out).__name__} {out!r}"
     raise TypeError(f"{where}: func must return a Value or a tuple of Values, got {shown}")
