@@ -169,7 +169,10 @@ class Value:
 
     @grad.setter
     def grad(self, value: float) -> None:
-        self._grad = finite_float(value, "Value.grad")
+        if type(value) is float and value - value == 0.0:
+            self._grad = value  # the common case, without a call: optimizers zero every step
+        else:
+            self._grad = finite_float(value, "Value.grad")
 
     @property
     def op(self) -> str:
