@@ -160,6 +160,37 @@ def test_a_custom_forward_is_refused_compiled_where_apply_refuses_it() -> None:
             assert _same(step, fn, x), (name, x)
 
 
+def test_a_relu_that_is_off_still_evaluates_a_slope_that_raises() -> None:
+    # The gradient reaching a relu that is off is dropped by the generated
+    # code, but eager backward computes it, and here atan2's slopes at (0, 0)
+    # divide by zero: compiled backward must raise as eager does (it used to
+    # return a gradient). A gate over a plain sum of products (an MLP's) is
+    # not evaluated when off, as before.
+    w = Value(0.0)
+
+    def fn(x: float) -> Value:
+        r = (w * x).relu()
+        return minigrad.atan2(r, r) + w * x
+
+    def gradient(make: Callable[[], Value]) -> tuple[str, Any]:
+        w.grad = 0.0
+        try:
+            make().backward()
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            return "error", type(exc)
+        return "value", w.grad
+
+    step = minigrad.compile(fn)
+    for x in (1.0, -1.0):
+        assert gradient(lambda: fn(x)) == ("error", ZeroDivisionError)  # noqa: B023
+        assert gradient(lambda: step(x)) == ("error", ZeroDivisionError)  # noqa: B023
+    w.data = 0.5  # the relu on at x = 1.0, off at -1.0
+    for x in (1.0, -1.0):
+        assert gradient(lambda: step(x)) == gradient(lambda: fn(x))  # noqa: B023
+    source = step.program(1.0).source
+    assert "* 0.0" in source  # the gradient reaching the relu, evaluated when it is off
+
+
 # The property: random expressions, compiled against eager at bad points.
 
 _HIDING = {"*", "+", "/", "**", "exp", "tanh", "sigmoid", "relu", "softplus", "erf", "atan", "erfc"}
