@@ -25,7 +25,7 @@ from minigrad.core.failures import (
     _retyped,
 )
 from minigrad.core.inputs import value_list, weights
-from minigrad.core.value import Value, _args, _lock, toposort
+from minigrad.core.value import Value, _args, _lock, _postorder
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
@@ -195,7 +195,9 @@ def grad(
     # The partials read the nodes' .data: a check in another thread moves its
     # inputs' .data while it holds the lock, so the whole pass holds it too.
     with _lock:
-        order = toposort(outs)
+        # toposort's walk, without its checks: outs is a list of Values already.
+        order = _postorder(outs)
+        order.reverse()
         # Only nodes that depend on some input need their rule run: walk from
         # the leaves up, marking every node with a marked argument.
         needed = set(keep)
