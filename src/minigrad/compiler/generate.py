@@ -26,7 +26,7 @@ How the code is written:
   0 (``if g:``), as in eager ``backward``. A computed node's gradient is
   gathered where eager reaches it and inlined into its one use: behind a
   relu, into the true branch, so an idle neuron costs one test.
-* relu and abs are expressions (``x if x > 0.0 else x - x``) evaluated on
+* relu and abs are expressions (``x if x > 0.0 else 0.0 ...``) evaluated on
   every call: their branches are not frozen.
 * An op that can turn a number that is not finite into a finite one
   (``tanh(inf)`` is 1.0) is guarded, and a rule without a template is called
