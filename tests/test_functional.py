@@ -402,6 +402,47 @@ def test_inputs_are_independent_variables() -> None:
     assert t == x.data
 
 
+def test_every_strategy_holds_the_other_inputs_fixed() -> None:
+    # Issue 21, point 4: with y = 2x an input too, reverse mode gave d/dx the
+    # total derivative through y ([[6.0, 1.5]]) and forward mode the partial
+    # ([[3.0, 1.5]]). Every strategy now gives the partial, as PyTorch's and
+    # JAX's functional APIs do; backward still gives .grad the total.
+    x = Value(1.5)
+    y = x * 2.0
+    f: Fn = lambda a, b: a * b  # noqa: E731
+    for strategy in ("reverse-mode", "forward-mode", "auto"):
+        assert jacobian(f, [x, y], strategy=strategy) == [[3.0, 1.5]], strategy
+    rows = jacobian(f, [x, y], strategy="reverse-mode", create_graph=True)
+    assert [d.data for d in rows[0] if isinstance(d, Value)] == [3.0, 1.5]
+    assert [d.data for d in grad(f(x, y), [x, y])] == [3.0, 1.5]
+    assert vjp(f, [x, y])[1] == (3.0, 1.5)
+    assert jvp(f, [x, y], [1.0, 1.0])[1] == 4.5
+    f(x, y).backward()
+    assert x.grad == 6.0  # .grad is along every path: x * (2x) has slope 4x
+    # Second order: f = a * a * b, b = 2a; d2f = [[2b, 2a], [2a, 0]] at fixed b.
+    g: Fn = lambda a, b: a * a * b  # noqa: E731
+    want = [[6.0, 3.0], [3.0, 0.0]]
+    for outer in ("forward-mode", "reverse-mode"):
+        assert hessian(g, [x, y], outer_jacobian_strategy=outer) == want, outer
+    assert hvp(g, [x, y], [1.0, -1.0])[1] == (3.0, 3.0)
+    # An input computed from an input below it, and an output that is an input.
+    z = y.exp()
+    assert jacobian(lambda a, c: (a * c, c), [x, z]) == [[z.data, 1.5], [0.0, 1.0]]
+
+
+def test_the_checkers_agree_when_one_input_is_computed_from_another() -> None:
+    # The numerical side moves each input's .data with the others fixed; the
+    # analytic side holds them fixed too, so a correct function passes (it
+    # used to fail, blaming a read of .data).
+    x = Value(0.7)
+    inputs = [x, x * 2.0, (x * 2.0).sin()]
+    f: Fn = lambda a, b, c: (a * b).exp() * c  # noqa: E731
+    assert mg.gradcheck(f, inputs, check_forward_ad=True)
+    assert mg.gradgradcheck(f, inputs, check_fwd_over_rev=True)
+    assert mg.check(f, inputs, order=3, modes=("fwd", "rev")).ok
+    assert mg.gradcheck(f, inputs, fast_mode=True)
+
+
 def test_nothing_reads_or_changes_grad() -> None:
     x, y = Value(0.3), Value(-0.7)
     x.grad, y.grad = 1.5, -2.5

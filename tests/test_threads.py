@@ -216,3 +216,64 @@ def test_checks_on_the_same_inputs_from_several_threads_give_one_threads_verdict
         assert results[:2] == [True, True]
         assert all(r == alone for r in results[2:])
     assert [x.data for x in xs] == [0.1 + 0.7 * i / 4 for i in range(4)]
+
+
+# minigrad.compile's tracing refuses .data reads in the tracing thread only
+# (issue 21, point 7): it used to set one hook for the whole process.
+
+
+def test_a_trace_refuses_reads_in_its_own_thread_only() -> None:
+    from minigrad import compile as compile_fn
+    from minigrad.compiler.trace import TracingError
+    from minigrad.core import value as engine
+
+    tracing = threading.Event()
+    read = threading.Event()
+    w, other = Value(0.5), Value(2.0)
+    seen: list[float] = []
+
+    def slow(x: Value) -> Value:
+        tracing.set()
+        assert read.wait(10.0)  # the other thread reads .data meanwhile
+        with pytest.raises(TracingError, match="slow"):
+            _ = w.data  # refused here: the compiled code would freeze it
+        return w * x
+
+    def reader() -> None:
+        assert tracing.wait(10.0)
+        seen.append(other.data)  # another thread: read on, no TracingError
+        seen.append(w.data)
+        read.set()
+
+    step = compile_fn(slow)
+    t = threading.Thread(target=reader)
+    t.start()
+    assert step(3.0).data == 1.5
+    t.join()
+    assert seen == [2.0, 0.5]
+    assert engine._tracing is None  # no hook left behind
+
+
+def test_concurrent_traces_leave_no_hook_installed() -> None:
+    from minigrad import compile as compile_fn
+    from minigrad.compiler.trace import TracingError
+    from minigrad.core import value as engine
+
+    w = Value(0.25)
+    barrier = threading.Barrier(THREADS)
+
+    def trace_once(k: int) -> float:
+        def fn(x: Value) -> Value:
+            barrier.wait(10.0)  # every thread is inside its trace at once
+            return (w * x).tanh() * float(k)
+
+        return compile_fn(fn)(1.0).data
+
+    for _ in range(20):
+        results = concurrently([lambda k=k: trace_once(k) for k in range(THREADS)])  # type: ignore[misc]
+        assert results == [Value(0.25).tanh().data * k for k in range(THREADS)]
+        assert engine._tracing is None
+    # And the hook still works afterwards, in this thread.
+    with pytest.raises(TracingError):
+        compile_fn(lambda x: x * w.data)(1.0)
+    assert engine._tracing is None

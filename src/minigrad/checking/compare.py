@@ -422,6 +422,15 @@ def _unit(v: list[float]) -> list[float]:
 
 # Argument checking: the package's one wording (minigrad.core._validate).
 
+#: The highest order a check takes. Level k holds (inputs ** (k - 1)) functions
+#: per output, each a graph larger than the last: a two-input check of order 8
+#: takes about a second, and each order above multiplies that by about 5.
+MAX_ORDER = 8
+_MAX_ORDER_WHY = (
+    f": a check of order k compares about inputs ** k derivatives, each a graph larger "
+    f"than the last, so the time grows about fivefold per order above {MAX_ORDER}"
+)
+
 
 def _weights(grad_outputs: object, where: str) -> list[float | Value] | None:
     if grad_outputs is None:
@@ -444,7 +453,7 @@ def run_check(
     # Numbers become fresh Values; a foreign engine's nodes are checked by
     # its own backward() (minigrad.checking.engines).
     xs, engine = prepare_inputs(inputs, where)
-    as_int(order, f"{where}: order", least=1)
+    as_int(order, f"{where}: order", least=1, most=MAX_ORDER, why=_MAX_ORDER_WHY)
     if not callable(func):
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
     levels: Levels

@@ -35,7 +35,7 @@ from minigrad.checking.numeric import central, nominal_step
 from minigrad.checking.report import Entry, Report
 from minigrad.checking.settings import MODES as MODES  # importable here, as before the split
 from minigrad.checking.settings import Settings, modes_from_flags
-from minigrad.core._validate import positive
+from minigrad.core._validate import as_bool, positive
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
 
@@ -68,14 +68,37 @@ class GradcheckError(AssertionError, RuntimeError):
     An ``AssertionError`` (the lab's spec: a failed check reads as a failed
     test) and a ``RuntimeError`` (PyTorch's ``GradcheckError`` is one, so a
     test ported from PyTorch that catches ``RuntimeError`` still catches it).
+
+    Raised with a plain message instead (as a user's own helper may, like
+    any exception), it has that message, and ``.report`` is a failed report
+    without entries whose ``fault`` is the message.
+
+    Args:
+        report: The failed check's :class:`Report`, or a message.
+
+    Example:
+        >>> err = GradcheckError("my message")
+        >>> str(err), err.report.ok, err.report.failures, err.report.fault
+        ('my message', False, [], 'my message')
     """
 
-    def __init__(self, report: Report) -> None:
-        super().__init__(report.text(full="PYTEST_CURRENT_TEST" in os.environ))
+    def __init__(self, report: Report | str) -> None:
+        self._message_only = isinstance(report, str)
+        if isinstance(report, str):
+            super().__init__(report)
+            report = Report(False, 0, 0, fault=report)
+        elif isinstance(report, Report):
+            super().__init__(report.text(full="PYTEST_CURRENT_TEST" in os.environ))
+        else:
+            raise TypeError(
+                f"GradcheckError: report must be a Report or a str (the message), "
+                f"got {type(report).__name__} {report!r}"
+            )
         self.report = report
 
-    def _repr_html_(self) -> str:
-        return self.report._repr_html_()
+    def _repr_html_(self) -> str | None:
+        # None: a notebook shows a plain message as text.
+        return None if self._message_only else self.report._repr_html_()
 
 
 # Shown by its public name in tracebacks and doctests, not by the module it lives in.
@@ -195,6 +218,7 @@ def check_grads(
         True
     """
     __tracebackhide__ = True
+    as_bool(raise_exception, "check_grads: raise_exception")
     # JAX's None: the default (check's), not "no tolerance".
     eps = 1e-6 if eps is None else eps
     atol = 1e-5 if atol is None else atol
@@ -231,6 +255,7 @@ def gradcheck(
         True
     """
     __tracebackhide__ = True
+    as_bool(raise_exception, "gradcheck: raise_exception")
     modes = modes_from_flags(
         "gradcheck", check_backward_ad=check_backward_ad, check_forward_ad=check_forward_ad
     )
@@ -272,6 +297,7 @@ def gradgradcheck(
         True
     """
     __tracebackhide__ = True
+    as_bool(raise_exception, "gradgradcheck: raise_exception")
     modes = modes_from_flags(
         "gradgradcheck",
         check_rev_over_rev=check_rev_over_rev,

@@ -71,7 +71,7 @@ class Settings:
         if method not in ("central", "richardson"):
             raise ValueError(f"{where}: method must be 'central' or 'richardson', got {method!r}")
         self.method = str(method)
-        self.fast_mode = bool(fast_mode)
+        self.fast_mode = _flag(fast_mode, "fast_mode", where)
         self.seed = as_int(seed, f"{where}: seed")
         self.modes = _modes(modes, where)
 

@@ -26,8 +26,13 @@ How the code is written:
   0 (``if g:``), as in eager ``backward``. A computed node's gradient is
   gathered where eager reaches it and inlined into its one use: behind a
   relu, into the true branch, so an idle neuron costs one test.
-* relu and abs are expressions (``x if x > 0.0 else 0.0``) evaluated on every
-  call: their branches are not frozen.
+* relu and abs are expressions (``x if x > 0.0 else 0.0 ...``) evaluated on
+  every call: their branches are not frozen.
+* An op that can turn a number that is not finite into a finite one
+  (``tanh(inf)`` is 1.0) is guarded, and a rule without a template is called
+  through a check (:data:`~minigrad.compiler.templates.ABSORBING`), so that
+  where eager evaluation raises, the loss comes out NaN and the call is
+  evaluated eagerly: compiled results equal eager ones, errors included.
 * Above :data:`~minigrad.compiler.straight.CHUNK_ABOVE` statements the code is
   split into functions of :data:`~minigrad.compiler.straight.CHUNK_SIZE`
   statements sharing one list of variables (below, one function compiles in
@@ -40,7 +45,7 @@ import re
 
 from minigrad.compiler.loop import _Units, _units, _write_loop
 from minigrad.compiler.straight import _write
-from minigrad.compiler.templates import TEMPLATES, _Block, _Code, _const, _ref
+from minigrad.compiler.templates import TEMPLATES, _Block, _Code, _const, _ref, checked, guarded
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, _args
 
@@ -55,6 +60,9 @@ MAX_FUSED = 64
 #: A slope template that is 1.0 or 0.0 (relu's): its condition, so that the
 #: product is ``(g if c else 0.0)`` and a wide gathered sum runs only ``if c:``.
 _GATE = re.compile(r"\(1\.0 if ((?:(?! else ).)+) else 0\.0\)")
+#: Code that can raise when it runs: a call (a partial by reference, math's
+#: functions), a division, a power. Sums and products of floats never raise.
+_MAY_RAISE = re.compile(r"[A-Za-z_]\w*\(|/|\*\*")
 
 
 def _generate(
@@ -79,7 +87,7 @@ def _generate(
         t = custom.get(id(rule))
         if t is None:
             k = len(custom)
-            names[f"_f{k}"] = rule.forward
+            names[f"_f{k}"] = checked(rule.forward)
             slots = ", ".join(f"{{{i}}}" for i in range(rule.arity))
             partials: list[float | str] = []
             for i, d in enumerate(rule.partials):
@@ -123,6 +131,11 @@ def _generate(
                     kept.add(b)
             if "{out}" in d:
                 kept.add(n)
+    # A guarded argument is named three times in its user's forward: never fused.
+    for n in fwd:
+        if n._rule is not None and n._rule in TEMPLATES:
+            args = _args(n)
+            kept.update(args[i] for i in guarded(n._rule, args))  # type: ignore[misc]
 
     # Variable numbering: a slot per forward variable and per gradient.
     slots = 0
@@ -161,6 +174,9 @@ def _generate(
             else:
                 parts.append(_const(a))
         text = forward.format(*parts)
+        if rule in TEMPLATES:
+            for i in guarded(rule, _args(n)):
+                text = f"({text} - ({parts[i]} - {parts[i]}))"
         fusable = uses.get(n, 0) == 1 and n not in kept
         if fusable and depth + 1 < MAX_DEPTH and size < MAX_FUSED:
             u, j = user[n]
@@ -258,8 +274,13 @@ def _generate(
         single = len(flows) == 1 and not flows[0][2] and flows[0][0]._rule is not None
         if g is None and single and depth < MAX_DEPTH - 4:
             # Inlined into the one term n passes on: no line, no test.
-            a, product, _, _ = flows[0]
+            a, product, _, cond = flows[0]
             text = terms[0][0] if len(terms) == 1 else f"({' + '.join(t[0] for t in terms)})"
+            if cond is not None and _MAY_RAISE.search(text):
+                # A relu that is off passes 0 back, but eager backward still
+                # computes the gradient reaching it, raising where a slope
+                # fails (and NaN * 0.0 carries a NaN on): so does this.
+                product = f"(\x03 if {cond} else \x03 * 0.0)"
             pending.setdefault(a, []).append((product.replace("\x03", text), depth + 1))
             continue
         if g is None:
@@ -275,12 +296,11 @@ def _generate(
             gate_on = flows[0][3] if single else None
             if gate_on is not None:
                 # Too wide to inline: gathered only when the slope is 1 (a relu on).
-                lines = [
-                    f"if {gate_on}:",
-                    *(f"    {line}" for line in lines),
-                    "else:",
-                    f"    {gref} = 0.0",
-                ]
+                idle = [f"    {gref} = 0.0"]
+                if any(_MAY_RAISE.search(t[0]) for t in terms):
+                    # Evaluated when the relu is off too, as above.
+                    idle = [*(f"    {line}" for line in lines), f"    {gref} = {gref} * 0.0"]
+                lines = [f"if {gate_on}:", *(f"    {line}" for line in lines), "else:", *idle]
                 flows = [(flows[0][0], "\x03", flows[0][2], None)]
             block(-1, e)[1].extend(lines)
         gref = _ref(g)

@@ -207,8 +207,8 @@ class Compiled:
 
 # The parameters' numbers in and gradients out, a C loop each (337 per MLP step).
 _get_data = operator.attrgetter("_data")
-_get_grad = operator.attrgetter("grad")
-_set_grad = Value.__dict__["grad"].__set__
+_get_grad = operator.attrgetter("_grad")
+_set_grad = Value.__dict__["_grad"].__set__
 
 
 class CompiledValue(Value):
@@ -269,11 +269,11 @@ class CompiledValue(Value):
             total = sum(totals)  # finite if every one is (an overflow goes the slow way)
             if total - total == 0.0:
                 collections.deque(map(_set_grad, params, totals), maxlen=0)
-                self.grad += seed
+                self._grad += seed
                 return
         # Something was not finite, or raised: eager gives minigrad's own error.
         program.eager_backward(self._ps, self._xs, seed)
-        self.grad += seed
+        self._grad += seed
 
 
 class _Program:
@@ -351,12 +351,13 @@ def _trace(fn: Callable[..., Value], args: list[Any]) -> Value:
             "function, or run it eagerly"
         )
 
-    before = engine._tracing
-    engine._tracing = refuse
+    # Only this thread's reads are refused: another thread may read .data
+    # (or trace a function of its own) meanwhile.
+    before = engine._set_trace_hook(refuse)
     try:
         out = fn(*args)
     finally:
-        engine._tracing = before
+        engine._set_trace_hook(before)
     if not isinstance(out, Value):
         raise TypeError(
             f"compile: {name} must return a Value (the loss), got {type(out).__name__} {out!r}"

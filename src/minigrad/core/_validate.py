@@ -18,7 +18,10 @@ above the node.
 
 from __future__ import annotations
 
+import math
+
 __all__ = [
+    "as_bool",
     "as_float",
     "as_int",
     "finite_float",
@@ -46,6 +49,10 @@ def as_float(x: object, what: str) -> float:
         Traceback (most recent call last):
             ...
         TypeError: Value: data must be an int or float, got bool True
+        >>> as_float(-3 * 10**400, "+: the operand")
+        Traceback (most recent call last):
+            ...
+        OverflowError: +: the operand, the int -3e+400, is too large for a float (at most 1.8e+308)
     """
     if type(x) is float:
         return x
@@ -53,12 +60,49 @@ def as_float(x: object, what: str) -> float:
         try:
             return float(x)
         except OverflowError:
-            raise OverflowError(f"{what}: {x!r} is too large for a float") from None
+            raise OverflowError(
+                f"{what}, the int {_int_shown(x)}, is too large for a float (at most 1.8e+308)"
+            ) from None
     raise TypeError(f"{what} must be an int or float, got {type(x).__name__} {x!r}")
 
 
-def as_int(x: object, what: str, *, least: int | None = None) -> int:
-    """``x`` as an int (not a bool), at least ``least`` when given: a count or an order.
+def _int_shown(x: object) -> str:
+    """An int too large for a float, as ``-3e+400``: its repr runs to hundreds of
+    digits (and Python refuses to write one of more than 4300)."""
+    assert isinstance(x, int)
+    exponent = math.log10(abs(x))  # math.log10 takes an int of any size
+    whole = math.floor(exponent)
+    mantissa = round(10.0 ** (exponent - whole), 2)
+    if mantissa >= 10.0:
+        mantissa, whole = mantissa / 10.0, whole + 1
+    return f"{'-' if x < 0 else ''}{mantissa:g}e+{whole}"
+
+
+def as_bool(x: object, what: str) -> bool:
+    """``x`` itself if it is a bool: a flag such as ``create_graph``.
+
+    A flag is never read for its truth: ``"False"`` is a true string, and
+    ``fast_mode="False"`` turning fast mode on would be a silent mistake.
+
+    Example:
+        >>> as_bool(True, "grad: create_graph")
+        True
+        >>> as_bool("no", "grad: create_graph")
+        Traceback (most recent call last):
+            ...
+        TypeError: grad: create_graph must be a bool (True or False), got str 'no'
+    """
+    if x is True or x is False:
+        return x
+    raise TypeError(f"{what} must be a bool (True or False), got {type(x).__name__} {x!r}")
+
+
+def as_int(
+    x: object, what: str, *, least: int | None = None, most: int | None = None, why: str = ""
+) -> int:
+    """``x`` as an int (not a bool) in ``[least, most]`` (each end when given): a count or an order.
+
+    ``why`` explains the upper bound in the message.
 
     Example:
         >>> as_int(3, "check: order", least=1)
@@ -67,11 +111,17 @@ def as_int(x: object, what: str, *, least: int | None = None) -> int:
         Traceback (most recent call last):
             ...
         ValueError: check: order must be >= 1, got 0
+        >>> as_int(40, "check: order", least=1, most=8)
+        Traceback (most recent call last):
+            ...
+        ValueError: check: order must be <= 8, got 40
     """
     if isinstance(x, bool) or not isinstance(x, int):
         raise TypeError(f"{what} must be an int, got {type(x).__name__} {x!r}")
     if least is not None and x < least:
         raise ValueError(f"{what} must be >= {least}, got {x!r}")
+    if most is not None and x > most:
+        raise ValueError(f"{what} must be <= {most}, got {x!r}{why}")
     return x
 
 

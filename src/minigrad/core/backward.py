@@ -58,13 +58,13 @@ def backward(self: Value, grad: float = 1.0) -> None:
             order = _postorder([self], move_grads_to=prior)
         except BaseException:  # KeyboardInterrupt, MemoryError: put back what moved
             for n, before in prior.items():
-                n.grad = before
+                n._grad = before
             raise
-        self.grad = seed
+        self._grad = seed
         node = self
         try:
             for node in reversed(order):
-                g = node.grad
+                g = node._grad
                 if not g:
                     # Nothing flows back through this node (half the nodes of
                     # a relu network): its partials are not even evaluated.
@@ -77,29 +77,30 @@ def backward(self: Value, grad: float = 1.0) -> None:
                 if rule is None:
                     continue  # a leaf
                 # _float_step, inlined for one and two arguments, reading the
-                # node's layout (_args) straight from its slots.
+                # node's layout (_args) straight from its slots. An argument is
+                # a Value of any class or a float constant (see _postorder).
                 a = node._a
                 b = node._b
                 partials: tuple[Any, ...] = rule.partials
                 if b is None:  # one argument, or three and more (a tuple in _a)
-                    if type(a) is Value:
+                    if type(a) is Value or (type(a) is not tuple and type(a) is not float):
                         d = partials[0]
-                        a.grad += g * (d if type(d) is float else d(a._data, node._data))
+                        a._grad += g * (d if type(d) is float else d(a._data, node._data))
                     elif type(a) is tuple:
                         _float_step(node, g, None, None)
                     continue
                 # Two arguments; a partial is a function or a constant slope.
                 da, db = partials
-                if type(a) is Value:
+                if type(a) is not float:
                     x = a._data
-                    if type(b) is Value:
+                    if type(b) is not float:
                         y = b._data
-                        a.grad += g * (da if type(da) is float else da(x, y, node._data))
-                        b.grad += g * (db if type(db) is float else db(x, y, node._data))
+                        a._grad += g * (da if type(da) is float else da(x, y, node._data))
+                        b._grad += g * (db if type(db) is float else db(x, y, node._data))
                     else:
-                        a.grad += g * (da if type(da) is float else da(x, b, node._data))
-                elif type(b) is Value:
-                    b.grad += g * (db if type(db) is float else db(a, b._data, node._data))
+                        a._grad += g * (da if type(da) is float else da(x, b, node._data))
+                elif type(b) is not float:
+                    b._grad += g * (db if type(db) is float else db(a, b._data, node._data))
         except BaseException as exc:
             try:
                 # Explained before the grads are put back: the explanation
@@ -108,21 +109,21 @@ def backward(self: Value, grad: float = 1.0) -> None:
                 error = _failure(exc, node, done, _grad_of, None)
             finally:
                 for n in order:
-                    n.grad = prior.get(n, 0.0)
+                    n._grad = prior.get(n, 0.0)
             if error is None:
                 raise
             raise error from (None if isinstance(exc, _NotFiniteError) else exc)
         for n, before in prior.items():
-            total = n.grad + before
+            total = n._grad + before
             if total - total != 0.0 and before - before == 0.0:
                 for m in order:
-                    m.grad = prior.get(m, 0.0)
+                    m._grad = prior.get(m, 0.0)
                 raise OverflowError(
                     f"backward: {_describe(n)} held the gradient {before!r} from earlier "
-                    f"calls, and adding this call's {n.grad!r} overflows a float; call "
+                    f"calls, and adding this call's {n._grad!r} overflows a float; call "
                     "zero_grad() between steps, or rescale the loss"
                 )
-            n.grad = total
+            n._grad = total
 
 
 def _float_step(
@@ -139,20 +140,21 @@ def _float_step(
     """
     rule = node._rule
     assert rule is not None
-    args = _args(node)
+    args: tuple[Any, ...] = _args(node)  # Values of any class and float constants
     partials: tuple[Any, ...] = rule.partials
     xs: list[Any] | None = None
     for p, d in zip(args, partials, strict=True):
-        if type(p) is Value and (wanted is None or p in wanted):
+        # p is a Value of any class, or a float constant (see _postorder).
+        if type(p) is not float and (wanted is None or p in wanted):
             if type(d) is not float:
                 if xs is None:
                     xs = []
                     for a in args:
-                        xs.append(a._data if type(a) is Value else a)
+                        xs.append(a if type(a) is float else a._data)
                     xs.append(node._data)
                 d = d(*xs)
             if acc is None:
-                p.grad += g * d
+                p._grad += g * d
             else:
                 old = acc.get(p)
                 acc[p] = g * d if old is None else old + g * d

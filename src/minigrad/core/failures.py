@@ -34,7 +34,7 @@ def _show(rule: Rule, xs: Sequence[float]) -> str:
 def _point(rule: Rule, xs: Sequence[Value | float]) -> str:
     """An op's arguments by name: ``x=0.5, y=2.0`` (a Value shows its data)."""
     return ", ".join(
-        f"{n}={x._data if type(x) is Value else x!r}"
+        f"{n}={x._data if isinstance(x, Value) else x!r}"
         for n, x in zip(rule.arg_names, xs, strict=False)
     )
 
@@ -72,7 +72,7 @@ class _NotFiniteError(Exception):
 
 
 def _grad_of(node: Value) -> float:
-    return node.grad
+    return node._grad
 
 
 def _failure(
@@ -93,13 +93,13 @@ def _failure(
     if not isinstance(exc, _CAUGHT):
         return None
     rule = node._rule
-    args = _args(node)
+    args: tuple[Any, ...] = _args(node)  # Values of any class and float constants
     if rule is not None:
-        xs = [a._data if type(a) is Value else a for a in args]
+        xs = [a if type(a) is float else a._data for a in args]
         xs.append(node._data)
         # Which partial? Evaluate them again, one at a time.
         for i, (p, partial) in enumerate(zip(args, rule.partials, strict=True)):
-            if type(p) is not Value or isinstance(partial, float):
+            if type(p) is float or isinstance(partial, float):
                 continue
             if wanted is not None and p not in wanted:
                 continue
@@ -121,8 +121,8 @@ def _not_finite(node: Value, done: list[Value], incoming: Callable[[Value], Any]
         g = incoming(user)
         if rule is None or not g:
             continue
-        args = _args(user)
-        xs = [a._data if type(a) is Value else a for a in args]
+        args: tuple[Any, ...] = _args(user)  # Values of any class and float constants
+        xs = [a if type(a) is float else a._data for a in args]
         xs.append(user._data)
         for i, (p, partial) in enumerate(zip(args, rule.partials, strict=True)):
             if p is not node:
@@ -131,7 +131,7 @@ def _not_finite(node: Value, done: list[Value], incoming: Callable[[Value], Any]
                 d = partial if isinstance(partial, float) else partial(*xs)
             except _CAUGHT:
                 continue  # it did not raise the first time: not this one
-            bad = _not_a_slope(d) if type(d) is not Value else "is a Value, not a float"
+            bad = _not_a_slope(d) if not isinstance(d, Value) else "is a Value, not a float"
             if bad:
                 return _partial_returned(user, i, d, bad, on_values=False)
             if g * d - g * d != 0.0:
@@ -155,7 +155,7 @@ def _describe(node: Value) -> str:
 
 def _not_a_slope(d: object) -> str:
     """Why ``d`` cannot be a partial's value, or ``""``."""
-    if type(d) is Value:
+    if isinstance(d, Value):
         return "" if d._data - d._data == 0.0 else "is not finite"
     if not isinstance(d, int | float):
         return "is not a number or a Value"

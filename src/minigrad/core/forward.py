@@ -76,8 +76,9 @@ class Tangents:
         for node in order:
             if node in reached or node.rule is None:
                 continue
+            p: Any  # a Value of any class, or a float constant
             for p in _args(node):
-                if type(p) is Value and p in reached:
+                if type(p) is not float and p in reached:
                     reached.add(node)
                     self.order.append(node)
                     break
@@ -92,10 +93,11 @@ class Tangents:
         if not self._place:
             # Who uses each node, and each node's place in the order: built
             # once, on the first push that leaves some input out.
+            p: Any  # a Value of any class, or a float constant
             for i, node in enumerate(self.order):
                 self._place[node] = i
                 for p in _args(node):
-                    if type(p) is Value:
+                    if type(p) is not float:  # a Value of any class
                         found = users.get(p)
                         if found is None:
                             users[p] = [node]
@@ -128,14 +130,14 @@ class Tangents:
         if create_graph:
             tan: dict[Value, Any] = {}
             for x, t in zip(self.inputs, tangents, strict=True):
-                if type(t) is Value or t != 0.0:  # a constant 0 carries nothing
+                if isinstance(t, Value) or t != 0.0:  # a constant 0 carries nothing
                     tan[x] = t
             _push_values(self._reached(tan), tan)
             zero: Any = None
         else:
             tan = {}
             for x, t in zip(self.inputs, tangents, strict=True):
-                f = t.data if type(t) is Value else t
+                f = t.data if isinstance(t, Value) else t
                 if f != 0.0:
                     tan[x] = f
             _push_floats(self._reached(tan), tan)
@@ -143,7 +145,7 @@ class Tangents:
         out: list[float | Value] = []
         for y in self.outputs:
             t = tan.get(y, zero)
-            if create_graph and type(t) is not Value:
+            if create_graph and not isinstance(t, Value):
                 t = Value(0.0 if t is None else t)
             out.append(t)
         return out
@@ -159,12 +161,12 @@ def _push_floats(order: list[Value], tan: dict[Value, float]) -> None:
     for node in order:
         rule = node.rule
         assert rule is not None
-        args = _args(node)
+        args: tuple[Any, ...] = _args(node)  # Values of any class and float constants
         partials: tuple[Any, ...] = rule.partials
         xs: list[Any] | None = None
         total = 0.0
         for i, p in enumerate(args):
-            if type(p) is not Value:
+            if type(p) is float:
                 continue
             t = tan.get(p)
             if t is None:
@@ -174,7 +176,7 @@ def _push_floats(order: list[Value], tan: dict[Value, float]) -> None:
                 total += t * d
                 continue
             if xs is None:
-                xs = [a.data if type(a) is Value else a for a in args]
+                xs = [a if type(a) is float else a.data for a in args]
                 xs.append(node.data)
             try:
                 d = d(*xs)
@@ -206,11 +208,11 @@ def _push_values(order: list[Value], tan: dict[Value, Any]) -> None:
     for node in order:
         rule = node.rule
         assert rule is not None
-        args = _args(node)
+        args: tuple[Any, ...] = _args(node)  # Values of any class and float constants
         partials: tuple[Any, ...] = rule.partials
         total: Any = None
         for i, p in enumerate(args):
-            if type(p) is not Value:
+            if type(p) is float:
                 continue
             t = tan.get(p)
             if t is None:
@@ -221,11 +223,11 @@ def _push_values(order: list[Value], tan: dict[Value, Any]) -> None:
                     d = d(*args, node)
                 except _CAUGHT as exc:
                     raise _partial_failed(node, i, exc, on_values=True) from exc
-                if type(d) is not Value and (
+                if not isinstance(d, Value) and (
                     isinstance(d, bool) or not isinstance(d, int | float) or d - d != 0.0
                 ):
                     raise _partial_returned(node, i, d, t, on_values=True)
-            if type(d) is not Value:
+            if not isinstance(d, Value):
                 if d == 0.0:
                     continue  # a zero slope adds nothing
                 if d == 1.0:
@@ -257,7 +259,7 @@ def _point(node: Value) -> str:
     rule = node.rule
     assert rule is not None
     return ", ".join(
-        f"{n}={a.data if type(a) is Value else a!r}"
+        f"{n}={a.data if isinstance(a, Value) else a!r}"
         for n, a in zip(rule.arg_names, _args(node), strict=False)
     )
 

@@ -4,6 +4,12 @@ Forward mode reads the same table of rules as reverse mode: a node's tangent
 is ``sum_i partials[i](*args, out) * tangent(args[i])``, the chain rule run
 from the inputs towards the outputs. No derivative is written twice.
 
+Inputs are independent variables, as in PyTorch's functional API and JAX:
+every derivative with respect to ``inputs[i]`` holds the other inputs fixed,
+also when one was computed from another, in forward and in reverse mode
+alike (``grad`` holds its inputs fixed the same way), so every strategy
+gives the same numbers.
+
 Cost, for a function with n inputs, m outputs and a graph of E edges: a
 Jacobian by forward mode is n passes (one per input), by reverse mode m
 passes (one per output); :func:`jacobian` picks the cheaper. :func:`hvp` is
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import _STRATEGIES, Func, Tangents
 from minigrad.core.grad import grad
 from minigrad.core.inputs import value_list, weights
@@ -36,10 +43,13 @@ def _evaluate(func: object, xs: list[Value], where: str) -> tuple[object, list[V
     if not callable(func):
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
     out = func(*xs)
-    if type(out) is Value:
-        return out, [out]
-    if isinstance(out, tuple | list) and out and all(type(y) is Value for y in out):
-        return tuple(out), list(out)
+    outs = [out] if isinstance(out, Value) else out  # a Value of any class
+    if isinstance(outs, tuple | list) and outs and all(isinstance(y, Value) for y in outs):
+        for y in outs:
+            # Its graph lives in generated code: every derivative would be 0.
+            if getattr(y, "_compiled", False):
+                raise TypeError(compiled_refusal(f"{where}: func's result", y))
+        return (out if isinstance(out, Value) else tuple(outs)), list(outs)
     raise TypeError(
         f"{where}: func must return a Value or a tuple of Values, got {type(out).__name__} {out!r}"
     )
@@ -63,7 +73,7 @@ def _vector(v: object, n: int, what: str, per: str) -> list[float | Value]:
     """One finite float or Value per input (or output); a bare one when there is one."""
     if v is None:
         raise TypeError(f"{what} is None; give one float or Value per {per}")
-    if type(v) is Value or (isinstance(v, int | float) and not isinstance(v, bool)):
+    if isinstance(v, Value) or (isinstance(v, int | float) and not isinstance(v, bool)):
         v = [v]
     found = weights(v, None, what)
     if len(found) != n:
@@ -88,7 +98,7 @@ def _flag(value: object, what: str) -> bool:
 
 def _shaped(values: list[float | Value], like: object) -> float | Value | tuple[float | Value, ...]:
     """One result per output, shaped as ``func``'s result: one, or a tuple."""
-    return values[0] if type(like) is Value else tuple(values)
+    return values[0] if isinstance(like, Value) else tuple(values)
 
 
 def jvp(
@@ -214,7 +224,8 @@ def jacobian(
             forward mode when there are fewer inputs than outputs.
 
     Returns:
-        ``rows[j][i] = d out_j / d inputs[i]``: floats, or Values with ``create_graph``.
+        ``rows[j][i] = d out_j / d inputs[i]``, the other inputs held fixed:
+        floats, or Values with ``create_graph``.
 
     Example:
         >>> x, y = Value(2.0), Value(3.0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from minigrad.core._validate import as_bool
 from minigrad.core.backward import _float_step
 from minigrad.core.failures import (
     _CAUGHT,
@@ -24,7 +25,7 @@ from minigrad.core.failures import (
     _retyped,
 )
 from minigrad.core.inputs import value_list, weights
-from minigrad.core.value import Value, _args, _lock, toposort
+from minigrad.core.value import Value, _args, _lock, _postorder
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
@@ -43,7 +44,9 @@ def _propagate_floats(
     every node's gradient (entries stay, so a failure can be explained);
     ``wanted`` is the set of the nodes in ``order``: only the partials towards
     those are evaluated (a partial nobody asked for may not even exist there,
-    such as d/dy x ** y at x < 0). No ``.grad`` is touched.
+    such as d/dy x ** y at x < 0). No ``.grad`` is touched. A node of ``keep``
+    (an input) passes nothing back: inputs are independent variables (see
+    :func:`grad`).
     """
     kept: dict[Value, float] = {}
     node = None
@@ -56,6 +59,7 @@ def _propagate_floats(
                 raise _NotFiniteError  # as in backward
             if node in keep:
                 kept[node] = g
+                continue  # an input: held fixed while the others move
             if not g or node._rule is None:
                 continue  # as in backward: nothing flows back through this node
             _float_step(node, g, wanted, acc)
@@ -82,6 +86,7 @@ def _propagate_values(
             continue
         if node in keep:
             kept[node] = g
+            continue  # an input: held fixed while the others move
         rule = node._rule
         if rule is None:
             continue
@@ -89,7 +94,7 @@ def _propagate_values(
         xs = (*args, node)
         partials: tuple[Any, ...] = rule.partials
         for i, p in enumerate(args):
-            if type(p) is not Value or p not in wanted:
+            if type(p) is float or p not in wanted:
                 continue
             d = partials[i]
             if type(d) is not float:
@@ -98,13 +103,14 @@ def _propagate_values(
                 except _CAUGHT as exc:
                     raise _partial_raised(node, i, exc, on_values=True) from exc
                 # A Value is finite unless a partial made a leaf of NaN or inf,
-                # which g * d refuses below; anything else is checked here.
-                if type(d) is not Value:
+                # which g * d refuses below; anything else is checked here. A
+                # partial may return one of its arguments: a Value of any class.
+                if type(d) is not Value and not isinstance(d, Value):
                     bad = _not_a_slope(d)
                     if bad:
                         raise _partial_returned(node, i, d, bad, on_values=True)
             try:
-                if type(d) is Value:
+                if type(d) is Value or isinstance(d, Value):
                     c = g * d
                 elif d == 0.0:
                     continue  # a zero slope adds nothing
@@ -136,6 +142,15 @@ def grad(
 ) -> tuple[Value, ...]:
     """d(sum_j v_j * outputs[j]) / d inputs[i] for each input; ``.grad`` untouched.
 
+    The inputs are independent variables, as in the functional APIs of
+    PyTorch (``torch.autograd.functional``) and JAX: the derivative with
+    respect to ``inputs[i]`` holds every other input fixed, also when one
+    input was computed from another. With ``y = 2 * x``,
+    ``grad(x * y, [x, y])`` is ``(y, x)``, where ``backward`` (and
+    ``torch.autograd.grad``) would give ``x`` the total derivative ``4 * x``
+    through ``y``. An input that is not computed from another input gets
+    the same derivative either way.
+
     Args:
         outputs: A Value or a sequence of Values.
         inputs: The Values to differentiate with respect to.
@@ -148,6 +163,7 @@ def grad(
         depend on.
 
     Raises:
+        TypeError, ValueError: A bad argument; the message names it.
         ArithmeticError, ValueError, TypeError, AttributeError: A partial
             failed or gave NaN or inf; the message names the op and the point.
 
@@ -158,7 +174,12 @@ def grad(
         >>> (dxxx,) = grad(dxx, [x])
         >>> dx.data, dxx.data, dxxx.data
         (27.0, 18.0, 6.0)
+        >>> y = 2 * x
+        >>> [d.data for d in grad(x * y, [x, y])]  # inputs are independent
+        [6.0, 3.0]
     """
+    if create_graph is not False and create_graph is not True:  # as_bool, without a call
+        as_bool(create_graph, "grad: create_graph")
     outs = value_list(outputs, "grad: outputs", nonempty=True)
     ins = value_list(inputs, "grad: inputs")
     acc: dict[Value, Any] = {}
@@ -174,7 +195,9 @@ def grad(
     # The partials read the nodes' .data: a check in another thread moves its
     # inputs' .data while it holds the lock, so the whole pass holds it too.
     with _lock:
-        order = toposort(outs)
+        # toposort's walk, without its checks: outs is a list of Values already.
+        order = _postorder(outs)
+        order.reverse()
         # Only nodes that depend on some input need their rule run: walk from
         # the leaves up, marking every node with a marked argument.
         needed = set(keep)
@@ -182,7 +205,7 @@ def grad(
             if node._rule is None or node in needed:
                 continue
             for p in _args(node):
-                if type(p) is Value and p in needed:
+                if type(p) is not float and p in needed:
                     needed.add(node)
                     break
         order = [node for node in order if node in needed]
@@ -195,7 +218,7 @@ def grad(
         g = kept.get(x)
         if g is None:
             result.append(Value(0.0))
-        elif type(g) is Value:
+        elif type(g) is Value or isinstance(g, Value):
             result.append(g)
         else:
             result.append(Value(g))

@@ -53,7 +53,9 @@ def value_list(
         items = list(xs)  # the common case, without the ABC check's cost (~1 us)
     elif getattr(xs, "_compiled", False):
         raise TypeError(compiled_refusal(what, xs))
-    elif isinstance(xs, str) or not isinstance(xs, Sequence):
+    elif isinstance(xs, Value):  # a subclass of Value
+        items = [xs]
+    elif isinstance(xs, str | bytes | bytearray) or not isinstance(xs, Sequence):
         raise TypeError(
             f"{what} must be a Value or a sequence of Values, got {type(xs).__name__} {xs!r}"
         )
@@ -65,7 +67,8 @@ def value_list(
         if type(x) is not Value:
             if getattr(x, "_compiled", False):
                 raise TypeError(compiled_refusal(f"{what}[{i}]", x))
-            raise TypeError(f"{what}[{i}] must be a Value, got {type(x).__name__} {x!r}")
+            if not isinstance(x, Value):
+                raise TypeError(f"{what}[{i}] must be a Value, got {type(x).__name__} {x!r}")
         if finite and x._data - x._data != 0.0:  # the slot: no tracing guard here
             raise ValueError(f"{what}[{i}] is not finite: {x.data!r}")
     if distinct and len({id(x) for x in items}) < len(items):
@@ -106,7 +109,8 @@ def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Valu
         if n is None:
             raise ValueError(f"{what} is None, and the number of outputs is not known")
         return [1.0] * n
-    if isinstance(grad_outputs, str) or not isinstance(grad_outputs, Sequence):
+    # A str or bytes is a sequence, but not of weights (b"x" would be [120.0]).
+    if isinstance(grad_outputs, str | bytes | bytearray) or not isinstance(grad_outputs, Sequence):
         raise TypeError(
             f"{what} must be a sequence of floats or Values, got {type(grad_outputs).__name__} "
             f"{grad_outputs!r}"
@@ -117,7 +121,7 @@ def weights(grad_outputs: object, n: int | None, what: str) -> list[float | Valu
         raise ValueError(f"{what} is empty")
     out: list[float | Value] = []
     for i, w in enumerate(grad_outputs):
-        if type(w) is Value:
+        if isinstance(w, Value):
             if w.data - w.data != 0.0:
                 raise ValueError(f"{what}[{i}] must be finite, got a Value holding {w.data!r}")
             out.append(w)

@@ -19,6 +19,7 @@ import operator
 from collections.abc import Callable
 
 from minigrad.core import rules
+from minigrad.core._validate import as_float
 from minigrad.core.failures import _domain_error
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, _new
@@ -34,7 +35,12 @@ def _operator(rule: Rule, *, reflected: bool = False) -> Callable[[Value, Value 
         elif type(other) is float:
             y = other
         elif isinstance(other, int | float) and not isinstance(other, bool):
-            y = other = float(other)
+            # An int beyond the floats gets an OverflowError naming the op.
+            y = other = as_float(other, f"{rule.name}: the operand")
+        elif isinstance(other, Value):
+            # A subclass of Value: an operand like any other (the result is a
+            # plain Value, as for every op).
+            y = other._data
         else:
             # Python then tries the other operand's reflected method.
             return NotImplemented  # type: ignore[no-any-return]
@@ -51,7 +57,7 @@ def _operator(rule: Rule, *, reflected: bool = False) -> Callable[[Value, Value 
         # _node(rule, out, (a, other)), inlined: this runs once per op.
         node: Value = _new(Value)
         node._data = out
-        node.grad = 0.0
+        node._grad = 0.0
         node.label = ""
         node._rule = rule
         node._a = a
@@ -78,7 +84,7 @@ def _method(rule: Rule, doc: str) -> Callable[[Value], Value]:
         # _node(rule, out, (self,)), inlined: this runs once per op.
         node: Value = _new(Value)
         node._data = out
-        node.grad = 0.0
+        node._grad = 0.0
         node.label = ""
         node._rule = rule
         node._a = self
@@ -117,6 +123,8 @@ def _comparison(symbol: str) -> Callable[[Value, Value | float], bool]:
             return test(self.data, other.data)
         if isinstance(other, int | float) and not isinstance(other, bool):
             return test(self.data, other)
+        if isinstance(other, Value):  # a subclass of Value
+            return test(self.data, other.data)
         return NotImplemented  # type: ignore[no-any-return]
 
     compare.__name__ = compare.__qualname__ = name

@@ -30,9 +30,9 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from minigrad.core._validate import as_float, signature_problem
+from minigrad.core._validate import as_float, finite_float, signature_problem
 from minigrad.core.failures import _domain_error, _show
 from minigrad.core.value import Value, _node
 
@@ -166,13 +166,20 @@ class Rule:
                 f"Rule {name!r}: partials must be a non-empty tuple of functions, "
                 f"one per argument, got {partials!r}"
             )
-        partials = tuple(float(d) if isinstance(d, int) else d for d in partials)
+        checked: list[Partial] = []
         for i, partial in enumerate(partials):
-            if not (callable(partial) or isinstance(partial, float)):
+            if callable(partial):
+                checked.append(partial)
+            elif isinstance(partial, int | float) and not isinstance(partial, bool):
+                # A constant slope multiplies every gradient: NaN or inf would
+                # poison them all, far from here.
+                checked.append(finite_float(partial, f"Rule {name!r}: partials[{i}]"))
+            else:
                 raise TypeError(
                     f"Rule {name!r}: partials[{i}] must be a function or a constant float, "
-                    f"got {partial!r}"
+                    f"got {type(partial).__name__} {partial!r}"
                 )
+        partials = tuple(checked)
         arity = len(partials)
         # The engine calls forward(*args) and partials[i](*args, out): a wrong
         # count is refused here, naming the rule, not deep inside backward.
@@ -193,12 +200,7 @@ class Rule:
                 )
         if domain is None:
             domain = ((-_INF, _INF),) * arity
-        if len(domain) != arity or any(not lo < hi for lo, hi in domain):
-            raise ValueError(
-                f"Rule {name!r}: domain must give one interval (lo, hi) with lo < hi "
-                f"per argument ({arity}), got {domain!r}"
-            )
-        domain = tuple((float(lo), float(hi)) for lo, hi in domain)
+        domain = _intervals(name, "domain", "", domain, arity)
         sample_box = _sample_box(name, domain, sample)
         avoid = _avoid(name, avoid)
         if not isinstance(commutative, bool) or (commutative and arity < 2):
@@ -260,6 +262,7 @@ class Rule:
         """
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < self.arity:
             raise IndexError(f"Rule {self.name!r}: has no argument {index!r}")
+        margin = as_float(margin, f"Rule {self.name!r}: margin")
         if not margin >= 0.0:
             raise ValueError(f"Rule {self.name!r}: margin must be >= 0, got {margin!r}")
         lo, hi = self.sample_box[index]
@@ -286,6 +289,7 @@ class Rule:
             margin: The distance to keep, as for :meth:`intervals`.
 
         Raises:
+            TypeError: ``rng`` is not a random source (a ``random.Random``).
             ValueError: ``margin`` leaves nothing to draw from.
 
         Example:
@@ -295,6 +299,13 @@ class Rule:
             >>> abs(y) >= 1e-2
             True
         """
+        # Duck-typed: anything with random.Random's two methods used here.
+        drawn = (getattr(rng, "choices", None), getattr(rng, "uniform", None))
+        if not all(callable(method) for method in drawn):
+            raise TypeError(
+                f"Rule {self.name!r}: sample: rng must be a random source such as "
+                f"random.Random(0), got {type(rng).__name__} {rng!r}"
+            )
         point = []
         for i in range(self.arity):
             pieces = self.intervals(i, margin=margin)
@@ -342,7 +353,8 @@ def _sample_box(
     """The sample intervals: as given (checked against the domain), or the default."""
     if sample is None:
         return tuple(_default_sample(lo, hi) for lo, hi in domain)
-    if len(sample) != len(domain) or any(
+    sample = _intervals(name, "sample", " finite", sample, len(domain), f" for domain {domain!r}")
+    if any(
         not (-_INF < lo < hi < _INF and d_lo <= lo and hi <= d_hi)
         for (lo, hi), (d_lo, d_hi) in zip(sample, domain, strict=False)
     ):
@@ -352,6 +364,36 @@ def _sample_box(
             f"for domain {domain!r}"
         )
     return tuple((float(lo), float(hi)) for lo, hi in sample)
+
+
+def _intervals(
+    name: str, what: str, kind: str, given: object, arity: int, extra: str = ""
+) -> tuple[tuple[float, float], ...]:
+    """``given`` as one ``(lo, hi)`` pair of floats with lo < hi per argument.
+
+    A TypeError when it is not a sequence of pairs of numbers, a ValueError
+    when the count or an order is wrong; both name the rule and the argument.
+    """
+    shape = (
+        f"Rule {name!r}: {what} must give one{kind} interval (lo, hi) with lo < hi "
+        f"per argument ({arity}), got {given!r}{extra}"
+    )
+    if isinstance(given, str | bytes) or not isinstance(given, Sequence):
+        raise TypeError(shape)
+    pairs: list[tuple[float, float]] = []
+    for pair in given:
+        if (
+            isinstance(pair, str | bytes)
+            or not isinstance(pair, Sequence)
+            or len(pair) != 2
+            or any(isinstance(end, bool) or not isinstance(end, int | float) for end in pair)
+        ):
+            raise TypeError(shape)
+        lo, hi = (as_float(end, f"Rule {name!r}: {what}") for end in pair)
+        pairs.append((lo, hi))
+    if len(pairs) != arity or any(not lo < hi for lo, hi in pairs):
+        raise ValueError(shape)
+    return tuple(pairs)
 
 
 def _default_sample(lo: float, hi: float) -> tuple[float, float]:
@@ -434,6 +476,14 @@ def value_of(x: float | Value) -> float:
     return x if isinstance(x, float | int) else x.data
 
 
+def _not_a_number(rule: Rule, x: object, index: int = 0) -> TypeError:
+    """The error for an argument of a rule's function that is neither a Value nor a number."""
+    return TypeError(
+        f"{rule.name}: argument {index} ({rule.arg_names[index]}) must be a Value, an int or "
+        f"a float, got {type(x).__name__} {x!r}"
+    )
+
+
 def _unary(rule: Rule, x: S) -> S:
     """``rule`` on a float (its forward, errors named) or on a Value (a new node)."""
     if isinstance(x, float | int):
@@ -480,10 +530,15 @@ def apply(rule: Rule, *args: Value | float) -> Value:
         if type(arg) is Value:
             kept.append(arg)
             xs.append(arg._data)
-        else:
+        elif isinstance(arg, int | float) and not isinstance(arg, bool):
             x = as_float(arg, f"{rule.name}: argument {i}")
             kept.append(x)
             xs.append(x)
+        elif isinstance(arg, Value):  # a subclass of Value: a node like any other
+            kept.append(arg)
+            xs.append(arg._data)
+        else:
+            raise _not_a_number(rule, arg, i)
     try:
         out = rule.forward(*xs)
     except (ArithmeticError, ValueError) as exc:

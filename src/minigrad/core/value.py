@@ -19,10 +19,10 @@ paths (the operators of :mod:`~minigrad.core.protocol`, ``backward``,
 
 from __future__ import annotations
 
-from _thread import RLock
+from _thread import RLock, allocate_lock, get_ident
 from collections.abc import Callable, Iterable, Sequence
 
-from minigrad.core._validate import as_float
+from minigrad.core._validate import as_float, finite_float
 
 # typing costs ~15 ms to import; annotations need it only for mypy, which
 # takes any name TYPE_CHECKING as true.
@@ -46,10 +46,34 @@ _new = object.__new__
 # threading costs ~2 ms. Uncontended, it costs ~0.15 us per call.
 _lock = RLock()
 
-#: Set by :mod:`minigrad.compile` while it traces a function: called with a
-#: Value whose ``.data`` is read, it raises (a read then would be frozen into
-#: the compiled code). The engine reads the ``_data`` slot and never calls it.
-_tracing: Callable[[Value], None] | None = None
+#: The hooks of the threads that :mod:`minigrad.compile` is tracing a function
+#: in, by thread id (:func:`_set_trace_hook`); None while no thread traces, so
+#: that a ``.data`` read outside any trace costs one test of a global, as it
+#: did when a single hook was kept here. A hook is called with a Value whose
+#: ``.data`` its own thread reads, and raises (a read then would be frozen into
+#: the compiled code); other threads read on. Replaced, never changed in place,
+#: so a reader needs no lock. The engine reads the ``_data`` slot and never
+#: calls a hook.
+_tracing: dict[int, Callable[[Value], None]] | None = None
+_tracing_lock = allocate_lock()
+
+
+def _set_trace_hook(hook: Callable[[Value], None] | None) -> Callable[[Value], None] | None:
+    """Install ``hook`` for the calling thread (None removes it); return the one it replaces.
+
+    A trace installs its hook and, when done, puts back what this returned
+    (a trace started inside another in the same thread restores the outer one).
+    """
+    global _tracing
+    me = get_ident()
+    with _tracing_lock:
+        hooks = dict(_tracing) if _tracing is not None else {}
+        before = hooks.pop(me, None)
+        if hook is not None:
+            hooks[me] = hook
+        _tracing = hooks or None
+    return before
+
 
 # Finite means ``x - x == 0.0`` everywhere in minigrad (see minigrad._validate):
 # inf - inf and nan - nan are nan, and it costs a subtraction and a comparison.
@@ -84,10 +108,12 @@ class Value:
         (10.0, 7.0)
     """
 
-    __slots__ = ("_a", "_b", "_data", "_mark", "_rule", "grad", "label")
+    __slots__ = ("_a", "_b", "_data", "_grad", "_mark", "_rule", "label")
 
     _data: float
-    grad: float
+    # The gradient's slot: the engine's hot loops read and write it directly;
+    # users go through the .grad property, which refuses what is not a finite float.
+    _grad: float
     label: str
     _rule: Rule | None
     # Arguments: a Value or a float constant each, laid out by _node.
@@ -100,7 +126,7 @@ class Value:
         self._data = as_float(data, "Value: data")
         if not isinstance(label, str):
             raise TypeError(f"Value: label must be a str, got {type(label).__name__} {label!r}")
-        self.grad = 0.0
+        self._grad = 0.0
         self.label = label
         self._rule = None
         self._a = None
@@ -111,13 +137,42 @@ class Value:
     def data(self) -> float:
         """The number this node holds (read/write; an int is stored as a float)."""
         if _tracing is not None:
-            # minigrad.compile is tracing: a value read now would be frozen.
-            _tracing(self)
+            # minigrad.compile is tracing in some thread: if in this one, a
+            # value read now would be frozen into the compiled code.
+            hook = _tracing.get(get_ident())
+            if hook is not None:
+                hook(self)
         return self._data
 
     @data.setter
     def data(self, value: float) -> None:
         self._data = as_float(value, "Value.data")
+
+    @property
+    def grad(self) -> float:
+        """d root / d self summed over the ``backward`` calls so far (read/write; finite float).
+
+        ``backward`` adds into it and ``zero_grad`` resets it; an assignment must
+        be a finite int or float (a str, a bool, NaN or inf is refused).
+
+        Example:
+            >>> x = Value(2.0)
+            >>> (x * x).backward()
+            >>> x.grad
+            4.0
+            >>> x.grad = float("nan")
+            Traceback (most recent call last):
+                ...
+            ValueError: Value.grad must be finite, got nan
+        """
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: float) -> None:
+        if type(value) is float and value - value == 0.0:
+            self._grad = value  # the common case, without a call: optimizers zero every step
+        else:
+            self._grad = finite_float(value, "Value.grad")
 
     @property
     def op(self) -> str:
@@ -137,7 +192,7 @@ class Value:
     @property
     def parents(self) -> tuple[Value, ...]:
         """The Values this node was computed from (constants left out)."""
-        return tuple(a for a in self.args if type(a) is Value)
+        return tuple(a for a in self.args if isinstance(a, Value))
 
     # micrograd's names, read-only, so that code written for micrograd's nodes
     # (the notebook helpers trace and draw_dot walk v._prev and print v._op)
@@ -164,7 +219,7 @@ class Value:
         extra = f", label={self.label!r}" if self.label else ""
         if self._rule is not None:
             extra += f", op={self._rule.name!r}"
-        return f"Value(data={self._data!r}, grad={self.grad!r}{extra})"
+        return f"Value(data={self._data!r}, grad={self._grad!r}{extra})"
 
     # The number protocol (see docs/api.md): what cannot lose a derivative
     # works on the data; what would drop the graph raises, saying what to use.
@@ -242,7 +297,7 @@ class Value:
         """
         with _lock:  # not between two steps of another thread's backward
             for node in _postorder([self]):
-                node.grad = 0.0
+                node._grad = 0.0
 
     if TYPE_CHECKING:
         # Attached by the layers above (see the module docstring); declared
@@ -307,11 +362,15 @@ def _node(rule: Rule, out: float, args: Sequence[Value | float]) -> Value:
 
     Layout: one argument is ``_a`` with ``_b`` None; two are ``_a`` and
     ``_b``; three or more are a tuple in ``_a`` with ``_b`` None. A leaf has
-    both None. Inlined in :func:`_operator` and :func:`_method`.
+    both None. A constant is always of type ``float`` (the door of every op,
+    :func:`~minigrad.core.rule.apply`, and the operators convert ints), so
+    the hot paths tell an argument that is a Value, of any class, from a
+    constant by ``type(a) is not float``. Inlined in :func:`_operator` and
+    :func:`_method`.
     """
     node: Value = _new(Value)
     node._data = out
-    node.grad = 0.0
+    node._grad = 0.0
     node.label = ""
     node._rule = rule
     if len(args) == 2:
@@ -374,34 +433,38 @@ def _postorder(
             node._mark = done
             emit(node)
             continue
-        if prior is not None and node.grad:
-            prior[node] = node.grad
-            node.grad = 0.0
+        if prior is not None and node._grad:
+            prior[node] = node._grad
+            node._grad = 0.0
         # _args, inlined: a leaf has _a and _b None, one argument leaves _b
-        # None, and three or more are a tuple in _a.
+        # None, and three or more are a tuple in _a. An argument is a Value
+        # (of any class: a subclass of Value is a node too) or a float
+        # constant, always of type float (see _node): the plain Value is
+        # tested first, and the float test stands for "a node" where those
+        # are the only two kinds, so a subclass costs the plain Value nothing.
         a = node._a
         b = node._b
         if b is not None:
-            if type(a) is Value and a._mark is not done:
+            if type(a) is not float and a._mark is not done:
                 node._mark = seen
                 push(node)
                 push(a)
-                if type(b) is Value and b._mark is not done:
+                if type(b) is not float and b._mark is not done:
                     push(b)
                 continue
-            if type(b) is Value and b._mark is not done:
+            if type(b) is not float and b._mark is not done:
                 node._mark = seen
                 push(node)
                 push(b)
                 continue
-        elif type(a) is Value:
+        elif type(a) is Value or (a is not None and type(a) is not tuple and type(a) is not float):
             if a._mark is not done:
                 node._mark = seen
                 push(node)
                 push(a)
                 continue
         elif type(a) is tuple:
-            waiting = [p for p in a if type(p) is Value and p._mark is not done]
+            waiting = [p for p in a if type(p) is not float and p._mark is not done]
             if waiting:
                 node._mark = seen
                 push(node)
@@ -418,12 +481,35 @@ def toposort(roots: Iterable[Value]) -> list[Value]:
     Iterative (no recursion), so a graph of any depth works.
     Cost: O(nodes + edges) time and memory.
 
+    Args:
+        roots: Values (a list, a tuple, any iterable of Values).
+
+    Raises:
+        TypeError: ``roots`` is not an iterable of Values (a single Value
+            is refused too: pass ``[v]``).
+
     Example:
         >>> x = Value(1.0, label="x")
         >>> y = (x * 2).exp()
         >>> [n.op or n.label for n in toposort([y])]
         ['exp', '*', 'x']
     """
+    # A list or a tuple, the common case, skips the ABC check (~1 us: grad
+    # calls this on every pass).
+    if type(roots) is not list and type(roots) is not tuple:
+        if isinstance(roots, Value | str | bytes) or not isinstance(roots, Iterable):
+            hint = "; pass [v] for one Value" if isinstance(roots, Value) else ""
+            raise TypeError(
+                f"toposort: roots must be an iterable of Values, got {type(roots).__name__} "
+                f"{roots!r}{hint}"
+            )
+        roots = list(roots)
+    for root in roots:
+        if type(root) is not Value and not isinstance(root, Value):
+            i = list(roots).index(root)
+            raise TypeError(
+                f"toposort: roots[{i}] must be a Value, got {type(root).__name__} {root!r}"
+            )
     with _lock:
         order = _postorder(roots)
     order.reverse()

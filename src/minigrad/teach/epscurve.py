@@ -7,6 +7,7 @@ alone; :func:`plot` draws the same on a matplotlib axis (the ``plot`` extra).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -74,8 +75,12 @@ def plot(curve: list[tuple[float, float]], ax: Any = None, label: str = "") -> A
     return ax
 
 
-def main(svg_path: str | None, out: TextIO) -> int:
+def main(svg_path: str | None, out: TextIO, err: TextIO | None = None) -> int:
     """Print every case's curve and its best eps; write the SVG figure if asked.
+
+    Returns 0, or 2 when the figure cannot be written (the reason goes to
+    ``err``, standard error by default), as ``minigrad check`` does for a
+    file it cannot read.
 
     Example:
         >>> import io
@@ -84,14 +89,33 @@ def main(svg_path: str | None, out: TextIO) -> int:
         0
         >>> "best eps" in buf.getvalue()
         True
+        >>> main("/nonexistent/x.svg", buf, buf)
+        2
+        >>> print(buf.getvalue().splitlines()[-1])
+        minigrad eps-curve: cannot write --svg '/nonexistent/x.svg': ...
     """
-    curves = [(name, eps_curve(func, x)) for name, func, x in CASES]
-    for name, curve in curves:
-        best_eps, best_err = min(curve, key=lambda pair: pair[1])
-        print(f"{name}: best eps {best_eps:.1e} (error {best_err:.1e})", file=out)
-        print("  " + "  ".join(f"{e:.0e}:{err:.1e}" for e, err in curve[::2]), file=out)
+    figure = None
     if svg_path:
-        with open(svg_path, "w", encoding="utf-8") as f:
-            f.write(svg(curves))
-        print(f"wrote {svg_path}", file=out)
+        # Opened first: a path that cannot be written fails before the work.
+        try:
+            figure = open(svg_path, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            print(
+                f"minigrad eps-curve: cannot write --svg {svg_path!r}: {reason}",
+                file=sys.stderr if err is None else err,
+            )
+            return 2
+    try:
+        curves = [(name, eps_curve(func, x)) for name, func, x in CASES]
+        for name, curve in curves:
+            best_eps, best_err = min(curve, key=lambda pair: pair[1])
+            print(f"{name}: best eps {best_eps:.1e} (error {best_err:.1e})", file=out)
+            print("  " + "  ".join(f"{e:.0e}:{r:.1e}" for e, r in curve[::2]), file=out)
+        if figure is not None:
+            figure.write(svg(curves))
+            print(f"wrote {svg_path}", file=out)
+    finally:
+        if figure is not None:
+            figure.close()
     return 0

@@ -381,7 +381,9 @@ ABS = Rule(
 )
 RELU = Rule(
     "relu",
-    lambda x: x if x > 0.0 else 0.0,
+    # NaN stays NaN (x > 0.0 is False for it), which the engine refuses as
+    # for every other op: "input is not finite", never a silent 0.0.
+    lambda x: x if x > 0.0 or x != x else 0.0,
     (lambda x, out: step(x),),
     math="Max(x, 0)",
     sample=((-3.0, 3.0),),

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 
-from minigrad.core.rule import _INF, Rule, _float_error, _unary, overload, value_of
+from minigrad.core.rule import _INF, Rule, _float_error, _not_a_number, _unary, overload, value_of
+from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from typing import overload
 
     from minigrad.core.rule import S
-    from minigrad.core.value import Value
 
 
 def exp(x: S) -> S:
@@ -31,7 +31,10 @@ def exp(x: S) -> S:
             return math.exp(x)
         except OverflowError as exc:
             raise _float_error(EXP, (x,), exc) from None
-    return x.exp()
+    try:
+        return x.exp()
+    except AttributeError:  # neither a number nor a Value
+        raise _not_a_number(EXP, x) from None
 
 
 @overload
@@ -53,7 +56,14 @@ def log(x: float | Value, base: float | Value | None = None) -> float | Value:
                 return math.log(x)
             except ValueError as exc:
                 raise _float_error(LOG, (x,), exc) from None
-        return x.log()
+        try:
+            return x.log()
+        except AttributeError:  # neither a number nor a Value
+            raise _not_a_number(LOG, x) from None
+    if isinstance(base, bool) or not isinstance(base, float | int | Value):
+        raise TypeError(
+            f"log: base must be a Value, an int or a float, got {type(base).__name__} {base!r}"
+        )
     b = value_of(base)
     if not (b > 0.0 and b != 1.0):
         raise ValueError(f"log: base must be > 0 and != 1, got {b!r}")
@@ -72,12 +82,20 @@ def sqrt(x: S) -> S:
             return math.sqrt(x)
         except ValueError as exc:
             raise _float_error(SQRT, (x,), exc) from None
-    return x.sqrt()
+    try:
+        return x.sqrt()
+    except AttributeError:  # neither a number nor a Value
+        raise _not_a_number(SQRT, x) from None
 
 
 def sigmoid(x: S) -> S:
     """Logistic sigmoid 1 / (1 + e**-x) of a float or a Value."""
-    return _sigmoid(x) if isinstance(x, float | int) else x.sigmoid()
+    if isinstance(x, float | int):
+        return _sigmoid(x)
+    try:
+        return x.sigmoid()
+    except AttributeError:  # neither a number nor a Value
+        raise _not_a_number(SIGMOID, x) from None
 
 
 def log1p(x: S) -> S:

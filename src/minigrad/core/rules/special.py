@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from minigrad.core.rule import Rule, _unary
+from minigrad.core.rule import Rule, _not_a_number, _unary
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
@@ -23,7 +23,12 @@ if TYPE_CHECKING:
 
 def erf(x: S) -> S:
     """Error function of a float or a Value."""
-    return math.erf(x) if isinstance(x, float | int) else x.erf()
+    if isinstance(x, float | int):
+        return math.erf(x)
+    try:
+        return x.erf()
+    except AttributeError:  # neither a number nor a Value
+        raise _not_a_number(ERF, x) from None
 
 
 def erfc(x: S) -> S:

@@ -12,34 +12,49 @@ so a partial written with them serves the float backward and the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from minigrad.core.rule import _INF, Rule, _binary, _unary, overload
+from minigrad.core.rule import _INF, Rule, _binary, _not_a_number, _unary, overload
 from minigrad.core.rules.arithmetic import ABS
 from minigrad.core.rules.exp_log import exp, log, sech2, sqrt
+from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import overload
 
     from minigrad.core.rule import S
-    from minigrad.core.value import Value
 
 
 def sin(x: S) -> S:
     """Sine of a float or a Value."""
-    return math.sin(x) if isinstance(x, float | int) else x.sin()
+    if isinstance(x, float | int):
+        return math.sin(x)
+    try:
+        return x.sin()
+    except AttributeError:  # neither a number nor a Value
+        raise _not_a_number(SIN, x) from None
 
 
 def cos(x: S) -> S:
     """Cosine of a float or a Value."""
-    return math.cos(x) if isinstance(x, float | int) else x.cos()
+    if isinstance(x, float | int):
+        return math.cos(x)
+    try:
+        return x.cos()
+    except AttributeError:  # neither a number nor a Value
+        raise _not_a_number(COS, x) from None
 
 
 def tanh(x: S) -> S:
     """Hyperbolic tangent of a float or a Value."""
-    return math.tanh(x) if isinstance(x, float | int) else x.tanh()
+    if isinstance(x, float | int):
+        return math.tanh(x)
+    try:
+        return x.tanh()
+    except AttributeError:  # neither a number nor a Value
+        raise _not_a_number(TANH, x) from None
 
 
 def tan(x: S) -> S:
@@ -205,6 +220,18 @@ def dist(p: Sequence[float | Value], q: Sequence[float | Value]) -> float | Valu
         >>> dist((1.0, 2.0), (4.0, 6.0))
         5.0
     """
+    for name, point in (("p", p), ("q", q)):
+        if isinstance(point, str | bytes) or not isinstance(point, Sequence):
+            raise TypeError(
+                f"dist: {name} must be a sequence of numbers or Values, "
+                f"got {type(point).__name__} {point!r}"
+            )
+        for i, c in enumerate(point):
+            if isinstance(c, bool) or not isinstance(c, float | int | Value):
+                raise TypeError(
+                    f"dist: {name}[{i}] must be a Value, an int or a float, "
+                    f"got {type(c).__name__} {c!r}"
+                )
     if len(p) != len(q):
         raise ValueError(
             f"dist: p and q must have the same number of coordinates, got {len(p)} and {len(q)}"
