@@ -277,23 +277,9 @@ def test_pytorch_nondeterministic_backward_is_a_runtime_error_unless_tolerated()
     assert gradcheck(lambda a: jittery(a), [x], nondet_tol=1e-6)
 
 
-# Subclasses of Value: the checkers take them (the engine half is issue 21).
+# Subclasses of Value: the checkers take them, and the engine differentiates through them.
 
 
-def _engine_takes_subclasses() -> bool:
-    class Probe(Value):
-        pass
-
-    p = Probe(0.5)
-    (p * 2.0).backward()
-    return p.grad == 2.0
-
-
-@pytest.mark.xfail(
-    not _engine_takes_subclasses(),
-    reason="the engine half (backward through a subclass leaf) is issue 21, point 1",
-    strict=True,
-)
 def test_subclasses_of_value_work_in_every_checker() -> None:
     # PyTorch's tests check tensor subclasses with gradcheck; a minigrad user
     # subclasses Value to tag parameters.
