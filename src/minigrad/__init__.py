@@ -22,7 +22,6 @@ from minigrad.checking.gradcheck import (
     gradcheck,
     gradgradcheck,
 )
-from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin here only)
 from minigrad.core import Rule, Value, apply, grad, toposort
 from minigrad.core.functional import hessian, hvp, jacobian, jvp, vjp
 from minigrad.core.rules import (
@@ -70,6 +69,7 @@ from minigrad.core.rules import (
 # typing costs ~15 ms to import and is needed only by mypy.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from minigrad.compiler import compile as compile  # noqa: A004 (loaded on first use, below)
     from minigrad.teach.viz import Graph as _Graph
 
 __all__ = [
@@ -157,3 +157,18 @@ def _graph(self: Value, *, max_nodes: int = 100) -> _Graph:
 
 
 Value.graph = _graph  # type: ignore[method-assign]
+
+
+def __getattr__(name: str) -> object:
+    """``minigrad.compile``, loaded on first use.
+
+    The compiler (tracing and code generation, with ``typing`` and ``re``) is
+    about a third of minigrad's import time, and most sessions never compile:
+    ``minigrad.compile`` and ``from minigrad import compile`` import it then.
+    """
+    if name == "compile":
+        from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin)
+
+        globals()["compile"] = compile
+        return compile
+    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
