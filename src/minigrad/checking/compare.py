@@ -35,7 +35,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.diagnose import find_fault, kink_note, looks_kinked
+from minigrad.checking.diagnose import faulty_node, kink_note, looks_kinked
 from minigrad.checking.direction import Direction
 from minigrad.checking.evidence import Examined, Holdings, examine, nominal_difference
 from minigrad.checking.fast import fast
@@ -48,6 +48,7 @@ from minigrad.checking.levels import (
     derivatives,
     forward_jacobian,
 )
+from minigrad.checking.locate import narrow
 from minigrad.checking.numeric import nominal_step, one_sided_slopes
 from minigrad.checking.report import Entry, Report, modes_in_words, where
 from minigrad.checking.settings import Settings
@@ -148,14 +149,16 @@ class _Checker:
     def _report(self, k: int, whole: _Level, *, failed: bool) -> Report:
         s = self.settings
         fault = ""
+        narrowing: Value | None = None
         if failed and self.localize:
             # Each op's own rule is checked in the modes that disagreed here.
             modes = tuple(m for m in s.modes if any(e.mode == m for e in whole.failures))
             local = _Checker(self.levels, s.with_modes(modes or s.modes), localize=False)
-            fault = find_fault(self.levels.outputs(), k, local._check_rule)
+            fault, node = faulty_node(self.levels.outputs(), k, local._check_rule)
             if s.modes != ("rev",):
                 fault = f"in {modes_in_words(modes)}, {fault}"
-        return Report(
+            narrowing = node
+        report = Report(
             not failed,
             k,
             whole.compared,
@@ -170,6 +173,11 @@ class _Checker:
             (s.atol, s.rtol) if s.classic else None,
             whole.remarks,
         )
+        if narrowing is not None and narrowing.rule is not None:
+            rule, args = narrowing.rule, narrowing.args
+            quick = _Checker(self.levels, s.narrowing(), localize=False)
+            report.remark_later(lambda: narrow(rule, args, k, quick._check_rule))
+        return report
 
     def _check_rule(self, func: Callable[..., Value], inputs: list[Value], k: int) -> Report:
         levels = Levels(func, inputs, None, self.settings.where)
@@ -234,7 +242,7 @@ class _Checker:
                 i,
                 nominal,
                 thorough=not s.classic,
-                sharpen=few,
+                sharpen=few and s.sharpen,
             )
             probe = (evaluate, at, here, h)
             for m, (mode, analytic, _, _) in enumerate(sides):
@@ -278,7 +286,7 @@ class _Checker:
                         found.kinks.append(f"{where(entry, levels.names)}: {entry.note}")
                     elif m == 0 and entry.passed and nominal is not None:
                         self._kink(found, k, key, i, r, probe, examined, entry.step)
-        if not s.classic and not few and not found.failures:
+        if not s.classic and not few and s.sharpen and not found.failures:
             self._direction(found, k, fs, keys, here, sides)
         return found
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minigrad.checking.numeric import (
+    SHARPER,
     Estimate,
     Evaluate,
     central,
@@ -48,6 +49,7 @@ from minigrad.checking.verdict import (
     UNDECIDED,
     WRONG,
     Finding,
+    digits,
     judge,
     nominal,
     settled,
@@ -299,7 +301,7 @@ def _extrapolate(
     i: int,
     want: int,
     *,
-    larger_only: bool = False,
+    scales: Sequence[float] | None = None,
 ) -> None:
     size = len(analytic[0])
     errs = {(m, r): _a_err(out, holdings_of, analytic, m, r, i) for r in rows for m in modes_of[r]}
@@ -313,7 +315,12 @@ def _extrapolate(
         rows,
         lambda r, e: checks[r](e),
         noise=_noise(holdings_of, rows, size),
-        larger_only=larger_only,
+        scales=scales,
+        enough=lambda r, e: all(
+            digits(analytic[m][r], e.value, e.error) >= want
+            and abs(analytic[m][r] - e.value) <= e.error + errs[(m, r)]
+            for m in modes_of[r]
+        ),
     )
     for r in rows:
         out.estimates.setdefault(r, []).extend(ests[r])
@@ -357,7 +364,7 @@ def _sharpen(
         holdings_of,
         i,
         SHARP_DIGITS,
-        larger_only=True,
+        scales=SHARPER,
     )
     # A difference seen only at larger steps must hold at the smaller ones too.
     suspect = [r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in modes_of[r])]

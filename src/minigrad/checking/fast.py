@@ -72,8 +72,12 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
         if up is None or down is None:
             return None  # the exhaustive check finds steps that fit
         entries = []
+        # Per unit length of the direction, as PyTorch's and JAX's unit
+        # directions: the tolerance then weighs it as a derivative.
+        length = math.sqrt(math.fsum(d * d for d in direction.d)) or 1.0
         for m, slope in enumerate(slopes):
-            numeric = slope + (up[m] - down[m]) / 2.0
+            numeric = (slope + (up[m] - down[m]) / 2.0) / length
+            slope /= length
             if not s.close(slope, numeric):
                 return None
             entries.append(

@@ -51,6 +51,7 @@ __all__ = [
     "KNOWN_ROUNDOFF",
     "NOISE_FLOOR",
     "ROUNDOFF",
+    "SHARPER",
     "Estimate",
     "central",
     "extrapolate",
@@ -78,8 +79,11 @@ _SHRINK = 0.75
 # nominal step in tenfold steps after the larger ones (a kink 1e-14 away is
 # only resolved by steps below 1e-14).
 _LARGER = (1e1, 1e2, 1e3, 1e4)
-# Starts for sharpening an estimate (extrapolate(larger_only=True)).
-_SHARPER = (1e2, 1e3, 1e4, 1e5, 1e6)
+#: Starts for sharpening an estimate (``extrapolate(scales=SHARPER)``), as
+#: multiples of the nominal step, smallest first: the first that settles a
+#: row ends it, and a smaller step is less likely to reach a pole or span a
+#: period.
+SHARPER = (1e2, 1e3, 1e4, 1e5, 1e6)
 _STARTS = 18
 
 #: Round-off of one evaluated function value, in units of its magnitude: 64
@@ -266,6 +270,7 @@ def _ridders(
     noise: Sequence[float] | None = None,
     ratio: float = _RATIO,
     power: int = 2,
+    enough: Callable[[int, Estimate], bool] | None = None,
 ) -> dict[int, Estimate]:
     """One Ridders tableau from step ``h`` for the given rows; the best estimate per row.
 
@@ -275,7 +280,7 @@ def _ridders(
     the columns' combinations (a column amplifies it by its weights), so an
     entry's error is never below the round-off it can hold.
     """
-    return _tableau(lambda t: _difference(evaluate, x, t, noise), h, rows, ratio, power)
+    return _tableau(lambda t: _difference(evaluate, x, t, noise), h, rows, ratio, power, enough)
 
 
 def _tableau(
@@ -284,6 +289,7 @@ def _tableau(
     rows: Sequence[int],
     ratio: float,
     power: int,
+    enough: Callable[[int, Estimate], bool] | None = None,
 ) -> dict[int, Estimate]:
     best: dict[int, Estimate] = {}
     previous: dict[int, tuple[list[float], list[float]]] = {}
@@ -353,6 +359,8 @@ def _tableau(
                     bound = error
                     best[r] = Estimate(column[j], error, step)
             previous[r] = (column, carried)
+            if enough is not None and r in best and enough(r, best[r]):
+                continue  # the caller needs no better estimate
             # Higher order made it worse: round-off has taken over.
             if depth == 0 or (
                 len(column) == depth + 1 and abs(column[depth] - before[depth - 1]) < _SAFE * bound
@@ -374,7 +382,8 @@ def extrapolate(
     decided: Callable[[int, list[Estimate]], bool] | None = None,
     *,
     noise: Sequence[float] | None = None,
-    larger_only: bool = False,
+    scales: Sequence[float] | None = None,
+    enough: Callable[[int, Estimate], bool] | None = None,
 ) -> dict[int, list[Estimate]]:
     """Derivative estimates with error bounds from several scales of step, per row.
 
@@ -396,9 +405,12 @@ def extrapolate(
         decided: When it returns True for a row, that row needs no more starts.
         noise: Per value (indexed like ``evaluate``'s), its absolute
             round-off when the caller knows it to exceed :func:`roundoff`'s.
-        larger_only: Start from the larger steps only, largest first (to
-            sharpen an estimate the nominal step already gave: round-off
-            falls as the step grows).
+        scales: Start only from these multiples of the nominal step, in
+            this order (to sharpen an estimate the nominal step already
+            gave: round-off falls as the step grows); :data:`SHARPER` is
+            the usual choice. None: every start described above.
+        enough: When it returns True for a row's estimate, that row's
+            tableau stops there (the caller needs no better one).
 
     Returns:
         Per row, its estimates, one per start that gave one, in the order the
@@ -428,17 +440,15 @@ def extrapolate(
     smaller = [top * 10.0**-j for j in range(_STARTS) if top * 10.0**-j >= finest]
     # The nominal scale and the next smaller one first: most questions are
     # settled there; then the larger steps, then the rest of the smaller.
-    if larger_only:
-        # Smallest first: the first that settles a row ends it, and a smaller
-        # step is less likely to reach a pole or span a period.
-        starts = [top * f for f in _SHARPER] if top == h else []
+    if scales is not None:
+        starts = [top * f for f in scales] if top == h else []
     else:
         starts = [*smaller[:2], *larger, *smaller[2:]][:_STARTS]
     pending = list(rows)
     for start in starts:
         if not pending:
             break
-        got = _ridders(evaluate, x, start, pending, noise)
+        got = _ridders(evaluate, x, start, pending, noise, enough=enough)
         still: list[int] = []
         for r in pending:
             if r in got:

@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["Entry", "Report", "escape_html", "mode_label", "modes_in_words"]
 
@@ -210,10 +210,14 @@ class Report:
             classic test decided), else None (the error bound decided).
         remarks: What the check found beyond the entries, in words: how a
             random direction over all the inputs agreed, where a wrong rule
-            is wrong (its simplest failing point and intervals).
+            is wrong (its simplest failing point and intervals: worked out
+            the first time they are read, since that takes a few dozen
+            checks of the rule).
     """
 
     __slots__ = (
+        "_later",
+        "_remarks",
         "cautions",
         "checked",
         "entries",
@@ -225,7 +229,6 @@ class Report:
         "names",
         "ok",
         "order",
-        "remarks",
         "tolerances",
     )
 
@@ -257,7 +260,20 @@ class Report:
         self.modes = modes
         self.entries = entries if entries is not None else list(self.failures)
         self.tolerances = tolerances
-        self.remarks = remarks if remarks is not None else []
+        self._remarks = remarks if remarks is not None else []
+        self._later: Callable[[], list[str]] | None = None
+
+    @property
+    def remarks(self) -> list[str]:
+        """What the check found beyond the entries (see the class)."""
+        if self._later is not None:
+            later, self._later = self._later, None
+            self._remarks.extend(later())
+        return self._remarks
+
+    def remark_later(self, work: Callable[[], list[str]]) -> None:
+        """Add the lines ``work()`` gives to the remarks when they are first read."""
+        self._later = work
 
     def __repr__(self) -> str:
         return (

@@ -60,6 +60,7 @@ class Settings:
         "nondet_tol",
         "rtol",
         "seed",
+        "sharpen",
         "where",
     )
 
@@ -90,6 +91,8 @@ class Settings:
         self.fast_mode = bool(fast_mode)
         self.seed = as_int(seed, f"{where}: seed")
         self.modes = _modes(modes, where)
+        # Whether agreements of few digits are sharpened (see evidence.examine).
+        self.sharpen = True
 
     @classmethod
     def of(cls, where: str, given: dict[str, object], **changed: object) -> Settings:
@@ -121,6 +124,12 @@ class Settings:
         for name in Settings.__slots__:
             setattr(copy, name, getattr(self, name))
         copy.modes = modes
+        return copy
+
+    def narrowing(self) -> Settings:
+        """A copy for narrowing a wrong rule down: its checks are many and need no sharpening."""
+        copy = self.with_modes(self.modes)
+        copy.sharpen = False
         return copy
 
     def allowed(self, numerical: float) -> float:
