@@ -84,24 +84,26 @@ def _show(xs: Sequence[float]) -> str:
 class _Item:
     """One row of the table: a function, its name, and how its points are drawn."""
 
-    __slots__ = ("draw", "func", "is_rule", "name")
+    __slots__ = ("boxes", "draw", "func", "is_rule", "name")
 
     def __init__(
         self,
         name: str,
         func: Callable[..., Value],
         draw: Callable[[random.Random], tuple[float, ...]],
+        boxes: Sequence[tuple[float, float]],
         *,
         is_rule: bool,
     ) -> None:
         self.name = name
         self.func = func
         self.draw = draw
+        self.boxes = boxes
         self.is_rule = is_rule
 
 
 def _rule_item(name: str, rule: Rule) -> _Item:
-    return _Item(name, rule, rule.sample, is_rule=True)
+    return _Item(name, rule, rule.sample, rule.sample_box, is_rule=True)
 
 
 def _composite_item(
@@ -110,7 +112,33 @@ def _composite_item(
     def draw(rng: random.Random) -> tuple[float, ...]:
         return tuple(rng.uniform(lo, hi) for lo, hi in boxes)
 
-    return _Item(name, func, draw, is_rule=False)
+    return _Item(name, func, draw, boxes, is_rule=False)
+
+
+def _sampled(boxes: Sequence[tuple[float, float]]) -> str:
+    """Where the points were drawn: ``(-2, 2)``, ``(0.1, 2) x (-2, 2)``."""
+    return " x ".join(f"({lo:g}, {hi:g})" for lo, hi in boxes)
+
+
+class _Tally:
+    """The verdicts of every entry an item's checks compared."""
+
+    __slots__ = ("counts",)
+
+    def __init__(self) -> None:
+        self.counts = {"wrong": 0, "agrees": 0, "undecided": 0}
+
+    def add(self, report: Report) -> None:
+        for verdict, n in report.verdicts().items():
+            self.counts[verdict] = self.counts.get(verdict, 0) + n
+
+    def shares(self) -> tuple[str, str]:
+        """The shares decided (wrong or agrees) and undecided, in percent."""
+        total = sum(self.counts.values())
+        if not total:
+            return "-", "-"
+        undecided = self.counts["undecided"] / total
+        return f"{100.0 * (1.0 - undecided):.0f}%", f"{100.0 * undecided:.0f}%"
 
 
 class _Crash:
@@ -123,8 +151,15 @@ class _Crash:
         self.exc = exc
 
 
-def _check_item(item: _Item, points: int, order: int, rng: random.Random) -> Report | _Crash | None:
-    """Check ``item`` at ``points`` drawn points: the first failing report, a crash, or None."""
+def _check_item(
+    item: _Item, points: int, order: int, rng: random.Random, tally: _Tally
+) -> Report | _Crash | None:
+    """Check ``item`` at ``points`` drawn points: the first failing report, a crash, or None.
+
+    Every point is checked, also after a failing one, so ``tally`` counts the
+    verdicts of all of them.
+    """
+    failing: Report | None = None
     for _ in range(points):
         try:
             xs = item.draw(rng)
@@ -147,9 +182,10 @@ def _check_item(item: _Item, points: int, order: int, rng: random.Random) -> Rep
             report = check(item.func, [Value(x) for x in xs], order=order)
         except Exception as exc:
             return _Crash(f"the check raised at {_show(xs)}: {_one_line(exc)}", exc)
-        if not report.ok:
-            return report
-    return None
+        tally.add(report)
+        if not report.ok and failing is None:
+            failing = report
+    return failing
 
 
 class _FileError(Exception):
@@ -310,22 +346,32 @@ def _report(
     started = time.perf_counter()
     rng = random.Random(args.seed)
     progress = err.isatty()
-    results: list[tuple[_Item, Report | _Crash | None]] = []
+    results: list[tuple[_Item, Report | _Crash | None, _Tally]] = []
     for n, item in enumerate(items, 1):
         if progress:
             print(f"\r[{n}/{len(items)}] {item.name[:24]:<24}", end="", file=err, flush=True)
-        results.append((item, _check_item(item, args.points, args.order, rng)))
+        tally = _Tally()
+        results.append((item, _check_item(item, args.points, args.order, rng, tally), tally))
     if progress:
         print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
     colour = _use_colour(out)
     width = max(len(item.name) for item in items)
+    where = max(len("sampled"), *(len(_sampled(item.boxes)) for item in items))
     orders = f"1-{args.order}" if args.order > 1 else "1"
-    print(f"{'rule':<{width}}  points  orders  result", file=out)
-    for item, result in results:
+    print(
+        f"{'rule':<{width}}  points  orders  {'sampled':<{where}}  decided  undecided  result",
+        file=out,
+    )
+    for item, result, tally in results:
         word = "ok" if result is None else "ERROR" if isinstance(result, _Crash) else "FAIL"
-        row = f"{item.name:<{width}}  {args.points:>6}  {orders:>6}  {_coloured(word, colour)}"
+        decided, undecided = tally.shares()
+        row = (
+            f"{item.name:<{width}}  {args.points:>6}  {orders:>6}  "
+            f"{_sampled(item.boxes):<{where}}  {decided:>7}  {undecided:>9}  "
+            f"{_coloured(word, colour)}"
+        )
         print(row + (f"  {result.reason}" if isinstance(result, _Crash) else ""), file=out)
-    for item, result in results:
+    for item, result, _ in results:
         if isinstance(result, Report):
             print(f"\n{item.name}: {result.text(full=True)}", file=out)
         elif isinstance(result, _Crash) and args.verbose:
@@ -340,8 +386,8 @@ def _report(
             f"({names}); `minigrad check` without a file checks those",
             file=out,
         )
-    failing = sum(isinstance(result, Report) for _, result in results)
-    crashed = sum(isinstance(result, _Crash) for _, result in results)
+    failing = sum(isinstance(result, Report) for _, result, _ in results)
+    crashed = sum(isinstance(result, _Crash) for _, result, _ in results)
     what = f"{rules} rule(s)"
     if len(items) > rules:
         what += f" and {len(items) - rules} composites"

@@ -133,6 +133,11 @@ def _allowed(rule: Rule, i: int, x: float) -> bool:
     return all(abs(x - p) > 1e-9 * max(1.0, abs(p)) for p in rule.avoid)
 
 
+def _round(x: float) -> float:
+    """``x`` to 12 significant digits: grid points read as written (0.5, not 0.49999...)."""
+    return float(f"{x:.12g}")
+
+
 def _show(x: float) -> str:
     return f"{x:.6g}"
 
@@ -142,7 +147,7 @@ def _intervals(
 ) -> str:
     """Where a one-input rule is wrong, right and undecided over its sample interval."""
     lo, hi = rule.sample_box[0]
-    grid = sorted({lo + (hi - lo) * j / (_GRID - 1) for j in range(_GRID)} | {failing})
+    grid = sorted({_round(lo + (hi - lo) * j / (_GRID - 1)) for j in range(_GRID)} | {failing})
     grid = [x for x in grid if _allowed(rule, 0, x)] or [failing]
     classes = [verdict([x]) for x in grid]
     # Refine each border between wrong and right by bisection.
@@ -151,7 +156,7 @@ def _intervals(
     for (a, ca), (b, cb) in itertools.pairwise(points):
         if {ca[0], cb[0]} == {WRONG, RIGHT}:
             for _ in range(_BISECT):
-                mid = (a + b) / 2.0
+                mid = _round((a + b) / 2.0)
                 cm = verdict([mid])
                 if cm[0] == ca[0]:
                     a = mid

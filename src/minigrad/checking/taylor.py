@@ -196,7 +196,10 @@ def _one_side(
     steady = max(slopes) - min(slopes) <= 0.1 * min(abs(s) for s in slopes)
     if all(lo <= p <= hi for p in rates) and steady:
         off = slopes[-1]
-        error = abs(slopes[-1] - slopes[-2]) + floors[smallest] / steps[smallest]
+        # The change from the step before (what the h**2 term still moves) and
+        # twice the round-off (the floor is 32 times the round-off).
+        noise_at = 2.0 * floors[smallest] / _ABOVE_NOISE / steps[smallest]
+        error = abs(slopes[-1] - slopes[-2]) + noise_at
         if abs(off) > SAFETY * (error + slope_err):
             n = slope + off
             return Finding(
