@@ -28,6 +28,7 @@ enough to prove the differences its tolerance forgives.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric import (
@@ -36,7 +37,6 @@ from minigrad.checking.numeric import (
     Evaluate,
     central,
     extrapolate,
-    largest_valid_step,
     one_sided,
     roundoff,
 )
@@ -50,6 +50,7 @@ from minigrad.checking.verdict import (
     WRONG,
     Finding,
     digits,
+    finest_step,
     judge,
     nominal,
     settled,
@@ -86,16 +87,23 @@ class Holdings:
         return found
 
     def noise(self, r: int) -> float:
-        """The absolute round-off of value ``r``."""
-        return self._of(r)[0]
+        """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
+        value that is not a minigrad Value, a partial that fails on floats; the
+        model of :func:`~minigrad.checking.numeric.roundoff` then applies)."""
+        noise = self._of(r)[0]
+        return noise if math.isfinite(noise) else 0.0
 
     def spread(self, r: int, i: int) -> float:
-        """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the graph)."""
+        """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
+        graph; inf: the graph cannot tell)."""
         return self._of(r)[1][i]
 
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``."""
-        return analytic_roundoff(self._of(r)[1][i], a)
+        spread = self._of(r)[1][i]
+        if not math.isfinite(spread):
+            return _ANALYTIC * abs(a) + 2.0**-1074
+        return analytic_roundoff(spread, a)
 
 
 class Nominal:
@@ -305,8 +313,10 @@ def _extrapolate(
 ) -> None:
     size = len(analytic[0])
     errs = {(m, r): _a_err(out, holdings_of, analytic, m, r, i) for r in rows for m in modes_of[r]}
+    finest = finest_step(at)
     checks = {
-        r: settled([(analytic[m][r], errs[(m, r)]) for m in modes_of[r]], want, h) for r in rows
+        r: settled([(analytic[m][r], errs[(m, r)]) for m in modes_of[r]], want, h, finest)
+        for r in rows
     }
     ests = extrapolate(
         evaluate,
@@ -323,9 +333,11 @@ def _extrapolate(
         ),
     )
     for r in rows:
-        out.estimates.setdefault(r, []).extend(ests[r])
+        known = out.estimates.setdefault(r, [])
+        seen = {(e.value, e.step) for e in known}
+        known.extend(e for e in ests[r] if (e.value, e.step) not in seen)
         for m in modes_of[r]:
-            fresh = judge(analytic[m][r], errs[(m, r)], out.estimates[r])
+            fresh = judge(analytic[m][r], errs[(m, r)], out.estimates[r], finest=finest)
             before = out.findings.get((m, r))
             out.findings[(m, r)] = _better(before, fresh)
 
@@ -384,7 +396,8 @@ def _second(
 ) -> None:
     """The Taylor rate test and, where the domain cut the steps, one-sided differences."""
     rows = sorted({r for _, r in pairs})
-    cut = out.nominal is None or largest_valid_step(evaluate, at, h) != h
+    # The domain cut the central steps short: the nominal one did not fit.
+    cut = out.nominal is None
     sided: dict[int, list[Estimate]] = {}
     if cut:
         sided = one_sided(
@@ -398,12 +411,15 @@ def _second(
     for m, r in pairs:
         a, a_err = analytic[m][r], out.roundoff[(m, r)]
         if sided.get(r):
-            got = judge(a, a_err, sided[r], what="one-sided")
+            got = judge(a, a_err, sided[r], what="one-sided", finest=finest_step(at))
             if got.verdict != UNDECIDED:
                 out.findings[(m, r)] = got
                 continue
         noise = holdings_of.noise(r)
-        got = rate_test(evaluate, at, here, r, a, a_err, _TAYLOR_REACH * h, noise)
+        # Steps below |x| where x is near 0, where many functions have their
+        # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
+        reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
+        got = rate_test(evaluate, at, here, r, a, a_err, reach, noise)
         if got.verdict != UNDECIDED:
             out.findings[(m, r)] = got
         else:

@@ -112,17 +112,23 @@ class Estimate:
             the extrapolation error, and never below the round-off at ``step``
             carried through the tableau's combinations).
         step: The step of the tableau row the estimate came from.
+        flat: True when the values did not change at all over the steps: the
+            estimate is 0 and its bound the resolution of the values (what a
+            change smaller than their rounding could hide), which shows that
+            the derivative is below that bound, not what it is.
     """
 
-    __slots__ = ("error", "step", "value")
+    __slots__ = ("error", "flat", "step", "value")
 
-    def __init__(self, value: float, error: float, step: float) -> None:
+    def __init__(self, value: float, error: float, step: float, flat: bool = False) -> None:
         self.value = value
         self.error = error
         self.step = step
+        self.flat = flat
 
     def __repr__(self) -> str:
-        return f"Estimate(value={self.value!r}, error={self.error!r}, step={self.step!r})"
+        extra = ", flat=True" if self.flat else ""
+        return f"Estimate(value={self.value!r}, error={self.error!r}, step={self.step!r}{extra})"
 
 
 def min_step(x: float) -> float:
@@ -303,6 +309,7 @@ def _tableau(
     smallest = dict.fromkeys(rows, math.inf)
     still_seen: set[int] = set()
     changes = dict.fromkeys(rows, 0.0)
+    flat: dict[int, Estimate] = {}
     trend = dict.fromkeys(rows, 0)
     for depth in range(_DEPTH):
         got = differ(h)
@@ -315,8 +322,13 @@ def _tableau(
             change = abs(quotient[r]) * step
             if change == 0.0:
                 still_seen.add(r)
-                if depth >= 2 and smallest[r] == math.inf:
-                    continue  # three steps changed nothing: flat here, no use going on
+                if smallest[r] == math.inf:
+                    # Nothing changed yet: the values' own rounding bounds the slope.
+                    bound = 2.0 * noise[r]
+                    if r not in flat or bound < flat[r].error:
+                        flat[r] = Estimate(0.0, bound, step, flat=True)
+                    if depth >= 2:
+                        continue  # three steps changed nothing: flat here, no use going on
             else:
                 smallest[r] = min(smallest[r], change)
             rounded = noise[r]
@@ -370,8 +382,11 @@ def _tableau(
         if not active:
             break
         h /= ratio
-    # Values that never changed say nothing of the derivative's size.
-    return {r: e for r, e in best.items() if smallest[r] < math.inf}
+    # Values that never changed say nothing of the derivative's size, only
+    # that it is below their resolution: a flat estimate.
+    found = {r: e for r, e in best.items() if smallest[r] < math.inf}
+    found.update((r, e) for r, e in flat.items() if smallest[r] == math.inf)
+    return found
 
 
 def extrapolate(
@@ -438,6 +453,11 @@ def extrapolate(
     # fine difference (sin at 1e14, whose ulp is 0.016, needs steps near 0.1).
     finest = 4.0 * math.ulp(x)
     smaller = [top * 10.0**-j for j in range(_STARTS) if top * 10.0**-j >= finest]
+    if 0.0 < abs(x) < 0.1 * top:
+        # A step far above |x| straddles 0, where many functions have their
+        # pole, cusp or edge (cbrt at 1e-300): steps below |x| come next.
+        below = [abs(x) * 0.25 * 10.0**-j for j in range(4)]
+        smaller = [smaller[0], *below, *smaller[1:]]
     # The nominal scale and the next smaller one first: most questions are
     # settled there; then the larger steps, then the rest of the smaller.
     if scales is not None:

@@ -32,7 +32,15 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric import NOISE_FLOOR, ROUNDOFF, Evaluate
-from minigrad.checking.verdict import AGREES, MIN_DIGITS, SAFETY, UNDECIDED, WRONG, Finding
+from minigrad.checking.verdict import (
+    AGREES,
+    MIN_DIGITS,
+    SAFETY,
+    UNDECIDED,
+    WRONG,
+    Finding,
+    finest_step,
+)
 from minigrad.checking.verdict import digits as count_digits
 
 __all__ = ["rate_test"]
@@ -44,6 +52,8 @@ _ABOVE_NOISE = 32.0
 #: Rates that count as "falls as h**2 or faster" and as "falls as h".
 _SQUARE = 1.75
 _LINEAR = (0.8, 1.25)
+#: The least rate at which the function's own change must shrink with the step.
+_SMOOTH = 0.75
 
 
 def rate_test(
@@ -129,6 +139,8 @@ def _one_side(
     any step on that side was in the domain."""
     steps: list[float] = []
     rests: list[float] = []
+    changes: list[float] = []
+    roundings: list[float] = []
     floors: list[float] = []
     t = h
     for _ in range(_HALVINGS):
@@ -147,6 +159,8 @@ def _one_side(
         rounding = max(ROUNDOFF * max(abs(value), abs(centre)), NOISE_FLOOR, noise)
         steps.append(abs(taken))
         rests.append(rest)
+        changes.append(value - centre)
+        roundings.append(2.0 * rounding)
         floors.append(_ABOVE_NOISE * (2.0 * rounding + slope_err * abs(taken)))
     if steps and slope == 0.0 and all(r == 0.0 for r in rests):
         # The values equal f(x) exactly at every step: the function is constant
@@ -177,6 +191,17 @@ def _one_side(
     ]
     shown = ", ".join(f"{p:.2f}" for p in rates)
     smallest = last[-1]
+    # The function's own change f(x + h) - f(x) must shrink with h there (as h,
+    # or faster), or stay within round-off: where it does not, the steps are
+    # beyond where f is smooth (sin at 1e100 changes by O(1) over any step that
+    # floats can take; cbrt at 1e-300 changes as h**(1/3) over steps above
+    # 1e-300), and the remainder's rate says nothing of the slope.
+    for i in last[:-1]:
+        a, b = changes[i], changes[i + 1]
+        if abs(b) > 4.0 * roundings[i + 1] and (
+            a == 0.0 or math.log(abs(a / b)) / math.log(steps[i] / steps[i + 1]) < _SMOOTH
+        ):
+            return None, True
     if all(p >= _SQUARE for p in rates):
         # The linear term is below what the last remainder leaves: |f' - g| h <= |r(h)|.
         bound = (abs(rests[smallest]) + floors[smallest]) / steps[smallest]
@@ -194,7 +219,7 @@ def _one_side(
     slopes = [rests[i] / (side * steps[i]) for i in last]
     lo, hi = _LINEAR
     steady = max(slopes) - min(slopes) <= 0.1 * min(abs(s) for s in slopes)
-    if all(lo <= p <= hi for p in rates) and steady:
+    if all(lo <= p <= hi for p in rates) and steady and steps[smallest] >= finest_step(x):
         off = slopes[-1]
         # The change from the step before (what the h**2 term still moves) and
         # twice the round-off (the floor is 32 times the round-off).

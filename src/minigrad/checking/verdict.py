@@ -45,6 +45,7 @@ __all__ = [
     "AGREES",
     "CLASSIC_ATOL",
     "CLASSIC_RTOL",
+    "FINEST_ULPS",
     "MIN_DIGITS",
     "SAFETY",
     "SHARP_DIGITS",
@@ -53,6 +54,7 @@ __all__ = [
     "Finding",
     "classic",
     "digits",
+    "finest_step",
     "judge",
     "nominal",
     "settled",
@@ -81,6 +83,8 @@ MIN_DIGITS = 3
 #: with room to spare; an agreeing entry with fewer is sharpened (larger
 #: steps, where round-off weighs less) when that is cheap.
 SHARP_DIGITS = 9
+#: A wrong verdict needs evidence from steps of at least this many ulps of x.
+FINEST_ULPS = 64.0
 #: PyTorch's tolerances: the classic test for what stays undecided.
 CLASSIC_ATOL = 1e-5
 CLASSIC_RTOL = 1e-3
@@ -99,7 +103,8 @@ def digits(a: float, n: float, error: float) -> int:
         return 0
     if spread == 0.0:
         return 16
-    return max(0, min(16, math.floor(math.log10(scale / spread))))
+    # Logarithms apart: scale / spread can underflow (1e-300 / 1e10).
+    return max(0, min(16, math.floor(math.log10(scale) - math.log10(spread))))
 
 
 class Finding:
@@ -165,19 +170,44 @@ def _agrees(a: float, a_err: float, e: Estimate) -> bool:
     return abs(a - e.value) <= e.error + a_err
 
 
-def _resolves(a: float, a_err: float, e: Estimate) -> bool:
-    return abs(a - e.value) > SAFETY * (e.error + a_err)
+def _resolves(a: float, a_err: float, e: Estimate, finest: float = 0.0) -> bool:
+    # A flat estimate (the values did not change at all) can agree, and
+    # contradict, but never convict: what it shows is the resolution of the
+    # values, not the size of the derivative.
+    return not e.flat and e.step >= finest and abs(a - e.value) > SAFETY * (e.error + a_err)
 
 
-def _pair(a: float, a_err: float, ests: Sequence[Estimate]) -> list[Estimate]:
-    """The two smallest scales that resolve the difference, when they agree on it; else []."""
-    sharp = sorted((e for e in ests if _resolves(a, a_err, e)), key=lambda e: e.step)[:2]
-    if len(sharp) < 2:
+def finest_step(x: float) -> float:
+    """The smallest step whose evidence may call a rule wrong at ``x``: 64 ulps.
+
+    Below it the inputs that floats can reach lie on a grid too coarse to
+    tell a function from its alias: ``sin`` at 1e71 looks smooth on the grid
+    of its ulps (1.2e55, nearly a multiple of 2 pi), with the wrong slope.
+    Such evidence may still agree; it cannot convict.
+
+    Example:
+        >>> finest_step(1.0) == 64 * 2.0**-52
+        True
+    """
+    return FINEST_ULPS * math.ulp(x)
+
+
+def _pair(a: float, a_err: float, ests: Sequence[Estimate], finest: float = 0.0) -> list[Estimate]:
+    """The two smallest scales that resolve the difference, when they agree on it; else [].
+
+    Two scales: steps at least 1.5 times apart (one step seen twice is one
+    piece of evidence, not two).
+    """
+    sharp = sorted((e for e in ests if _resolves(a, a_err, e, finest)), key=lambda e: e.step)
+    if not sharp:
         return []
-    one, two = sharp
+    one = sharp[0]
+    two = next((e for e in sharp[1:] if e.step >= 1.5 * one.step), None)
+    if two is None:
+        return []
     gap = abs(a - two.value)
     if abs(one.value - two.value) <= min(one.error + two.error, 0.1 * gap):
-        return sharp
+        return [one, two]
     return []
 
 
@@ -186,7 +216,13 @@ def _contradicted(a: float, a_err: float, ests: Sequence[Estimate], gap: float) 
     return any(_agrees(a, a_err, e) and 2.0 * e.error + a_err < 0.5 * gap for e in ests)
 
 
-def judge(a: float, a_err: float, ests: Sequence[Estimate], what: str = "extrapolated") -> Finding:
+def judge(
+    a: float,
+    a_err: float,
+    ests: Sequence[Estimate],
+    what: str = "extrapolated",
+    finest: float = 0.0,
+) -> Finding:
     """The verdict of extrapolated estimates (any number, from any scales of step).
 
     Args:
@@ -194,8 +230,10 @@ def judge(a: float, a_err: float, ests: Sequence[Estimate], what: str = "extrapo
         a_err: Its round-off.
         ests: The estimates, each with its bound and step.
         what: How the estimates were made, for the reason.
+        finest: Estimates from smaller steps cannot call the rule wrong
+            (:func:`finest_step`).
     """
-    pair = _pair(a, a_err, ests)
+    pair = _pair(a, a_err, ests, finest)
     if pair:
         best = min(pair, key=lambda e: e.error)
         gap = abs(a - best.value)
@@ -253,7 +291,7 @@ def _undecided(ests: Sequence[Estimate], reason: str) -> Finding:
 
 
 def settled(
-    analytic: Sequence[tuple[float, float]], want: int, nominal_step: float
+    analytic: Sequence[tuple[float, float]], want: int, nominal_step: float, finest: float = 0.0
 ) -> Callable[[list[Estimate]], bool]:
     """When a row's estimates settle every mode's analytic value: a callback for extrapolation.
 
@@ -269,7 +307,7 @@ def settled(
             if agreed:
                 continue
             small = [e for e in ests if e.step <= nominal_step]
-            pair = _pair(a, a_err, small)
+            pair = _pair(a, a_err, small, finest)
             if not pair or _contradicted(a, a_err, ests, abs(a - pair[0].value)):
                 return False
         return True
