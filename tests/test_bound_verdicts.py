@@ -385,12 +385,31 @@ def test_fast_mode_sees_a_wrong_partial_beside_one_1e4_times_larger(
 
 
 def test_a_check_of_many_inputs_compares_the_whole_gradient_along_a_direction() -> None:
+    # Eight inputs: each entry's own difference resolves 6 or 7 digits, too few
+    # to see a rule error of 1e-8; the whole gradient along one balanced
+    # direction, extrapolated, resolves 9.
+    def custom_sin(error: float) -> Rule:
+        return Rule("csin", math.sin, (lambda x, out: (1.0 + error) * mg.cos(x),))
+
+    def func(rule: Rule) -> Callable[..., Value]:
+        return lambda *v: sum((rule(t) * t for t in v), Value(0.0))
+
     xs = [Value(0.1 * i + 0.05) for i in range(8)]
-    report = check(lambda *v: sum((t.sin() * t for t in v), Value(0.0)), xs)
-    assert report.ok
-    (direction,) = [e for e in report.entries if e.wrt < 0]
+    right = check(func(custom_sin(0.0)), xs)
+    assert right.ok
+    assert all(e.digits < SHARP_DIGITS for e in right.entries if e.wrt >= 0)
+    (direction,) = [e for e in right.entries if e.wrt < 0]
     assert direction.verdict == "agrees" and direction.digits >= SHARP_DIGITS
-    assert any("the whole gradient" in r for r in report.remarks)
+    assert any("the whole gradient" in r for r in right.remarks)
+    wrong = check(func(custom_sin(1e-8)), xs)
+    assert not wrong.ok
+    assert [(e.wrt, e.verdict) for e in wrong.failures] == [(-1, "wrong")]
+    assert "op 'csin'" in wrong.fault
+    assert "a random direction" in wrong.text()
+    # A graph of built-in rules alone (each checked against its exact
+    # derivative) costs no more than the entries: no direction.
+    builtin = check(lambda *v: sum((t.sin() * t for t in v), Value(0.0)), xs)
+    assert builtin.ok and all(e.wrt >= 0 for e in builtin.entries)
 
 
 # The second method and the numbers behind the verdicts.

@@ -19,11 +19,12 @@ How an entry is judged:
    by default the verdict decides and the classic test (PyTorch's) judges
    what stays undecided; with ``atol``/``rtol`` the classic test decides,
    and cautions name the differences it forgave.
-3. A check of many inputs (more than :data:`SHARPEN_INPUTS`), where entries
-   agree to fewer than :data:`~minigrad.checking.verdict.SHARP_DIGITS`
-   digits, also compares the whole gradient along one balanced random
-   direction, extrapolated (:mod:`minigrad.checking.direction`): a dozen
-   evaluations, where sharpening every entry would cost a dozen per input.
+3. A check of many inputs (more than :data:`SHARPEN_INPUTS`) whose graph
+   holds a rule outside the built-in table, where entries agree to fewer
+   than :data:`~minigrad.checking.verdict.SHARP_DIGITS` digits, also
+   compares the whole gradient along one balanced random direction,
+   extrapolated (:mod:`minigrad.checking.direction`): a dozen evaluations,
+   where sharpening every entry would cost a dozen per input.
 
 Failures are then explained (:mod:`minigrad.checking.diagnose`): the op whose
 own rule disagrees with its forward.
@@ -286,7 +287,12 @@ class _Checker:
                         found.kinks.append(f"{where(entry, levels.names)}: {entry.note}")
                     elif m == 0 and entry.passed and nominal is not None:
                         self._kink(found, k, key, i, r, probe, examined, entry.step)
-        if not s.classic and not few and s.sharpen and not found.failures:
+        # The whole gradient along one direction, for a graph with a rule
+        # outside the built-in table: the built-in rules are each checked
+        # against their exact derivatives (tests/test_rules_sympy.py), and a
+        # graph of them alone goes wrong only where a derivative is lost
+        # between ops (func reads .data), which no entry's own difference misses.
+        if not s.classic and not few and s.sharpen and not found.failures and twice:
             self._direction(found, k, fs, keys, here, sides)
         return found
 

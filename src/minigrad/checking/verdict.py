@@ -65,10 +65,10 @@ AGREES = "agrees"
 UNDECIDED = "undecided"
 
 #: How many error bounds a difference must span before a rule is called wrong.
-#: Measured (``python benchmarks/bound_coverage.py``): over 11,834 extrapolated
+#: Measured (``python benchmarks/bound_coverage.py``): over 13,867 extrapolated
 #: estimates of 17 functions at |x| from 1e-8 to 1e8 and at domain edges, each
 #: against its exact derivative (mpmath, 50 digits), the true error stayed
-#: below 0.62 times the stated bound (median 0.02, 99% below 0.36) with the
+#: below 0.62 times the stated bound (median 0.015, 99% below 0.35) with the
 #: round-off read off the graph, as a check reads it; a factor of 8 leaves a
 #: margin of 13 over the worst, and costs nothing in sensitivity where it
 #: counts: there the bound is 1e-12 to 1e-14 relative, and a rule error of
