@@ -354,9 +354,11 @@ def test_the_users_own_error_at_a_moved_input_keeps_its_type_message_and_cause()
     assert "moved by +1e-06" in message and "x[0]" in message
     assert isinstance(excinfo.value.__cause__, ValueError)
     assert str(excinfo.value.__cause__) == "x must be at most 0.5"
-    # Not an ArithmeticError or ValueError: it passes through untouched, as before.
-    with pytest.raises(KeyError):
+    # Any type of the user's own: its type, its message, the point.
+    with pytest.raises(KeyError, match="my message") as keyinfo:
         check(func, [Value(0.5)])
+    assert "moved by +1e-06" in str(keyinfo.value)
+    assert isinstance(keyinfo.value.__cause__, KeyError)
     # An op off its domain at a moved point is still the edge of the domain.
     assert check(lambda v: v.log(), [Value(1e-7)]).ok
 

@@ -33,7 +33,6 @@ own rule disagrees with its forward.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.diagnose import faulty_node, kink_note, looks_kinked
@@ -343,6 +342,8 @@ class _Checker:
         if not blunt:
             return
         s, xs = self.settings, self.levels.xs
+        import random  # only fast mode and the direction need it; it costs an import
+
         rng = random.Random(s.seed * 1_000_003 + k)
         w = [rng.gauss(0.0, 1.0) for _ in fs]
         grads = [

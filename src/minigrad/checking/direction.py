@@ -26,7 +26,6 @@ exactly when ``G`` is right.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 
 from minigrad.checking.levels import Levels
@@ -41,6 +40,12 @@ from minigrad.checking.verdict import (
     nominal,
     settled,
 )
+
+# random costs an import that only fast mode and the direction need (the
+# callers import it when they run); the annotations are for mypy alone.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import random
 
 __all__ = ["Direction", "balanced"]
 
@@ -58,6 +63,7 @@ def balanced(gradient: Sequence[float], steps: Sequence[float], rng: random.Rand
     """A direction with random signs and every term ``|G_i d_i|`` of about one size.
 
     Example:
+        >>> import random
         >>> d = balanced([1e4, 2.0], [1e-6, 1e-6], random.Random(0))
         >>> 0.5 <= abs(d[0] * 1e4) / abs(d[1] * 2.0) <= 2.0
         True

@@ -16,7 +16,6 @@ as the exhaustive check does, and two passes that differ by more than
 from __future__ import annotations
 
 import math
-import random
 
 from minigrad.checking.direction import Direction
 from minigrad.checking.levels import Levels, derivatives, forward_directional
@@ -30,6 +29,8 @@ __all__ = ["fast"]
 def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     """The direction's entries (one per mode) when level ``k`` passes, else None."""
     xs = levels.xs
+    import random  # only fast mode needs it; it costs an import
+
     rng = random.Random(s.seed * 1_000_003 + k)
     fs, keys = levels.level(k)
     twice = levels.survey(fs, fence=k == 1)

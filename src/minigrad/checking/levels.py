@@ -32,6 +32,11 @@ from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.value import Value, toposort
 
+# typing costs an import and is needed only by mypy (see core/value.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 __all__ = [
     "DerivativeError",
     "Func",
@@ -102,13 +107,13 @@ def _users_own(exc: BaseException) -> bool:
     return not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_PACKAGE)
 
 
-def _at_moved_point(
+def _raise_at_moved_point(
     exc: BaseException, where: str, name: str, orig: float, moved: float
-) -> BaseException:
-    """The user's exception, of its own type, saying at which moved point it happened.
+) -> NoReturn:
+    """Raise the user's exception again, of its own type, saying at which moved point.
 
-    The original is chained as ``__cause__`` by the caller; a type that cannot
-    be made from a message alone gets a note instead, and is raised itself.
+    The original is chained as ``__cause__``; a type that cannot be made from
+    a message alone gets a note instead, and is raised itself.
     """
     at = (
         f"input {name} moved by {moved - orig:+.3g} (to {moved!r}, from {orig!r})"
@@ -122,14 +127,12 @@ def _at_moved_point(
     try:
         made = type(exc)(message)
     except Exception:  # a constructor that wants more than a message
+        made = None
+    # (KeyError quotes its message; a type that drops it gets the note.)
+    if made is None or message not in str(made):
         exc.add_note(message)
-        return exc
-    return made if str(made) == message else _noted(exc, message)
-
-
-def _noted(exc: BaseException, message: str) -> BaseException:
-    exc.add_note(message)
-    return exc
+        raise exc
+    raise made from exc
 
 
 class DerivativeError(Exception):
@@ -335,10 +338,14 @@ class Levels:
             try:
                 x._data = t
                 found = values(k)
-            except caught as exc:
+            except Exception as exc:
+                # The user's own error, of any type, says where it happened;
+                # an op refusing the point marks the edge of the domain.
                 if _users_own(exc):
-                    raise _at_moved_point(exc, self.where, self.names[i], orig, t) from exc
-                return None
+                    _raise_at_moved_point(exc, self.where, self.names[i], orig, t)
+                if isinstance(exc, caught):
+                    return None
+                raise
             finally:
                 x._data = orig
             if count is not None and len(found) != count:
@@ -355,10 +362,12 @@ class Levels:
                 if s:
                     x.data = orig + s
             found = self.values(k)
-        except (*DOMAIN_ERRORS, DerivativeError) as exc:
+        except Exception as exc:
             if _users_own(exc):
-                raise _at_moved_point(exc, self.where, "every input", 0.0, 0.0) from exc
-            return None
+                _raise_at_moved_point(exc, self.where, "every input", 0.0, 0.0)
+            if isinstance(exc, (*DOMAIN_ERRORS, DerivativeError)):
+                return None
+            raise
         finally:
             for x, orig in zip(self.xs, saved, strict=True):
                 x.data = orig
