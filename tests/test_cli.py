@@ -140,15 +140,46 @@ nested = {"deep": [({"inner": mg.Rule("deep_exp", math.exp, (lambda x, out: out,
 """
 
 
-def _rows(out: str) -> dict[str, str]:
-    """The table's rows as {name: result}; names may hold single spaces."""
+def _cells(out: str) -> dict[str, list[str]]:
+    """The table's rows as {name: cells}; names and cells may hold single spaces."""
     rows = {}
     for line in out.splitlines()[1:]:
         if not line.strip():
             break
-        cells = [c for c in line.split("  ") if c.strip()]
-        rows[cells[0].strip()] = cells[3].strip()
+        cells = [c.strip() for c in line.split("  ") if c.strip()]
+        rows[cells[0]] = cells[1:]
     return rows
+
+
+def _rows(out: str) -> dict[str, str]:
+    """The table's rows as {name: result}."""
+    # points, orders, sampled, decided, undecided, result
+    return {name: cells[5] for name, cells in _cells(out).items()}
+
+
+def test_each_rule_says_where_it_was_sampled_and_how_much_was_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ops.py"
+    path.write_text(BROKEN_OPS)
+    assert main(["check", str(path), "--points", "3", "--order", "1"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == [
+        "rule",
+        "points",
+        "orders",
+        "sampled",
+        "decided",
+        "undecided",
+        "result",
+    ]
+    cells = _cells(out)
+    assert cells["cube"][2:] == ["(-2, 2)", "100%", "0%", "ok"]
+    assert cells["hypot"][2] == "(0.5, 2) x (0.5, 2)"
+    assert cells["bad_sin"][2:] == ["(-2, 2)", "100%", "0%", "FAIL"]
+    # The wrong rule, narrowed down: its simplest failing point and intervals.
+    assert "simplest failing point found: bad_sin(0)" in out
+    assert "bad_sin checked at" in out and "wrong on [-2, 2]" in out
 
 
 def test_check_finds_rules_in_lists_tuples_dicts_sets_and_classes(

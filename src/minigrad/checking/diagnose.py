@@ -20,7 +20,7 @@ from minigrad.checking.report import Report
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, toposort
 
-__all__ = ["find_fault", "kink_note", "looks_kinked"]
+__all__ = ["faulty_node", "find_fault", "kink_note", "looks_kinked"]
 
 # One-sided slopes are compared at the step and at these fractions of it.
 _FRACTIONS = (1.0, 0.1, 0.01)
@@ -90,6 +90,11 @@ def find_fault(outputs: Sequence[Value], k: int, run: RunCheck) -> str:
     Each distinct (rule, arguments) of the graph is checked on its own, as a
     function of its Value arguments with the constants fixed.
     """
+    return faulty_node(outputs, k, run)[0]
+
+
+def faulty_node(outputs: Sequence[Value], k: int, run: RunCheck) -> tuple[str, Value | None]:
+    """:func:`find_fault`'s words, and the node whose rule is wrong (None if none)."""
     seen: set[tuple[int, tuple[float, ...]]] = set()
     for node in reversed(toposort(outputs)):
         rule = node.rule
@@ -101,15 +106,16 @@ def find_fault(outputs: Sequence[Value], k: int, run: RunCheck) -> str:
             continue
         seen.add(key)
         if len(seen) > _MAX_LOCALIZE:
-            return f"not found among the first {_MAX_LOCALIZE} ops"
+            return f"not found among the first {_MAX_LOCALIZE} ops", None
         report = _check_rule(rule, args, k, run)
         if report is not None and not report.ok:
-            return _describe(node, rule, args, report)
+            wrong = any(e.verdict == "wrong" for e in report.failures)
+            return _describe(node, rule, args, report), node if wrong else None
     return (
         "every op's own rule agrees with a numerical derivative of its forward at its "
         "inputs, so the derivative is lost between the ops: does func read .data, call "
         "float() on a Value, or use a value computed outside minigrad?"
-    )
+    ), None
 
 
 def _check_rule(

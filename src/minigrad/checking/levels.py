@@ -22,6 +22,7 @@ forward mode's :class:`~minigrad.functional.Tangents`.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric import Evaluate
@@ -32,10 +33,16 @@ from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.value import Value, toposort
 
+# typing costs an import and is needed only by mypy (see core/value.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 __all__ = [
     "DerivativeError",
     "Func",
     "Levels",
+    "OutputCountError",
     "derivatives",
     "forward_directional",
     "forward_jacobian",
@@ -52,6 +59,81 @@ Key = tuple[int, tuple[int, ...]]
 # come from evaluating at a moved input (the ops raise them: log of a
 # negative, 0 ** -1, overflow).
 DOMAIN_ERRORS = (ArithmeticError, ValueError)
+
+
+class OutputCountError(ValueError):
+    """``func`` returned a different number of outputs at a moved input.
+
+    Attributes:
+        before: How many values the level has at the inputs.
+        after: How many at the moved input.
+    """
+
+    def __init__(
+        self, where: str, before: int, after: int, name: str, orig: float, moved: float
+    ) -> None:
+        at = (
+            f"with input {name} moved by {moved - orig:+.3g} (to {moved!r})"
+            if name != "every input"
+            else "with every input moved at once"
+        )
+        super().__init__(
+            f"{where}: the number of outputs changed from {before} to {after} {at}: func "
+            "must return as many outputs at every point near the inputs"
+        )
+        self.before = before
+        self.after = after
+
+
+#: The folder of the minigrad package: an error raised in a frame outside it
+#: is the user's own.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _users_own(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by the user's code, not by an op refusing a point.
+
+    An op off its domain (log of a negative number) raises inside minigrad,
+    and so does a custom rule's forward (its error is re-raised naming the
+    op); an error whose innermost frame is outside the package is the
+    user's own, which a check must not take for the edge of a domain.
+    """
+    if isinstance(exc, DerivativeError):
+        return False
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_PACKAGE)
+
+
+def _raise_at_moved_point(
+    exc: BaseException, where: str, name: str, orig: float, moved: float
+) -> NoReturn:
+    """Raise the user's exception again, of its own type, saying at which moved point.
+
+    The original is chained as ``__cause__``; a type that cannot be made from
+    a message alone gets a note instead, and is raised itself.
+    """
+    at = (
+        f"input {name} moved by {moved - orig:+.3g} (to {moved!r}, from {orig!r})"
+        if name != "every input"
+        else "every input moved at once along a random direction (fast mode)"
+    )
+    message = (
+        f"{where}: func raised {type(exc).__name__}: {exc} at a moved point: {at}; the check "
+        "moves each input by a small step, so func must be defined around the inputs"
+    )
+    try:
+        made = type(exc)(message)
+    except Exception:  # a constructor that wants more than a message
+        made = None
+    # (KeyError quotes its message; a type that drops it gets the note.)
+    if made is None or message not in str(made):
+        exc.add_note(message)
+        raise exc
+    raise made from exc
 
 
 class DerivativeError(Exception):
@@ -155,13 +237,19 @@ class Levels:
         # Custom rules with a declared domain that the point lies inside:
         # moved inputs must keep them inside (see survey()).
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
+        # How many values each level has at the unmoved inputs (see level()).
+        self.counts: dict[int, int] = {}
 
     def outputs(self) -> list[Value]:
         """``func``'s outputs at the inputs' current data."""
         return as_outputs(self.func(*self.inputs), self.where)
 
     def level(self, k: int) -> tuple[list[Value], list[Key]]:
-        """The level-k functions at the inputs' current data, and their keys."""
+        """The level-k functions at the inputs' current data, and their keys.
+
+        The first call for a level (at the unmoved inputs) records how many
+        values it has: a moved input must give as many.
+        """
         ys = self.outputs()
         fs = ys
         keys: list[Key] = [(j, ()) for j in range(len(ys))]
@@ -172,6 +260,7 @@ class Levels:
                 f"for {len(ys)} output(s)"
             )
         if k == 1:
+            self.counts.setdefault(1, len(fs))
             return fs, keys
         if self.weights is not None:
             total = self.weights[0] * ys[0]
@@ -185,6 +274,7 @@ class Levels:
                 new.extend(derivatives(f, self.xs, True))
                 new_keys.extend((out, (*path, i)) for i in range(len(self.xs)))
             fs, keys = new, new_keys
+        self.counts.setdefault(k, len(fs))
         return fs, keys
 
     def values(self, k: int) -> list[float]:
@@ -246,17 +336,27 @@ class Levels:
         orig = x.data  # every call puts it back, so it is the same at every call
         values = self.values
         caught = (*DOMAIN_ERRORS, DerivativeError)
+        count = self.counts.get(k)
 
         def evaluate(t: float) -> list[float] | None:
             # The slot, not the property: t and orig are floats already, and
             # this runs 2N times in a check (the setter's check costs 10x).
             try:
                 x._data = t
-                return values(k)
-            except caught:
-                return None
+                found = values(k)
+            except Exception as exc:
+                # The user's own error, of any type, says where it happened;
+                # an op refusing the point marks the edge of the domain.
+                if _users_own(exc):
+                    _raise_at_moved_point(exc, self.where, self.names[i], orig, t)
+                if isinstance(exc, caught):
+                    return None
+                raise
             finally:
                 x._data = orig
+            if count is not None and len(found) != count:
+                raise OutputCountError(self.where, count, len(found), self.names[i], orig, t)
+            return found
 
         return evaluate
 
@@ -267,12 +367,20 @@ class Levels:
             for x, orig, s in zip(self.xs, saved, step, strict=True):
                 if s:
                     x.data = orig + s
-            return self.values(k)
-        except (*DOMAIN_ERRORS, DerivativeError):
-            return None
+            found = self.values(k)
+        except Exception as exc:
+            if _users_own(exc):
+                _raise_at_moved_point(exc, self.where, "every input", 0.0, 0.0)
+            if isinstance(exc, (*DOMAIN_ERRORS, DerivativeError)):
+                return None
+            raise
         finally:
             for x, orig in zip(self.xs, saved, strict=True):
                 x.data = orig
+        count = self.counts.get(k)
+        if count is not None and len(found) != count:
+            raise OutputCountError(self.where, count, len(found), "every input", 0.0, 0.0)
+        return found
 
 
 # The built-in rules with the partials they were made with.

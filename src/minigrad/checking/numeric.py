@@ -18,8 +18,11 @@ Three ideas, in the order a check uses them:
    keeps both within the default tolerances up to ``|x|`` near 1e9, and
    extrapolation (3.) takes over beyond.
 2. **The step actually taken** divides the difference: ``(x + h) - (x - h)``
-   after rounding, not ``2 * h``; and extrapolation (3.) weighs each
-   difference by the steps actually taken, not by their nominal ratio.
+   after rounding, not ``2 * h``; and the step is nudged (by an ulp or so)
+   so that ``x + h`` and ``x - h`` are both exact where such a step exists,
+   so the difference is centred on ``x`` itself (off-centre by ``m``, it
+   would measure ``f'(x + m)``: at ``(a + 1) ** 2`` near -1 that is an error
+   of ``2 m``, about 1e-16, where the derivative is 0).
 3. **When the nominal comparison disagrees**, :func:`extrapolate` estimates the
    derivative with an error bound: Ridders' method (a Richardson tableau over
    steps shrinking by 1.4, as in Numerical Recipes' ``dfridr``), started at
@@ -45,11 +48,16 @@ import math
 from collections.abc import Callable, Sequence
 
 __all__ = [
+    "KNOWN_ROUNDOFF",
+    "NOISE_FLOOR",
+    "ROUNDOFF",
+    "SHARPER",
     "Estimate",
     "central",
     "extrapolate",
     "min_step",
     "nominal_step",
+    "one_sided",
     "roundoff",
 ]
 
@@ -61,13 +69,38 @@ Evaluate = Callable[[float], "list[float] | None"]
 _RATIO = 1.4
 _DEPTH = 10
 _SAFE = 2.0
+# Successive changes of a difference in its asymptotic range shrink by the
+# law's ratio (1/1.96 for the central difference's h**2 term at ratio 1.4,
+# less where that term vanishes); an entry counts as an estimate only after
+# two rows that shrink by at least this much with the same sign.
+_SHRINK = 0.75
 # Starts of the tableau above the nominal step, as multiples of it, and the
-# most starts in all (see extrapolate()).
+# most starts in all (see extrapolate()): enough to reach min_step from the
+# nominal step in tenfold steps after the larger ones (a kink 1e-14 away is
+# only resolved by steps below 1e-14).
 _LARGER = (1e1, 1e2, 1e3, 1e4)
-_STARTS = 12
-# Round-off of one evaluated function value, in units of its magnitude: a few
-# dozen ulps, for functions made of several ops.
-_ROUNDOFF = 2.0**-47
+#: Starts for sharpening an estimate (``extrapolate(scales=SHARPER)``), as
+#: multiples of the nominal step, smallest first: the first that settles a
+#: row ends it, and a smaller step is less likely to reach a pole or span a
+#: period.
+SHARPER = (1e2, 1e3, 1e4, 1e5, 1e6)
+_STARTS = 18
+
+#: Round-off of one evaluated function value, in units of its magnitude: 64
+#: ulps (2**-47), for functions made of several ops. Where large intermediates
+#: cancel (``(x + 1e10) - 1e10``) the value's round-off is far larger than
+#: this: callers that know it (from the graph, see
+#: :mod:`minigrad.checking.rounding`) pass it as ``noise``.
+ROUNDOFF = 2.0**-47
+#: The least round-off of a value whose round-off was read off its graph, in
+#: units of its magnitude: 2 ulps (the reading counts one ulp per op, twice
+#: the rounding of a correctly rounded op).
+KNOWN_ROUNDOFF = 2.0**-51
+#: The least round-off of any value, absolute: 64 subnormal quanta. A product
+#: such as ``1.0 * 5e-324`` cannot change by less than one quantum, however
+#: small the step, so a bound proportional to ``|f|`` alone would claim
+#: precision that floats below 2**-1022 do not have.
+NOISE_FLOOR = 64.0 * 2.0**-1074
 
 
 class Estimate:
@@ -76,19 +109,26 @@ class Estimate:
     Attributes:
         value: The estimate.
         error: A bound on |value - true derivative| (Ridders' own estimate of
-            the extrapolation error, and never below the round-off at ``step``).
+            the extrapolation error, and never below the round-off at ``step``
+            carried through the tableau's combinations).
         step: The step of the tableau row the estimate came from.
+        flat: True when the values did not change at all over the steps: the
+            estimate is 0 and its bound the resolution of the values (what a
+            change smaller than their rounding could hide), which shows that
+            the derivative is below that bound, not what it is.
     """
 
-    __slots__ = ("error", "step", "value")
+    __slots__ = ("error", "flat", "step", "value")
 
-    def __init__(self, value: float, error: float, step: float) -> None:
+    def __init__(self, value: float, error: float, step: float, flat: bool = False) -> None:
         self.value = value
         self.error = error
         self.step = step
+        self.flat = flat
 
     def __repr__(self) -> str:
-        return f"Estimate(value={self.value!r}, error={self.error!r}, step={self.step!r})"
+        extra = ", flat=True" if self.flat else ""
+        return f"Estimate(value={self.value!r}, error={self.error!r}, step={self.step!r}{extra})"
 
 
 def min_step(x: float) -> float:
@@ -111,14 +151,50 @@ def nominal_step(x: float, eps: float) -> float:
     return max(eps * max(1.0, math.sqrt(abs(x))), min_step(x))
 
 
-def roundoff(values: Sequence[float], step: float) -> list[float]:
+def roundoff(
+    values: Sequence[float], step: float, noise: Sequence[float] | None = None
+) -> list[float]:
     """How far round-off alone can move a difference quotient over ``step``, per value.
+
+    Each value is taken to be off by :data:`ROUNDOFF` times its magnitude
+    (:data:`NOISE_FLOOR` at least). A caller that knows a value's round-off
+    (read off its graph: :mod:`minigrad.checking.rounding`) passes it as
+    ``noise[i]``, absolute; the value is then taken to be off by that, but
+    never by less than :data:`KNOWN_ROUNDOFF` times its magnitude.
 
     Example:
         >>> roundoff([1.0], 1e-6)[0] < 1e-8
         True
+        >>> roundoff([5e-324], 1.0)[0] > 0.0  # underflow: never a bound of 0
+        True
     """
-    return [_ROUNDOFF * abs(v) / step for v in values]
+    if noise is None:
+        return [max(ROUNDOFF * abs(v), NOISE_FLOOR) / step for v in values]
+    return [
+        max(KNOWN_ROUNDOFF * abs(v), NOISE_FLOOR, n) / step
+        for v, n in zip(values, noise, strict=True)
+    ]
+
+
+def symmetric_step(x: float, h: float) -> float:
+    """A step within an ulp or so of ``h`` for which ``x + s`` and ``x - s`` are both exact.
+
+    Where none is found (a step larger than ``|x|`` may round on one side)
+    it returns ``(x + h) - x``; :func:`central` then divides by the step
+    actually taken on both sides.
+
+    Example:
+        >>> s = symmetric_step(-1.0, 1e-6)
+        >>> (-1.0 + s) - (-1.0) == s == -1.0 - (-1.0 - s)
+        True
+    """
+    s = (x + h) - x
+    if s <= 0.0 or x - (x - s) == s:
+        return s
+    s2 = x - (x - s)  # a multiple of the coarser spacing of the two sides
+    if s2 > 0.0 and (x + s2) - x == s2 and x - (x - s2) == s2:
+        return s2
+    return s
 
 
 def central(
@@ -126,13 +202,17 @@ def central(
 ) -> tuple[list[float], list[float], float] | None:
     """Values at ``x + h`` and ``x - h``, and the half-step actually taken.
 
-    None when either side is off the domain or the rounded step vanished.
+    The step is first made symmetric (:func:`symmetric_step`), so the
+    difference is centred on ``x``. None when either side is off the domain
+    or the rounded step vanished.
 
     Example:
         >>> up, down, half = central(lambda x: [x * x], 3.0, 0.5)
         >>> (up[0] - down[0]) / (2 * half)
         6.0
     """
+    if math.isfinite(x + h):
+        h = symmetric_step(x, h)
     hi, lo = x + h, x - h
     half = (hi - lo) / 2.0
     if not (half > 0.0 and math.isfinite(hi) and math.isfinite(lo)):
@@ -147,9 +227,9 @@ def central(
 
 
 def _difference(
-    evaluate: Evaluate, x: float, h: float
+    evaluate: Evaluate, x: float, h: float, noise: Sequence[float] | None
 ) -> tuple[list[float], list[float], float] | None:
-    """The central difference quotient at ``h``, its round-off per value, and the half-step."""
+    """The central difference quotient at ``h``, its round-off per value, and the step."""
     sides = central(evaluate, x, h)
     if sides is None:
         return None
@@ -157,8 +237,8 @@ def _difference(
     quotient = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
     if not all(math.isfinite(q) for q in quotient):
         return None
-    noise = roundoff([max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)], half)
-    return quotient, noise, half
+    bigger = [max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)]
+    return quotient, roundoff(bigger, half, noise), half
 
 
 def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:
@@ -188,51 +268,125 @@ def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:
     return lo
 
 
-def _ridders(evaluate: Evaluate, x: float, h: float, rows: Sequence[int]) -> dict[int, Estimate]:
+def _ridders(
+    evaluate: Evaluate,
+    x: float,
+    h: float,
+    rows: Sequence[int],
+    noise: Sequence[float] | None = None,
+    ratio: float = _RATIO,
+    power: int = 2,
+    enough: Callable[[int, Estimate], bool] | None = None,
+) -> dict[int, Estimate]:
     """One Ridders tableau from step ``h`` for the given rows; the best estimate per row.
 
-    The tableau is Neville's, extrapolating to a zero step in ``half**2``
-    over the half-steps actually taken: ``x +- h`` are rounded, so at 1e8 (or
-    1 - 1e-12, or among subnormals) the steps' ratios are not exactly
-    ``_RATIO``, and weights computed from ``_RATIO`` leave an error of the
-    size of the rounding times the h**2 term, which the tableau's own error
-    estimate does not see.
+    Each column cancels the next power of h (``power`` 2: the even powers of
+    a central difference; 1: every power, for a one-sided difference, see
+    :func:`one_sided`). The round-off of each difference is carried through
+    the columns' combinations (a column amplifies it by its weights), so an
+    entry's error is never below the round-off it can hold.
     """
+    return _tableau(lambda t: _difference(evaluate, x, t, noise), h, rows, ratio, power, enough)
+
+
+def _tableau(
+    differ: Callable[[float], tuple[list[float], list[float], float] | None],
+    h: float,
+    rows: Sequence[int],
+    ratio: float,
+    power: int,
+    enough: Callable[[int, Estimate], bool] | None = None,
+) -> dict[int, Estimate]:
     best: dict[int, Estimate] = {}
-    previous: dict[int, list[float]] = {}
-    halves: list[float] = []
+    previous: dict[int, tuple[list[float], list[float]]] = {}
     active = list(rows)
+    steps: list[float] = []
+    # Per row: the smallest nonzero change of the values seen, and whether a
+    # step changed nothing at all. A function whose computed values do not
+    # change over a step is quantized there (its large intermediates cancel,
+    # or it is flat in floats): a change is then a whole number of quanta,
+    # and the round-off of a difference is at least the smallest change seen.
+    smallest = dict.fromkeys(rows, math.inf)
+    still_seen: set[int] = set()
+    changes = dict.fromkeys(rows, 0.0)
+    flat: dict[int, Estimate] = {}
+    trend = dict.fromkeys(rows, 0)
     for depth in range(_DEPTH):
-        got = _difference(evaluate, x, h)
+        got = differ(h)
         if got is None:
             break
-        quotient, noise, half = got
-        if halves and half >= halves[-1]:
-            break  # rounded to the step before: a row without new information
-        halves.append(half)
+        quotient, noise, step = got
+        steps.append(step)
         still: list[int] = []
         for r in active:
-            column = [quotient[r]]
-            before = previous.get(r, [])
+            change = abs(quotient[r]) * step
+            if change == 0.0:
+                still_seen.add(r)
+                if smallest[r] == math.inf:
+                    # Nothing changed yet: the values' own rounding bounds the slope.
+                    bound = 2.0 * noise[r]
+                    if r not in flat or bound < flat[r].error:
+                        flat[r] = Estimate(0.0, bound, step, flat=True)
+                    if depth >= 2:
+                        continue  # three steps changed nothing: flat here, no use going on
+            else:
+                smallest[r] = min(smallest[r], change)
+            rounded = noise[r]
+            if r in still_seen and smallest[r] < math.inf:
+                rounded = max(rounded, smallest[r] / step)
+            column, carried = [quotient[r]], [rounded]
+            before, before_noise = previous.get(r, ([], []))
             bound = best[r].error if r in best else math.inf
+            # Extrapolation assumes the differences shrink as a power of the
+            # step; where they grow (a step that straddles a pole: the
+            # difference goes as 1/h**2) or wander (a step spanning periods),
+            # the tableau's entries are not estimates at all.
+            if depth >= 1:
+                change = column[0] - before[0]
+                if abs(change) <= 2.0 * (rounded + before_noise[0]):
+                    trend[r] += 1  # round-off level: nothing to contradict the law
+                else:
+                    last = changes[r]
+                    # The same sign, and shrinking by about the law's ratio.
+                    shrinks = last * change > 0.0 and abs(change) <= _SHRINK * abs(last)
+                    trend[r] = trend[r] + 1 if shrinks else 0
+                changes[r] = change
+            # Column j mixes the last j + 1 rows: each change among them
+            # must follow the law (a row from before a pole was left behind
+            # must not be in it).
+            settled = trend[r]
             for j in range(1, depth + 1):
-                # Each column cancels the next even power of the step.
-                factor = (halves[depth - j] / half) ** 2
+                # Each column cancels the next power of h (Neville's form:
+                # the steps actually taken, whose ratios rounding has moved
+                # off ``ratio`` by up to an ulp of x, and at x = 1e7 that
+                # alone leaves an error of 1e-11 after the first column).
+                factor = (steps[depth - j] / step) ** (power * j)
+                if not factor > 1.01:  # steps rounded to the same few ulps: no law to use
+                    break
                 column.append((column[j - 1] * factor - before[j - 1]) / (factor - 1.0))
+                carried.append((carried[j - 1] * factor + before_noise[j - 1]) / (factor - 1.0))
                 error = max(abs(column[j] - column[j - 1]), abs(column[j] - before[j - 1]))
-                error = max(error, 4.0 * noise[r])
-                if error <= bound:
+                error = max(error, 2.0 * carried[j])
+                if settled >= max(2, j) and error <= bound:
                     bound = error
-                    best[r] = Estimate(column[j], error, h)
-            previous[r] = column
+                    best[r] = Estimate(column[j], error, step)
+            previous[r] = (column, carried)
+            if enough is not None and r in best and enough(r, best[r]):
+                continue  # the caller needs no better estimate
             # Higher order made it worse: round-off has taken over.
-            if depth == 0 or abs(column[depth] - before[depth - 1]) < _SAFE * bound:
+            if depth == 0 or (
+                len(column) == depth + 1 and abs(column[depth] - before[depth - 1]) < _SAFE * bound
+            ):
                 still.append(r)
         active = still
         if not active:
             break
-        h /= _RATIO
-    return best
+        h /= ratio
+    # Values that never changed say nothing of the derivative's size, only
+    # that it is below their resolution: a flat estimate.
+    found = {r: e for r, e in best.items() if smallest[r] < math.inf}
+    found.update((r, e) for r, e in flat.items() if smallest[r] == math.inf)
+    return found
 
 
 def extrapolate(
@@ -241,15 +395,19 @@ def extrapolate(
     h: float,
     rows: Sequence[int],
     decided: Callable[[int, list[Estimate]], bool] | None = None,
+    *,
+    noise: Sequence[float] | None = None,
+    scales: Sequence[float] | None = None,
+    enough: Callable[[int, Estimate], bool] | None = None,
 ) -> dict[int, list[Estimate]]:
     """Derivative estimates with error bounds from several scales of step, per row.
 
     Ridders' tableau is started from the largest valid step up to ``h`` and
     from 10x smaller, then from ``10 * h`` up to ``1e4 * h`` when those fit
     in the domain, then from steps 100x, 1000x, ... smaller, down to
-    :func:`min_step`: at most twelve starts, each spanning a factor of 20 in
-    step. Each start gives each row its best estimate (the tableau entry with
-    the smallest error). A row is
+    :func:`min_step`: at most eighteen starts, each spanning a factor of 20
+    in step. Each start gives each row its best estimate (the tableau entry
+    with the smallest error). A row is
     done once ``decided(row, its estimates so far)`` says they settle the
     question the caller asks of it.
 
@@ -260,6 +418,14 @@ def extrapolate(
         h: The nominal step.
         rows: The indices of the values to estimate.
         decided: When it returns True for a row, that row needs no more starts.
+        noise: Per value (indexed like ``evaluate``'s), its absolute
+            round-off when the caller knows it to exceed :func:`roundoff`'s.
+        scales: Start only from these multiples of the nominal step, in
+            this order (to sharpen an estimate the nominal step already
+            gave: round-off falls as the step grows); :data:`SHARPER` is
+            the usual choice. None: every start described above.
+        enough: When it returns True for a row's estimate, that row's
+            tableau stops there (the caller needs no better one).
 
     Returns:
         Per row, its estimates, one per start that gave one, in the order the
@@ -281,16 +447,28 @@ def extrapolate(
     else:
         # Where f' is small beside f (tanh far out, sqrt(x*x + 1) near 0) only
         # a larger step resolves it above round-off.
-        larger = [top * f for f in _LARGER if central(evaluate, x, top * f) is not None]
-    smaller = [top * 10.0**-j for j in range(_STARTS) if top * 10.0**-j >= min_step(x)]
+        # (A start off the domain costs its first pair of evaluations only.)
+        larger = [top * f for f in _LARGER]
+    # Down to a few ulps: with both sides exact, a step of 4 ulps of x is a
+    # fine difference (sin at 1e14, whose ulp is 0.016, needs steps near 0.1).
+    finest = 4.0 * math.ulp(x)
+    smaller = [top * 10.0**-j for j in range(_STARTS) if top * 10.0**-j >= finest]
+    if 0.0 < abs(x) < 0.1 * top:
+        # A step far above |x| straddles 0, where many functions have their
+        # pole, cusp or edge (cbrt at 1e-300): steps below |x| come next.
+        below = [abs(x) * 0.25 * 10.0**-j for j in range(4)]
+        smaller = [smaller[0], *below, *smaller[1:]]
     # The nominal scale and the next smaller one first: most questions are
     # settled there; then the larger steps, then the rest of the smaller.
-    starts = [*smaller[:2], *larger, *smaller[2:]][:_STARTS]
+    if scales is not None:
+        starts = [top * f for f in scales] if top == h else []
+    else:
+        starts = [*smaller[:2], *larger, *smaller[2:]][:_STARTS]
     pending = list(rows)
     for start in starts:
         if not pending:
             break
-        got = _ridders(evaluate, x, start, pending)
+        got = _ridders(evaluate, x, start, pending, noise, enough=enough)
         still: list[int] = []
         for r in pending:
             if r in got:
@@ -319,3 +497,99 @@ def one_sided_slopes(
     left = [(c - d) / left_step for c, d in zip(here, down, strict=True)]
     right = [(u - c) / right_step for u, c in zip(up, here, strict=True)]
     return left, right, h
+
+
+def one_sided(
+    evaluate: Evaluate,
+    x: float,
+    here: Sequence[float],
+    h: float,
+    rows: Sequence[int],
+    decided: Callable[[int, list[Estimate]], bool] | None = None,
+    *,
+    noise: Sequence[float] | None = None,
+) -> dict[int, list[Estimate]]:
+    """Derivative estimates from one side only, for a point at the edge of a domain.
+
+    Where no central step fits (``x`` is within a few ulps of the edge, or
+    the steps that fit are too small to say anything), the side away from
+    the edge may still take large steps. The forward difference
+    ``(f(x + s) - f(x)) / s`` has an error in every power of ``s``, so its
+    tableau cancels them one by one (ratio 2: h, h**2, h**3, ...), started
+    from the largest step up to ``h`` that stays in the domain on that side
+    and from steps 10x, 100x, ... smaller. Both sides are tried, the side
+    with the larger step first.
+
+    Args:
+        evaluate: As for :func:`extrapolate`.
+        x: The point.
+        here: The values at ``x``.
+        h: The largest step to try.
+        rows: The indices of the values to estimate.
+        decided: As for :func:`extrapolate`.
+        noise: As for :func:`extrapolate`.
+
+    Returns:
+        Per row, its estimates, one per start that gave one.
+
+    Example:
+        >>> f = lambda x: [math.sqrt(x)] if x >= 0 else None  # sqrt on its edge's side
+        >>> ests = one_sided(f, 1e-3, [math.sqrt(1e-3)], 1e-3, [0])[0]
+        >>> best = min(ests, key=lambda e: e.error)
+        >>> abs(best.value - 0.5 / math.sqrt(1e-3)) <= best.error
+        True
+    """
+    found: dict[int, list[Estimate]] = {r: [] for r in rows}
+    tops = [(t, side) for side in (1.0, -1.0) if (t := _largest_side(evaluate, x, h, side))]
+    tops.sort(key=lambda pair: -pair[0])
+    pending = list(rows)
+    for top, side in tops:
+        for start in (top * 10.0**-j for j in range(_STARTS // 2)):
+            if not pending or start < min_step(x):
+                break
+
+            def differ(
+                t: float, side: float = side
+            ) -> tuple[list[float], list[float], float] | None:
+                moved = x + side * t
+                step = moved - x
+                values = evaluate(moved) if step != 0.0 and math.isfinite(moved) else None
+                if values is None:
+                    return None
+                quotient = [(v - c) / step for v, c in zip(values, here, strict=True)]
+                if not all(math.isfinite(q) for q in quotient):
+                    return None
+                bigger = [max(abs(v), abs(c)) for v, c in zip(values, here, strict=True)]
+                return quotient, roundoff(bigger, abs(step), noise), abs(step)
+
+            got = _tableau(differ, start, pending, 2.0, 1)
+            still: list[int] = []
+            for r in pending:
+                if r in got:
+                    found[r].append(got[r])
+                if decided is None or not decided(r, found[r]):
+                    still.append(r)
+            pending = still
+    return found
+
+
+def _largest_side(evaluate: Evaluate, x: float, h: float, side: float) -> float | None:
+    """The largest step up to ``h`` on one side that stays in the domain, within 2x."""
+
+    def fits(t: float) -> bool:
+        moved = x + side * t
+        return moved != x and math.isfinite(moved) and evaluate(moved) is not None
+
+    if fits(h):
+        return h
+    lo = min_step(x)
+    if lo >= h or not fits(lo):
+        return None
+    hi = h
+    while hi > 2.0 * lo:
+        mid = math.sqrt(lo) * math.sqrt(hi)
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo

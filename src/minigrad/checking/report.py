@@ -2,20 +2,25 @@
 
 A report is plain data plus two views of it: ``str(report)`` is a text table
 (short in a terminal, complete under pytest) and ``report._repr_html_()`` is the
-table a notebook shows.
+table a notebook shows. Every entry carries its verdict (``"wrong"``,
+``"agrees"``, ``"undecided"``), the digits of agreement and the reason in
+words (:mod:`minigrad.checking.verdict`).
 
 Example:
-    >>> e = Entry(1, 0, (), 0, analytic=-1.0, numerical=1.0, allowed=0.001, passed=False)
-    >>> print(Report(False, 1, 1, [e], ["x[0]"]))  # doctest: +NORMALIZE_WHITESPACE
+    >>> e = Entry(1, 0, (), 0, analytic=-1.0, numerical=1.0, allowed=0.001, passed=False,
+    ...           error=1e-10, step=1e-3, verdict="wrong", reason="wrong: 2e10 bounds apart")
+    >>> print(Report(False, 1, 1, [e], ["x[0]"], entries=[e]))  # doctest: +NORMALIZE_WHITESPACE
     gradcheck failed at order 1: 1 of 1 entries differ (exhaustive); worst first:
-    order  output  with respect to  analytic  numerical  |diff|  allowed  error bound  step
-    1      out[0]  x[0]             -1        1          2       0.001    -            -
+    order  output  with respect to  analytic  numerical  |diff|  error bound  step   digits  verdict
+    1      out[0]  x[0]             -1        1          2       1e-10        0.001  0       wrong
+    x[0]: wrong: 2e10 bounds apart
+    verdicts: 1 wrong
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["Entry", "Report", "escape_html", "mode_label", "modes_in_words"]
 
@@ -35,6 +40,9 @@ _FIELDS = (
     "error",
     "step",
     "mode",
+    "digits",
+    "verdict",
+    "reason",
 )
 
 #: The modes of a check, as the headlines of a report name them.
@@ -60,17 +68,27 @@ class Entry:
             weighted sum of the outputs.
         path: Inputs already differentiated by, outermost first (order - 1).
         wrt: Index of the input of this last derivative ("with respect to").
-        analytic: From reverse mode.
-        numerical: The numerical derivative: the central difference at the
-            nominal step, or the extrapolated estimate when one was needed.
-        allowed: The tolerance ``atol + rtol * |numerical|``.
-        passed: Whether the entry is within tolerance (never when not finite).
-        note: Why it failed, in words (kink, jump, a partial that failed), or "".
-        error: The error bound of ``numerical`` (NaN when none was estimated).
+        analytic: From reverse mode (or forward mode, see ``mode``).
+        numerical: The numerical derivative the verdict rests on: the central
+            difference at the nominal step, or an extrapolated estimate.
+        allowed: The classic tolerance ``atol + rtol * |numerical|`` (the
+            caller's, or PyTorch's where the classic test judged an
+            undecided entry).
+        passed: Whether the check let the entry pass (never when not finite).
+        note: What else the check found, in words (a kink, a jump, a partial
+            that failed), or "".
+        error: The error bound of ``numerical`` (NaN when none).
         step: The step ``numerical`` came from (NaN when none).
         mode: How ``analytic`` was computed: ``"rev"`` (reverse mode) or
             ``"fwd"`` (forward mode; above order 1, forward over reverse:
             the jvp of the reverse-mode derivatives of the order below).
+        digits: Significant digits to which the numbers prove ``analytic``
+            right (0 when they prove nothing, or it is wrong in the first).
+        verdict: What the numbers prove: ``"wrong"`` (the difference is
+            beyond the error bound), ``"agrees"`` (within it, to ``digits``
+            digits) or ``"undecided"``.
+        reason: The verdict in words, and for an undecided entry how the
+            classic test judged it.
     """
 
     __slots__ = _FIELDS
@@ -89,6 +107,9 @@ class Entry:
         error: float = math.nan,
         step: float = math.nan,
         mode: str = "rev",
+        digits: int = 0,
+        verdict: str = "",
+        reason: str = "",
     ) -> None:
         self.order = order
         self.output = output
@@ -102,6 +123,9 @@ class Entry:
         self.error = error
         self.step = step
         self.mode = mode
+        self.digits = digits
+        self.verdict = verdict if verdict else ("agrees" if passed else "wrong")
+        self.reason = reason
 
     @property
     def diff(self) -> float:
@@ -118,6 +142,9 @@ class Entry:
         note: str | None = None,
         error: float | None = None,
         step: float | None = None,
+        digits: int | None = None,
+        verdict: str | None = None,
+        reason: str | None = None,
     ) -> Entry:
         """A copy with the given fields changed (Entries are treated as values)."""
         return Entry(
@@ -133,6 +160,9 @@ class Entry:
             self.error if error is None else error,
             self.step if step is None else step,
             self.mode,
+            self.digits if digits is None else digits,
+            self.verdict if verdict is None else verdict,
+            self.reason if reason is None else reason,
         )
 
     def _fields(self) -> tuple[object, ...]:
@@ -152,7 +182,7 @@ class Entry:
 
 
 class Report:
-    """The outcome of a check: what was compared and every entry that failed.
+    """The outcome of a check: every compared entry with its verdict, and the failures.
 
     ``str(report)`` is a plain-text table; in a notebook the report shows
     itself as an HTML table.
@@ -167,17 +197,30 @@ class Report:
         fast: Whether the check ran in fast mode.
         kinks: Passing entries that sit on a kink, in words (such a check
             passes, and the checkers warn with GradcheckWarning).
-        cautions: Other passing entries worth a warning, in words: passed by
-            ``atol`` only while the derivatives disagree relatively, or a
-            numerical derivative too uncertain to confirm the analytic one.
+        cautions: Other passing entries worth a warning, in words: a
+            difference the numbers prove but the caller's tolerance forgave,
+            or a numerical derivative too uncertain to confirm the analytic
+            one.
         modes: The modes the analytic derivatives were computed in
             (``"rev"``, ``"fwd"``); a report of any mode but reverse alone
             names the mode of every row.
+        entries: Every compared entry, passing or not, in the order compared,
+            each with its evidence, verdict, digits and reason.
+        tolerances: ``(atol, rtol)`` when the caller passed either (the
+            classic test decided), else None (the error bound decided).
+        remarks: What the check found beyond the entries, in words: how a
+            random direction over all the inputs agreed, where a wrong rule
+            is wrong (its simplest failing point and intervals: worked out
+            the first time they are read, since that takes a few dozen
+            checks of the rule).
     """
 
     __slots__ = (
+        "_later",
+        "_remarks",
         "cautions",
         "checked",
+        "entries",
         "failures",
         "fast",
         "fault",
@@ -186,6 +229,7 @@ class Report:
         "names",
         "ok",
         "order",
+        "tolerances",
     )
 
     def __init__(
@@ -200,6 +244,9 @@ class Report:
         kinks: list[str] | None = None,
         cautions: list[str] | None = None,
         modes: tuple[str, ...] = ("rev",),
+        entries: list[Entry] | None = None,
+        tolerances: tuple[float, float] | None = None,
+        remarks: list[str] | None = None,
     ) -> None:
         self.ok = ok
         self.order = order
@@ -211,6 +258,22 @@ class Report:
         self.kinks = kinks if kinks is not None else []
         self.cautions = cautions if cautions is not None else []
         self.modes = modes
+        self.entries = entries if entries is not None else list(self.failures)
+        self.tolerances = tolerances
+        self._remarks = remarks if remarks is not None else []
+        self._later: Callable[[], list[str]] | None = None
+
+    @property
+    def remarks(self) -> list[str]:
+        """What the check found beyond the entries (see the class)."""
+        if self._later is not None:
+            later, self._later = self._later, None
+            self._remarks.extend(later())
+        return self._remarks
+
+    def remark_later(self, work: Callable[[], list[str]]) -> None:
+        """Add the lines ``work()`` gives to the remarks when they are first read."""
+        self._later = work
 
     def __repr__(self) -> str:
         return (
@@ -223,6 +286,18 @@ class Report:
     def warnings(self) -> list[str]:
         """Everything a passing check warns about: kinks, then cautions."""
         return [*self.kinks, *self.cautions]
+
+    def verdicts(self) -> dict[str, int]:
+        """How many entries got each verdict.
+
+        Example:
+            >>> Report(True, 1, 0).verdicts()
+            {'wrong': 0, 'agrees': 0, 'undecided': 0}
+        """
+        counts = {"wrong": 0, "agrees": 0, "undecided": 0}
+        for e in self.entries:
+            counts[e.verdict] = counts.get(e.verdict, 0) + 1
+        return counts
 
     def _mode(self) -> str:
         if not self.fast:
@@ -237,28 +312,66 @@ class Report:
         """Whether rows and headlines name their mode: any mode but reverse alone."""
         return tuple(self.modes) != ("rev",)
 
+    def tally(self) -> str:
+        """The verdicts in one line: ``verdicts: 3 agree (9 to 12 digits), ...``; "" if none."""
+        if not self.entries:
+            return ""
+        counts = self.verdicts()
+        parts = []
+        agreed = [e.digits for e in self.entries if e.verdict == "agrees"]
+        if agreed:
+            low, high = min(agreed), max(agreed)
+            span = f"{low} digits" if low == high else f"{low} to {high} digits"
+            parts.append(f"{len(agreed)} agree ({span})")
+        if counts["wrong"]:
+            forgiven = sum(e.verdict == "wrong" and e.passed for e in self.entries)
+            parts.append(
+                f"{counts['wrong']} wrong"
+                + (f" ({forgiven} forgiven by the tolerance)" * (forgiven > 0))
+            )
+        if counts["undecided"]:
+            passed = sum(e.verdict == "undecided" and e.passed for e in self.entries)
+            parts.append(f"{counts['undecided']} undecided ({passed} passed by the classic test)")
+        if self.tolerances is not None:
+            atol, rtol = self.tolerances
+            how = f"; the classic test decided (atol={atol:g}, rtol={rtol:g})"
+        else:
+            how = ""
+        return "verdicts: " + ", ".join(parts) + how
+
     def text(self, *, full: bool = True) -> str:
         """The report as plain text; ``full=False`` keeps the worst rows only."""
+        tally = self.tally()
         if self.ok:
             passed = (
                 f"gradcheck passed: orders 1-{self.order}, {self.checked} comparisons "
                 f"({self._mode()})"
             )
-            return "\n".join([passed, *(f"warning: {w}" for w in self.warnings)])
+            return "\n".join(
+                [passed, *([tally] if tally else []), *self.remarks]
+                + [f"warning: {w}" for w in self.warnings]
+            )
         worst = self.failures[0]
         shown = self.failures if full else self.failures[:_SHORT_ROWS]
         lines = [
             f"gradcheck failed at order {worst.order}{self._failed_modes()}: "
             f"{len(self.failures)} of {self.checked} entries differ ({self._mode()}); "
             "worst first:",
-            _table(shown, self.names, self._named()),
+            _table(shown, self.names, self._named(), self._classic()),
         ]
         if not full and len(self.failures) > _SHORT_ROWS:
             lines.append(f"... and {len(self.failures) - _SHORT_ROWS} more")
+        lines.extend(_reasons(shown, self.names))
         lines.extend(f"note: {n}" for n in _notes(self.failures))
         if self.fault:
             lines.append(f"cause: {self.fault}")
+        lines.extend(self.remarks)
+        if tally:
+            lines.append(tally)
         return "\n".join(lines)
+
+    def _classic(self) -> bool:
+        return self.tolerances is not None
 
     def _failed_modes(self) -> str:
         """`` in forward mode`` (the modes of the failing rows) when rows name modes."""
@@ -277,14 +390,20 @@ class Report:
             f"<tr><td><b>gradcheck {status}</b></td><td>1-{self.order}</td>"
             f"<td>{self.checked}</td><td>{self._mode()}</td></tr></table>"
         )
+        tally = self.tally()
+        summary += f"<p>{escape_html(tally)}</p>" if tally else ""
+        summary += "".join(f"<p>{escape_html(r)}</p>" for r in self.remarks)
         warned = "".join(f"<p>warning: {escape_html(w)}</p>" for w in self.warnings)
         if self.ok:
             return summary + warned
-        named = self._named()
-        header = "".join(f"<th>{escape_html(c)}</th>" for c in _header(named))
+        named, classic = self._named(), self._classic()
+        header = "".join(f"<th>{escape_html(c)}</th>" for c in (*_header(named, classic), "reason"))
         cells = "".join(
             "<tr>"
-            + "".join(f"<td>{escape_html(c)}</td>" for c in _cells(e, self.names, named))
+            + "".join(
+                f"<td>{escape_html(c)}</td>"
+                for c in (*_cells(e, self.names, named, classic), e.reason)
+            )
             + "</tr>"
             for e in self.failures
         )
@@ -303,6 +422,8 @@ _HEADER = (
     "allowed",
     "error bound",
     "step",
+    "digits",
+    "verdict",
 )
 
 
@@ -319,17 +440,34 @@ def mode_label(mode: str, order: int) -> str:
     return " over ".join([mode] + ["rev"] * (order - 1))
 
 
-def _header(named: bool) -> tuple[str, ...]:
-    return ("order", "mode", *_HEADER[1:]) if named else _HEADER
+def _header(named: bool, classic: bool = True) -> tuple[str, ...]:
+    header = _HEADER if classic else tuple(c for c in _HEADER if c != "allowed")
+    return ("order", "mode", *header[1:]) if named else header
 
 
-def _cells(e: Entry, names: Sequence[str], named: bool) -> tuple[str, ...]:
+def _cells(e: Entry, names: Sequence[str], named: bool, classic: bool = True) -> tuple[str, ...]:
     cells = row(e, names)
+    if not classic:
+        cells = (*cells[:6], *cells[7:])
     return (cells[0], mode_label(e.mode, e.order), *cells[1:]) if named else cells
 
 
 def _notes(entries: Sequence[Entry]) -> list[str]:
     return sorted({e.note for e in entries if e.note})
+
+
+def _reasons(entries: Sequence[Entry], names: Sequence[str]) -> list[str]:
+    """One line per entry with a reason: which derivative, then why (once per reason)."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    one = len({(e.order, e.output, e.path, e.mode) for e in entries}) == 1
+    for e in entries:
+        if not e.reason or e.reason in seen:
+            continue
+        seen.add(e.reason)
+        label = row(e, names)[2] if one and e.order == 1 and e.mode == "rev" else where(e, names)
+        lines.append(f"{label}: {e.reason}")
+    return lines
 
 
 def _maybe(x: float) -> str:
@@ -339,7 +477,7 @@ def _maybe(x: float) -> str:
 def row(e: Entry, names: Sequence[str]) -> tuple[str, ...]:
     """The cells of one entry's row of the table."""
     output = "v . out" if e.output < 0 else f"out[{e.output}]"
-    wrt = ", ".join(names[i] for i in (*e.path, e.wrt))
+    wrt = ", ".join(names[i] for i in (*e.path, e.wrt)) if e.wrt >= 0 else "a random direction"
     return (
         str(e.order),
         output,
@@ -350,6 +488,8 @@ def row(e: Entry, names: Sequence[str]) -> tuple[str, ...]:
         f"{e.allowed:.3g}",
         _maybe(e.error),
         _maybe(e.step),
+        str(e.digits),
+        e.verdict,
     )
 
 
@@ -363,9 +503,11 @@ def where(e: Entry, names: Sequence[str]) -> str:
     return f"order {e.order}{mode}, {output} with respect to {wrt}"
 
 
-def _table(entries: Sequence[Entry], names: Sequence[str], named: bool = False) -> str:
-    header = _header(named)
-    rows = [header, *(_cells(e, names, named) for e in entries)]
+def _table(
+    entries: Sequence[Entry], names: Sequence[str], named: bool = False, classic: bool = True
+) -> str:
+    header = _header(named, classic)
+    rows = [header, *(_cells(e, names, named, classic) for e in entries)]
     widths = [max(len(r[c]) for r in rows) for c in range(len(header))]
     return "\n".join(
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows

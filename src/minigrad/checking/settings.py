@@ -6,6 +6,10 @@ keyword arguments that are settings into one :class:`Settings` (as PyTorch's
 (:mod:`minigrad.checking.compare`). Its arguments are validated here, in the
 package's one wording (``minigrad.core._validate``), and so are the modes of
 the analytic side: JAX's names (``modes``) and PyTorch's two flags.
+
+``atol`` and ``rtol`` both None (the default) ask for verdicts from the error
+bound (:mod:`minigrad.checking.verdict`); either one given asks for the
+classic test, PyTorch's, with the other at PyTorch's default.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.checking.verdict import CLASSIC_ATOL, CLASSIC_RTOL
 from minigrad.core._validate import as_int, non_negative, positive
 
 __all__ = ["MODES", "Settings", "modes_from_flags"]
@@ -31,14 +36,23 @@ class Settings:
     ``where`` names the public function in messages; ``modes`` the modes of
     the analytic side (``"rev"``, ``"fwd"``).
 
+    Attributes (beyond the arguments): ``classic``, whether the caller gave
+    ``atol`` or ``rtol`` (the classic test decides); ``atol`` and ``rtol``
+    are then the tolerances it uses, the one not given at PyTorch's default
+    (and PyTorch's two when neither was: the classic test then judges only
+    what the error bound leaves undecided).
+
     Example:
         >>> s = Settings("check", eps=1e-6, atol=1e-5, rtol=1e-3)
-        >>> s.allowed(100.0)
-        0.10001
+        >>> s.allowed(100.0), s.classic
+        (0.10001, True)
+        >>> Settings("check").classic, Settings("check", rtol=0.0).atol
+        (False, 1e-05)
     """
 
     __slots__ = (
         "atol",
+        "classic",
         "eps",
         "fast_mode",
         "method",
@@ -46,6 +60,7 @@ class Settings:
         "nondet_tol",
         "rtol",
         "seed",
+        "sharpen",
         "where",
     )
 
@@ -53,9 +68,9 @@ class Settings:
         self,
         where: str,
         *,
-        eps: object = 1e-6,
-        atol: object = 1e-5,
-        rtol: object = 1e-3,
+        eps: object = None,
+        atol: object = None,
+        rtol: object = None,
         nondet_tol: object = 0.0,
         fast_mode: object = False,
         method: object = "central",
@@ -64,9 +79,11 @@ class Settings:
     ) -> None:
         # Every argument comes straight from a user: each is validated here.
         self.where = where
-        self.eps = positive(eps, f"{where}: eps")
-        self.atol = non_negative(atol, f"{where}: atol")
-        self.rtol = non_negative(rtol, f"{where}: rtol")
+        # eps None: the checker's own step, PyTorch's 1e-6 scaled to the input.
+        self.eps = 1e-6 if eps is None else positive(eps, f"{where}: eps")
+        self.classic = atol is not None or rtol is not None
+        self.atol = CLASSIC_ATOL if atol is None else non_negative(atol, f"{where}: atol")
+        self.rtol = CLASSIC_RTOL if rtol is None else non_negative(rtol, f"{where}: rtol")
         self.nondet_tol = non_negative(nondet_tol, f"{where}: nondet_tol")
         if method not in ("central", "richardson"):
             raise ValueError(f"{where}: method must be 'central' or 'richardson', got {method!r}")
@@ -74,6 +91,8 @@ class Settings:
         self.fast_mode = _flag(fast_mode, "fast_mode", where)
         self.seed = as_int(seed, f"{where}: seed")
         self.modes = _modes(modes, where)
+        # Whether agreements of few digits are sharpened (see evidence.examine).
+        self.sharpen = True
 
     @classmethod
     def of(cls, where: str, given: dict[str, object], **changed: object) -> Settings:
@@ -105,6 +124,12 @@ class Settings:
         for name in Settings.__slots__:
             setattr(copy, name, getattr(self, name))
         copy.modes = modes
+        return copy
+
+    def narrowing(self) -> Settings:
+        """A copy for narrowing a wrong rule down: its checks are many and need no sharpening."""
+        copy = self.with_modes(self.modes)
+        copy.sharpen = False
         return copy
 
     def allowed(self, numerical: float) -> float:

@@ -182,10 +182,20 @@ def _report(
     colour = _use_colour(out)
     width = max(len(name) for name, _ in results)
     orders = f"1-{args.order}" if args.order > 1 else "1"
-    print(f"{'rule':<{width}}  points  orders  result", file=out)
+    # Where each rule was sampled, and the shares of its entries the error
+    # bound decided (wrong or agrees) and left undecided (docs/checking.md).
+    where = max(len("sampled"), *(len(r.get("sampled", "")) for _, r in results))
+    print(
+        f"{'rule':<{width}}  points  orders  {'sampled':<{where}}  decided  undecided  result",
+        file=out,
+    )
     for name, result in results:
         word = result["word"]
-        row = f"{name:<{width}}  {args.points:>6}  {orders:>6}  {_coloured(word, colour)}"
+        row = (
+            f"{name:<{width}}  {args.points:>6}  {orders:>6}  "
+            f"{result.get('sampled', '-'):<{where}}  {result.get('decided', '-'):>7}  "
+            f"{result.get('undecided', '-'):>9}  {_coloured(word, colour)}"
+        )
         print(row + (f"  {result['reason']}" if word == "ERROR" else ""), file=out)
     for name, result in results:
         if result["word"] == "FAIL":

@@ -59,24 +59,40 @@ def show(xs: Sequence[float]) -> str:
 class Item:
     """One row of the table: a function, its name, and how its points are drawn."""
 
-    __slots__ = ("draw", "func", "is_rule", "name")
+    __slots__ = ("boxes", "draw", "func", "is_rule", "name", "verdicts")
 
     def __init__(
         self,
         name: str,
         func: Callable[..., Value],
         draw: Callable[[random.Random], tuple[float, ...]],
+        boxes: Sequence[tuple[float, float]],
         *,
         is_rule: bool,
     ) -> None:
         self.name = name
         self.func = func
         self.draw = draw
+        self.boxes = boxes
         self.is_rule = is_rule
+        #: The verdicts of every entry its checks compared, counted.
+        self.verdicts = {"wrong": 0, "agrees": 0, "undecided": 0}
+
+    def sampled(self) -> str:
+        """Where the points were drawn: ``(-2, 2)``, ``(0.1, 2) x (-2, 2)``."""
+        return " x ".join(f"({lo:g}, {hi:g})" for lo, hi in self.boxes)
+
+    def shares(self) -> tuple[str, str]:
+        """The shares of the compared entries decided (wrong or agrees) and undecided."""
+        total = sum(self.verdicts.values())
+        if not total:
+            return "-", "-"
+        undecided = self.verdicts["undecided"] / total
+        return f"{100.0 * (1.0 - undecided):.0f}%", f"{100.0 * undecided:.0f}%"
 
 
 def rule_item(name: str, rule: Rule) -> Item:
-    return Item(name, rule, rule.sample, is_rule=True)
+    return Item(name, rule, rule.sample, rule.sample_box, is_rule=True)
 
 
 def composite_item(
@@ -85,7 +101,7 @@ def composite_item(
     def draw(rng: random.Random) -> tuple[float, ...]:
         return tuple(rng.uniform(lo, hi) for lo, hi in boxes)
 
-    return Item(name, func, draw, is_rule=False)
+    return Item(name, func, draw, boxes, is_rule=False)
 
 
 class Crash:
@@ -104,7 +120,12 @@ _RULE_ERRORS = (Exception, SystemExit)
 
 
 def check_item(item: Item, points: int, order: int, rng: random.Random) -> Report | Crash | None:
-    """Check ``item`` at ``points`` drawn points: the first failing report, a crash, or None."""
+    """Check ``item`` at ``points`` drawn points: the first failing report, a crash, or None.
+
+    Every point is checked, also after a failing one, so that ``item.verdicts``
+    counts the verdicts of all of them.
+    """
+    failing: Report | None = None
     for _ in range(points):
         try:
             xs = item.draw(rng)
@@ -127,9 +148,11 @@ def check_item(item: Item, points: int, order: int, rng: random.Random) -> Repor
             report = check(item.func, [Value(x) for x in xs], order=order)
         except _RULE_ERRORS as exc:
             return Crash(f"the check raised at {show(xs)}: {one_line(exc)}", exc)
-        if not report.ok:
-            return report
-    return None
+        for verdict, n in report.verdicts().items():
+            item.verdicts[verdict] = item.verdicts.get(verdict, 0) + n
+        if not report.ok and failing is None:
+            failing = report
+    return failing
 
 
 class FileError(Exception):
@@ -250,15 +273,19 @@ def outcome(item: Item, result: Report | Crash | None, *, verbose: bool) -> dict
 
     ``word`` is ``ok``, ``FAIL`` or ``ERROR``; ``reason`` the one-line reason
     of an error; ``text`` a failing report in full; ``trace`` an error's
-    traceback (with ``verbose``).
+    traceback (with ``verbose``); ``sampled`` where the points were drawn,
+    ``decided`` and ``undecided`` the shares of the entries' verdicts.
     """
+    decided, undecided = item.shares()
+    where = {"sampled": item.sampled(), "decided": decided, "undecided": undecided}
     if result is None:
-        return {"word": "ok", "reason": "", "text": "", "trace": ""}
+        return {"word": "ok", "reason": "", "text": "", "trace": "", **where}
     if isinstance(result, Report):
-        return {"word": "FAIL", "reason": "", "text": result.text(full=True), "trace": ""}
+        text = result.text(full=True)
+        return {"word": "FAIL", "reason": "", "text": text, "trace": "", **where}
     trace = ""
     if verbose:
         import traceback
 
         trace = "".join(traceback.format_exception(result.exc)).rstrip()
-    return {"word": "ERROR", "reason": result.reason, "text": "", "trace": trace}
+    return {"word": "ERROR", "reason": result.reason, "text": "", "trace": trace, **where}

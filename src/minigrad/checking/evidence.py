@@ -1,0 +1,435 @@
+"""The evidence for the entries of one input: from the cheapest step that settles them on.
+
+For input i of a level, every value of the level (a row) has an analytic
+derivative per mode; :func:`examine` gathers what the numbers say about each,
+spending evaluations only where the cheaper evidence did not settle it:
+
+1. **The nominal central difference** (two evaluations, which every check
+   makes): an entry whose difference from the analytic value is within the
+   difference's round-off agrees (:func:`minigrad.checking.verdict.nominal`).
+   The round-off is first taken as :data:`~minigrad.checking.numeric.ROUNDOFF`
+   of the values; an entry outside it is looked at again with the round-off
+   read off the graph (:mod:`minigrad.checking.rounding`), which is larger
+   where intermediates cancel.
+2. **Extrapolation** (:func:`minigrad.checking.numeric.extrapolate`) for the
+   entries still open, until each is settled or the steps run out.
+3. **Sharpening** (``thorough``, and only for a check of a few inputs): an
+   entry that agrees to fewer than :data:`~minigrad.checking.verdict.SHARP_DIGITS`
+   digits is extrapolated again from larger steps, where round-off weighs
+   less (``x * x`` at 1e8 agrees to 6 digits at the nominal step and to 14
+   at a step of 100).
+4. **The second method** (``thorough``): what stays undecided gets the Taylor
+   remainder's rate (:mod:`minigrad.checking.taylor`), and one-sided
+   differences where the domain's edge cut the central steps short.
+
+A check with ``atol``/``rtol`` (the classic test) makes steps 1 and 2 only:
+enough to prove the differences its tolerance forgives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from minigrad.checking.numeric import (
+    SHARPER,
+    Estimate,
+    Evaluate,
+    central,
+    extrapolate,
+    one_sided,
+    roundoff,
+)
+from minigrad.checking.rounding import analytic_roundoff, holdings
+from minigrad.checking.taylor import rate_test
+from minigrad.checking.verdict import (
+    AGREES,
+    MIN_DIGITS,
+    SHARP_DIGITS,
+    UNDECIDED,
+    WRONG,
+    Finding,
+    digits,
+    finest_step,
+    judge,
+    nominal,
+    settled,
+)
+from minigrad.core.value import Value
+
+__all__ = ["Examined", "Holdings", "Nominal", "examine", "nominal_difference"]
+
+#: Relative round-off of an analytic value before the graph is read.
+_ANALYTIC = 32.0 * 2.0**-52
+#: The Taylor test starts this many nominal steps out (and halves 24 times).
+_TAYLOR_REACH = 1e3
+#: One-sided differences start up to this many nominal steps out.
+_ONE_SIDED_REACH = 1e4
+
+
+class Holdings:
+    """The round-off a level's values and their gradients hold, read off the graph on demand.
+
+    Args:
+        fs: The level's values (Values; anything else holds an unknown round-off).
+        xs: The inputs.
+    """
+
+    def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
+        self.fs = fs
+        self.xs = xs
+        self._read: dict[int, tuple[float, list[float]]] = {}
+
+    def _of(self, r: int) -> tuple[float, list[float]]:
+        found = self._read.get(r)
+        if found is None:
+            found = self._read[r] = holdings(self.fs[r], self.xs)
+        return found
+
+    def noise(self, r: int) -> float:
+        """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
+        value that is not a minigrad Value, a partial that fails on floats; the
+        model of :func:`~minigrad.checking.numeric.roundoff` then applies)."""
+        noise = self._of(r)[0]
+        return noise if math.isfinite(noise) else 0.0
+
+    def spread(self, r: int, i: int) -> float:
+        """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
+        graph; inf: the graph cannot tell)."""
+        return self._of(r)[1][i]
+
+    def analytic(self, r: int, i: int, a: float) -> float:
+        """The round-off of the analytic derivative of value ``r`` by input ``i``."""
+        spread = self._of(r)[1][i]
+        if not math.isfinite(spread):
+            return _ANALYTIC * abs(a) + 2.0**-1074
+        return analytic_roundoff(spread, a)
+
+
+class Nominal:
+    """The central difference at the nominal step, with what it came from.
+
+    Attributes:
+        values: The difference quotient per row.
+        up, down: The values at ``x + h`` and ``x - h``.
+        half: The half-step actually taken.
+        left, right: The one-sided steps, ``x - (x - h)`` and ``(x + h) - x``.
+        roundoff: The round-off of each quotient (from the values' magnitude).
+    """
+
+    __slots__ = ("down", "half", "left", "richardson", "right", "roundoff", "up", "values")
+
+    def __init__(
+        self,
+        values: list[float],
+        up: list[float],
+        down: list[float],
+        half: float,
+        left: float,
+        right: float,
+    ) -> None:
+        self.values = values
+        self.up = up
+        self.down = down
+        self.half = half
+        self.left = left
+        self.right = right
+        self.roundoff = roundoff([max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)], half)
+        self.richardson = False
+
+
+def nominal_difference(
+    evaluate: Evaluate, at: float, h: float, richardson: bool = False
+) -> Nominal | None:
+    """The central difference at step ``h`` (None when a side left the domain).
+
+    With ``richardson``, the differences at ``h`` and ``h / 2`` are combined
+    to cancel the ``h**2`` term (and its round-off grows by 5/3).
+    """
+    sides = central(evaluate, at, h)
+    if sides is None:
+        return None
+    up, down, half = sides
+    values = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
+    if richardson:
+        finer = central(evaluate, at, h / 2.0)
+        if finer is None:
+            return None
+        up2, down2, half2 = finer
+        fine = [(u - d) / (2.0 * half2) for u, d in zip(up2, down2, strict=True)]
+        values = [(4.0 * f - c) / 3.0 for c, f in zip(values, fine, strict=True)]
+    found = Nominal(values, up, down, half, (at + half) - at, at - (at - half))
+    if richardson:
+        found.roundoff = [3.0 * r for r in found.roundoff]
+        found.richardson = True
+    return found
+
+
+class Examined:
+    """What the numbers say about each (mode, row) of one input.
+
+    Attributes:
+        findings: Per ``(mode index, row)``, its :class:`Finding`.
+        estimates: Per row, every extrapolated estimate made (for the classic test).
+        nominal: The nominal difference (None when a side left the domain).
+        roundoff: Per ``(mode index, row)``, the analytic side's round-off used.
+    """
+
+    __slots__ = ("estimates", "findings", "nominal", "roundoff")
+
+    def __init__(self, nominal: Nominal | None) -> None:
+        self.findings: dict[tuple[int, int], Finding] = {}
+        self.estimates: dict[int, list[Estimate]] = {}
+        self.nominal = nominal
+        self.roundoff: dict[tuple[int, int], float] = {}
+
+
+def examine(
+    evaluate: Evaluate,
+    at: float,
+    h: float,
+    here: Sequence[float],
+    analytic: Sequence[Sequence[float]],
+    pairs: Sequence[tuple[int, int]],
+    holdings_of: Holdings,
+    i: int,
+    found: Nominal | None,
+    *,
+    thorough: bool,
+    sharpen: bool,
+) -> Examined:
+    """Findings for the ``(mode, row)`` pairs of input ``i``; see the module's steps.
+
+    Args:
+        evaluate: The level's values as a function of input i's data.
+        at: Input i's data.
+        h: The nominal step.
+        here: The level's values at ``at``.
+        analytic: Per mode, per row, the analytic derivative by input i.
+        pairs: The ``(mode, row)`` pairs to examine.
+        holdings_of: The round-off of the level's values, read on demand.
+        i: The input's index.
+        found: The nominal difference (already computed), or None.
+        thorough: Sharpen and try the second method (the default verdicts).
+        sharpen: Whether sharpening is affordable (a check of a few inputs).
+    """
+    out = Examined(found)
+    rows = sorted({r for _, r in pairs})
+    modes_of = {r: [m for m, rr in pairs if rr == r] for r in rows}
+    cheap = {(m, r): _ANALYTIC * abs(analytic[m][r]) + 2.0**-1074 for m, r in pairs}
+    out.roundoff = dict(cheap)
+    # 1. The nominal difference, against its round-off.
+    if found is not None:
+        for m, r in pairs:
+            a, n = analytic[m][r], found.values[r]
+            if a == 0.0 and abs(n) <= found.roundoff[r] and holdings_of.spread(r, i) < 0.0:
+                # No path from the input to the value: its derivative is 0 by
+                # construction, and moving the input changes the value by no
+                # more than round-off (a lost path, .data read, would).
+                out.findings[(m, r)] = Finding(
+                    AGREES,
+                    16,
+                    n,
+                    found.roundoff[r],
+                    found.half,
+                    "agrees exactly: the value does not depend on this input (no path in "
+                    "its graph, and moving the input changes it by no more than round-off)",
+                )
+                continue
+            got = nominal(a, cheap[(m, r)], n, found.roundoff[r], found.half)
+            if got is None or (sharpen and got.digits < SHARP_DIGITS):
+                # Read the graph's round-off: larger where intermediates cancel,
+                # and, for a check of a few inputs, the tighter bound that
+                # spares sharpening (sin: 1 ulp of the value, not 64).
+                a_err = holdings_of.analytic(r, i, a)
+                out.roundoff[(m, r)] = a_err
+                bigger = max(abs(found.up[r]), abs(found.down[r]))
+                noise = roundoff([bigger], found.half, [2.0 * holdings_of.noise(r)])[0]
+                if found.richardson:
+                    noise *= 3.0
+                again = nominal(a, a_err, n, noise, found.half)
+                if again is not None and (got is None or again.digits > got.digits):
+                    got = again
+            if got is not None:
+                out.findings[(m, r)] = got
+    # 2. Extrapolation, for the entries the nominal step did not settle.
+    pending = [r for r in rows if any((m, r) not in out.findings for m in modes_of[r])]
+    if pending:
+        _extrapolate(out, evaluate, at, h, pending, modes_of, analytic, holdings_of, i, MIN_DIGITS)
+    # 3. Sharpening, where the nominal difference agreed to few digits.
+    if thorough and sharpen:
+        blunt = [
+            r
+            for r in rows
+            if any(
+                out.findings[(m, r)].verdict != WRONG and out.findings[(m, r)].digits < SHARP_DIGITS
+                for m in modes_of[r]
+            )
+        ]
+        if blunt:
+            _sharpen(out, evaluate, at, h, blunt, modes_of, analytic, holdings_of, i)
+    # 4. The second method, for what stays undecided.
+    if thorough:
+        open_pairs = [p for p in pairs if out.findings[p].verdict == UNDECIDED]
+        if open_pairs:
+            _second(out, evaluate, at, h, here, open_pairs, analytic, holdings_of)
+    return out
+
+
+def _noise(holdings_of: Holdings, rows: Sequence[int], size: int) -> list[float]:
+    """Per row, the round-off read off the graph, with a margin of 2 (0 for rows not asked)."""
+    noise = [0.0] * size
+    for r in rows:
+        noise[r] = 2.0 * holdings_of.noise(r)
+    return noise
+
+
+def _a_err(
+    out: Examined,
+    holdings_of: Holdings,
+    analytic: Sequence[Sequence[float]],
+    m: int,
+    r: int,
+    i: int,
+) -> float:
+    got = holdings_of.analytic(r, i, analytic[m][r])
+    out.roundoff[(m, r)] = got
+    return got
+
+
+def _extrapolate(
+    out: Examined,
+    evaluate: Evaluate,
+    at: float,
+    h: float,
+    rows: Sequence[int],
+    modes_of: dict[int, list[int]],
+    analytic: Sequence[Sequence[float]],
+    holdings_of: Holdings,
+    i: int,
+    want: int,
+    *,
+    scales: Sequence[float] | None = None,
+) -> None:
+    size = len(analytic[0])
+    errs = {(m, r): _a_err(out, holdings_of, analytic, m, r, i) for r in rows for m in modes_of[r]}
+    finest = finest_step(at)
+    checks = {
+        r: settled([(analytic[m][r], errs[(m, r)]) for m in modes_of[r]], want, h, finest)
+        for r in rows
+    }
+    ests = extrapolate(
+        evaluate,
+        at,
+        h,
+        rows,
+        lambda r, e: checks[r](e),
+        noise=_noise(holdings_of, rows, size),
+        scales=scales,
+        enough=lambda r, e: all(
+            digits(analytic[m][r], e.value, e.error) >= want
+            and abs(analytic[m][r] - e.value) <= e.error + errs[(m, r)]
+            for m in modes_of[r]
+        ),
+    )
+    for r in rows:
+        known = out.estimates.setdefault(r, [])
+        seen = {(e.value, e.step) for e in known}
+        known.extend(e for e in ests[r] if (e.value, e.step) not in seen)
+        for m in modes_of[r]:
+            fresh = judge(analytic[m][r], errs[(m, r)], out.estimates[r], finest=finest)
+            before = out.findings.get((m, r))
+            out.findings[(m, r)] = _better(before, fresh)
+
+
+def _better(before: Finding | None, fresh: Finding) -> Finding:
+    """The stronger of two findings for one entry: a proof of wrong, else more digits."""
+    if before is None or fresh.verdict == WRONG:
+        return fresh
+    if before.verdict == WRONG:
+        return before
+    if fresh.verdict == AGREES and (before.verdict != AGREES or fresh.digits > before.digits):
+        return fresh
+    return before
+
+
+def _sharpen(
+    out: Examined,
+    evaluate: Evaluate,
+    at: float,
+    h: float,
+    rows: Sequence[int],
+    modes_of: dict[int, list[int]],
+    analytic: Sequence[Sequence[float]],
+    holdings_of: Holdings,
+    i: int,
+) -> None:
+    """Larger steps for agreements of few digits; a difference they find is confirmed small."""
+    _extrapolate(
+        out,
+        evaluate,
+        at,
+        h,
+        rows,
+        modes_of,
+        analytic,
+        holdings_of,
+        i,
+        SHARP_DIGITS,
+        scales=SHARPER,
+    )
+    # A difference seen only at larger steps must hold at the smaller ones too.
+    suspect = [r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in modes_of[r])]
+    if suspect:
+        _extrapolate(out, evaluate, at, h, suspect, modes_of, analytic, holdings_of, i, 17)
+
+
+def _second(
+    out: Examined,
+    evaluate: Evaluate,
+    at: float,
+    h: float,
+    here: Sequence[float],
+    pairs: Sequence[tuple[int, int]],
+    analytic: Sequence[Sequence[float]],
+    holdings_of: Holdings,
+) -> None:
+    """The Taylor rate test and, where the domain cut the steps, one-sided differences."""
+    rows = sorted({r for _, r in pairs})
+    # The domain cut the central steps short: the nominal one did not fit.
+    cut = out.nominal is None
+    sided: dict[int, list[Estimate]] = {}
+    if cut:
+        sided = one_sided(
+            evaluate,
+            at,
+            here,
+            _ONE_SIDED_REACH * h,
+            rows,
+            noise=_noise(holdings_of, rows, len(here)),
+        )
+    for m, r in pairs:
+        a, a_err = analytic[m][r], out.roundoff[(m, r)]
+        if sided.get(r):
+            got = judge(a, a_err, sided[r], what="one-sided", finest=finest_step(at))
+            if got.verdict != UNDECIDED:
+                out.findings[(m, r)] = got
+                continue
+        noise = holdings_of.noise(r)
+        # Steps below |x| where x is near 0, where many functions have their
+        # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
+        reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
+        got = rate_test(evaluate, at, here, r, a, a_err, reach, noise)
+        if got.verdict != UNDECIDED:
+            out.findings[(m, r)] = got
+        else:
+            # The first method's evidence stays; the reason says the second did not settle it.
+            first = out.findings[(m, r)]
+            out.findings[(m, r)] = Finding(
+                UNDECIDED,
+                first.digits,
+                first.numerical,
+                first.error,
+                first.step,
+                f"{first.reason}; {got.reason}",
+            )

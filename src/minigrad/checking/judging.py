@@ -1,0 +1,174 @@
+"""From the evidence to an entry of the report: whether it passes, and what to warn about.
+
+:mod:`minigrad.checking.evidence` says what the numbers prove about each
+entry (:class:`~minigrad.checking.verdict.Finding`); this module decides the
+entry:
+
+- with the default verdicts (no ``atol``/``rtol``): *wrong* fails and *agrees*
+  passes; *undecided* is judged by the classic test at PyTorch's tolerances
+  (:func:`~minigrad.checking.verdict.classic`), and the reason says so. A
+  difference found where the function has no derivative (a kink, a jump:
+  :func:`~minigrad.checking.diagnose.kink_note`) is undecided too, with the
+  kink named: ``relu`` at 0 fails the classic test, ``abs`` at 0 passes it.
+- with ``atol`` or ``rtol`` (the classic test): the classic test decides, as
+  minigrad always has; where it lets an entry pass that the numbers prove
+  wrong, a caution says what the tolerance forgave.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from minigrad.checking.diagnose import kink_note
+from minigrad.checking.evidence import Examined
+from minigrad.checking.levels import Key
+from minigrad.checking.numeric import Evaluate
+from minigrad.checking.report import Entry, where
+from minigrad.checking.settings import Settings
+from minigrad.checking.verdict import AGREES, UNDECIDED, WRONG, Finding, classic
+
+__all__ = ["decide"]
+
+
+def decide(
+    settings: Settings,
+    k: int,
+    key: Key,
+    i: int,
+    mode: str,
+    a: float,
+    finding: Finding,
+    examined: Examined,
+    m: int,
+    r: int,
+    probe: tuple[Evaluate, float, Sequence[float], float],
+    names: Sequence[str],
+) -> tuple[Entry, str]:
+    """The entry for (row ``r``, input ``i``, ``mode``), and a caution ("" for none).
+
+    Args:
+        settings: The check's settings.
+        k: The level.
+        key: The row's key (output, path).
+        i: The input.
+        mode: The analytic side's mode.
+        a: The analytic value.
+        finding: What the evidence says.
+        examined: All the evidence of input ``i`` (the nominal difference, the estimates).
+        m: The mode's index.
+        r: The row.
+        probe: ``(evaluate, x, here, h)``: to look for a kink where an entry disagrees.
+        names: The inputs' display names, for the caution.
+    """
+    s = settings
+    out, path = key
+    found = examined.nominal
+    n_nominal = found.values[r] if found is not None else None
+    ests = examined.estimates.get(r, [])
+
+    def entry(passed: bool, f: Finding, note: str = "", reason: str = "") -> Entry:
+        n = f.numerical if not math.isnan(f.numerical) else (n_nominal or math.nan)
+        return Entry(
+            k,
+            out,
+            path,
+            i,
+            a,
+            n,
+            s.allowed(n),
+            passed,
+            note,
+            f.error,
+            f.step,
+            mode,
+            f.digits,
+            f.verdict,
+            reason or f.reason,
+        )
+
+    evaluate, x, here, h = probe
+    # A kink is looked for at the scale the evidence came from (a nominal step
+    # that spans periods of sin at 1e14 would look like a jump).
+    if 0.0 < finding.step < 0.5 * h:
+        h = finding.step
+    if s.classic:
+        passed, shown, sure = classic(a, n_nominal, ests, s.allowed)
+        note = kink_note(evaluate, x, here, r, h, k) if not passed or not sure else ""
+        if not passed:
+            return entry(False, _shown(finding, shown), note), ""
+        e = entry(True, _shown(finding, shown) if shown is not None else finding)
+        if not sure and not note and finding.verdict != AGREES:
+            return e, _uncertain(e, names)
+        if finding.verdict == WRONG:
+            return e, _forgiven(e, s, examined.roundoff.get((m, r), 0.0), names)
+        return e, ""
+    if finding.verdict == AGREES:
+        return entry(True, finding), ""
+    note = kink_note(evaluate, x, here, r, h, k)
+    if finding.verdict == WRONG and not note:
+        return entry(False, finding), ""
+    # Undecided (or a difference where no derivative exists): the classic test.
+    passed, shown, sure = classic(a, n_nominal, ests, s.allowed)
+    first = finding.reason if not note else f"{note}"
+    if passed and sure:
+        how = "passed"
+    elif passed:
+        how = "passed: the numerical derivative could neither confirm nor refute it"
+    else:
+        how = "failed"
+    reason = (
+        f"undecided: {first}; judged by the classic test (atol={s.atol:g}, rtol={s.rtol:g}): {how}"
+    )
+    undecided = Finding(
+        UNDECIDED, finding.digits, finding.numerical, finding.error, finding.step, reason
+    )
+    if shown is not None and (math.isnan(finding.numerical) or note):
+        undecided = _shown(undecided, shown)
+    e = entry(passed, undecided, note)
+    if passed and not sure and not note:
+        return e, _uncertain(e, names)
+    return e, ""
+
+
+def _shown(f: Finding, shown: object) -> Finding:
+    """The finding with the classic test's estimate as its numbers (the verdict stays)."""
+    value = getattr(shown, "value", None)
+    if value is None:
+        return f
+    return Finding(
+        f.verdict,
+        f.digits,
+        value,
+        getattr(shown, "error", math.nan),
+        getattr(shown, "step", math.nan),
+        f.reason,
+    )
+
+
+def _uncertain(e: Entry, names: Sequence[str]) -> str:
+    if math.isnan(e.error):
+        return (
+            f"{where(e, names)}: the numerical derivative is uncertain here: no estimate "
+            "settled (the function's values do not change over any step, or no step fits "
+            f"in its domain), so the analytic {e.analytic:.9g} could be neither confirmed "
+            "nor refuted"
+        )
+    return (
+        f"{where(e, names)}: the numerical derivative is uncertain here: estimates from steps "
+        f"of different sizes disagree (best {e.numerical:.9g} +- {e.error:.3g} at step "
+        f"{e.step:.3g}), so the analytic {e.analytic:.9g} could be neither confirmed nor refuted"
+    )
+
+
+def _forgiven(e: Entry, s: Settings, a_err: float, names: Sequence[str]) -> str:
+    a, n = e.analytic, e.numerical
+    d = abs(a - n)
+    times = d / (e.error + a_err) if e.error + a_err > 0.0 else math.inf
+    by = "atol" if d > s.rtol * abs(n) else "the tolerance"
+    return (
+        f"{where(e, names)}: passed by {by} only: analytic {a:.9g} and numerical {n:.9g} "
+        f"(+- {e.error:.3g}) differ by {d:.3g} ({d / max(abs(n), abs(a)):.3g} relatively), "
+        f"{times:.3g} times the error bound: the numbers prove a difference that atol="
+        f"{s.atol:g}, rtol={s.rtol:g} forgave (without atol and rtol the check fails it)"
+    )

@@ -1,0 +1,184 @@
+"""Where a wrong rule is wrong: its simplest failing point, and for one input the intervals.
+
+When a check finds the op whose own rule disagrees with its forward
+(:func:`minigrad.checking.diagnose.find_fault`), the rule is narrowed down
+the way hypothesis shrinks a failing example:
+
+- **the simplest failing point**: each argument in turn is replaced by the
+  simplest number (0, 1, -1, 2, 0.5, ..., then the failing value rounded to
+  one, two, three digits) that keeps the rule wrong there, inside its domain
+  and away from its avoid points;
+- **intervals**, for a rule of one argument: the rule is checked at evenly
+  spaced points of its sample interval (and the failing point), each point
+  classed wrong, right or undecided by its verdicts, neighbours of one class
+  merged, and each border between wrong and right bisected: "wrong on
+  [0.51, 2]; right on [-2, 0.5]; undecided near 0".
+
+It runs only when a check fails, and checks only the one rule (a few
+evaluations per point).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+
+from minigrad.checking.report import Report
+from minigrad.core.rule import Rule
+from minigrad.core.value import Value
+
+__all__ = ["narrow"]
+
+#: Runs a check of one rule: (function, inputs, order) -> Report.
+RunCheck = Callable[[Callable[..., Value], list[Value], int], Report]
+
+#: The simplest numbers, simplest first.
+_SIMPLE = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 10.0, -10.0, 0.1, -0.1)
+#: Points of the sample interval a one-input rule is checked at.
+_GRID = 11
+#: Bisection steps per border between wrong and right.
+_BISECT = 3
+
+WRONG, RIGHT, UNDECIDED = "wrong", "right", "undecided"
+
+
+def narrow(rule: Rule, args: Sequence[Value | float], k: int, run: RunCheck) -> list[str]:
+    """Lines for the report: the simplest failing point, and intervals for one input.
+
+    Args:
+        rule: The wrong rule.
+        args: Its arguments where it failed: Values (checked) and constants.
+        k: The order that failed.
+        run: Runs a check of one function.
+    """
+    places = [i for i, a in enumerate(args) if isinstance(a, Value)]
+    point = [a.data if isinstance(a, Value) else float(a) for a in args]
+    if not places:
+        return []
+
+    def verdict(at: Sequence[float]) -> tuple[str, str]:
+        return _classify(rule, places, at, k, run)
+
+    lines = []
+    simplest = list(point)
+    for i in places:
+        for candidate in _candidates(point[i]):
+            if candidate == simplest[i] or not _allowed(rule, i, candidate):
+                continue
+            trial = list(simplest)
+            trial[i] = candidate
+            if verdict(trial)[0] == WRONG:
+                simplest = trial
+                break
+    shown = ", ".join(_show(x) for x in simplest)
+    lines.append(f"simplest failing point found: {rule.name}({shown})")
+    if len(places) == 1 and len(args) == 1:
+        lines.append(_intervals(rule, point[0], verdict))
+    return lines
+
+
+def _classify(
+    rule: Rule, places: Sequence[int], at: Sequence[float], k: int, run: RunCheck
+) -> tuple[str, str]:
+    """The class of a point (wrong, right, undecided) and, when undecided, why."""
+    fixed = list(at)
+
+    def local(*vs: Value) -> Value:
+        full: list[Value | float] = list(fixed)
+        for i, v in zip(places, vs, strict=True):
+            full[i] = v
+        return rule(*full)
+
+    try:
+        local(*[Value(at[i]) for i in places])
+        report = run(local, [Value(at[i]) for i in places], k)
+    except (ArithmeticError, ValueError, TypeError):
+        return UNDECIDED, "its forward raises there"
+    verdicts = {e.verdict for e in report.entries}
+    if not report.ok and WRONG in verdicts:
+        return WRONG, ""
+    if not report.ok:
+        notes = [e.note for e in report.failures if e.note]
+        return UNDECIDED, _why(notes[0] if notes else "")
+    if verdicts <= {"agrees"}:
+        return RIGHT, ""
+    notes = [e.note for e in report.entries if e.note]
+    return UNDECIDED, _why(notes[0] if notes else "")
+
+
+def _why(note: str) -> str:
+    if "kink" in note:
+        return "a kink"
+    if "jump" in note:
+        return "a jump"
+    return ""
+
+
+def _candidates(x: float) -> list[float]:
+    """Simple numbers first, then ``x`` rounded to 1, 2 and 3 significant digits."""
+    rounded = []
+    if x != 0.0 and math.isfinite(x):
+        for digits in (1, 2, 3):
+            r = float(f"{x:.{digits - 1}e}")
+            if r not in rounded:
+                rounded.append(r)
+    return [*_SIMPLE, *rounded]
+
+
+def _allowed(rule: Rule, i: int, x: float) -> bool:
+    lo, hi = rule.domain[i]
+    if not lo < x < hi:
+        return False
+    return all(abs(x - p) > 1e-9 * max(1.0, abs(p)) for p in rule.avoid)
+
+
+def _round(x: float) -> float:
+    """``x`` to 12 significant digits: grid points read as written (0.5, not 0.49999...)."""
+    return float(f"{x:.12g}")
+
+
+def _show(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _intervals(
+    rule: Rule, failing: float, verdict: Callable[[Sequence[float]], tuple[str, str]]
+) -> str:
+    """Where a one-input rule is wrong, right and undecided over its sample interval."""
+    lo, hi = rule.sample_box[0]
+    grid = sorted({_round(lo + (hi - lo) * j / (_GRID - 1)) for j in range(_GRID)} | {failing})
+    grid = [x for x in grid if _allowed(rule, 0, x)] or [failing]
+    classes = [verdict([x]) for x in grid]
+    # Refine each border between wrong and right by bisection.
+    points = list(zip(grid, classes, strict=True))
+    refined: list[tuple[float, tuple[str, str]]] = [points[0]]
+    for (a, ca), (b, cb) in itertools.pairwise(points):
+        if {ca[0], cb[0]} == {WRONG, RIGHT}:
+            for _ in range(_BISECT):
+                mid = _round((a + b) / 2.0)
+                cm = verdict([mid])
+                if cm[0] == ca[0]:
+                    a = mid
+                elif cm[0] == cb[0]:
+                    b = mid
+                else:
+                    break
+            refined.extend([(a, ca), (b, cb)])
+        else:
+            refined.append((b, cb))
+    runs: list[tuple[str, str, float, float]] = []
+    for x, (c, why) in sorted(refined):
+        if runs and runs[-1][0] == c:
+            runs[-1] = (c, runs[-1][1] or why, runs[-1][2], x)
+        else:
+            runs.append((c, why, x, x))
+    parts: dict[str, list[str]] = {WRONG: [], RIGHT: [], UNDECIDED: []}
+    for c, why, a, b in runs:
+        where = f"[{_show(a)}, {_show(b)}]" if a != b else f"near {_show(a)}"
+        parts[c].append(where + (f" ({why})" if why else ""))
+    words = [f"{c} on {' and '.join(parts[c])}" for c in (WRONG, RIGHT, UNDECIDED) if parts[c]]
+    return (
+        f"{rule.name} checked at {len(refined)} points of its sample interval "
+        f"[{_show(lo)}, {_show(hi)}]: " + "; ".join(words)
+    )

@@ -1,0 +1,111 @@
+"""How much round-off a computed value and its computed gradient can hold, read off the graph.
+
+A check compares two computed numbers, and each carries the round-off of the
+floats it was made from. :mod:`minigrad.checking.numeric` models the
+numerical side's share as a few dozen ulps of the function's value, which is
+right for most functions and far too small where large intermediates cancel:
+``(x + 1e10) - 1e10`` is about ``x`` but off by up to an ulp of 1e10 (2e-6),
+and so is ``log1p(exp(x)) - x`` at 15 by an ulp of 15. The analytic side has
+the same problem where the paths of the chain rule cancel.
+
+One walk backwards over the graph of a value ``f`` (a reverse pass with the
+absolute values of the partials) gives both, by first-order error analysis:
+
+- each node's result is rounded once, by up to an ulp of its value, and that
+  error reaches ``f`` scaled by ``|d f / d node|``: the value's round-off is
+  at most ``sum over nodes of ulp(node) * |adjoint|`` (an ulp of 1e10 times 1
+  in the example above);
+- each input's gradient is a sum over paths of products of partials, each
+  product rounded at every step: its round-off is a small multiple of the
+  unit round-off times ``sum over paths of |product|`` (the "absolute
+  gradient").
+
+It costs one float pass over the graph per value, and a check makes it only
+for the values whose comparison is not settled without it.
+
+Example:
+    >>> from minigrad import Value
+    >>> x = Value(0.3)
+    >>> noise, (spread,) = holdings((x + 1e10) - 1e10, [x])
+    >>> 1e-6 < noise < 1e-4, spread == 1.0
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from minigrad.core.value import Value, toposort
+
+__all__ = ["ANALYTIC_ULPS", "analytic_roundoff", "holdings"]
+
+#: Relative round-off of one rounded result: an ulp (twice the unit round-off,
+#: which also covers library functions good to one ulp).
+_ULP = 2.0**-52
+#: The least round-off of a result: a subnormal quantum.
+_QUANTUM = 2.0**-1074
+#: How many ulps of the absolute gradient the analytic side may be off: each
+#: path is a product of a few partials, each partial good to an ulp or two,
+#: and the sums add one rounding each. Tuned on the checks of the test suite
+#: (products of a dozen ops, sums of a few hundred paths).
+ANALYTIC_ULPS = 32.0
+
+
+def holdings(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
+    """The round-off ``f``'s computed value may hold, and per input its absolute gradient.
+
+    Args:
+        f: A computed value (its graph is walked, nothing is changed).
+        xs: The inputs.
+
+    Returns:
+        ``(noise, spread)``: an absolute bound on the round-off of ``f.data``
+        (first order, inf when a partial could not be computed) and, per
+        input, ``sum over paths of |product of partials|``, or -1 when no
+        path leads from the input to ``f``.
+    """
+    if not isinstance(f, Value):
+        return math.inf, [math.inf] * len(xs)
+    adjoint: dict[int, float] = {id(f): 1.0}
+    noise = 0.0
+    for node in toposort([f]):
+        weight = adjoint.get(id(node), 0.0)
+        rule = node.rule
+        if rule is None:
+            continue
+        if weight == 0.0:
+            # A partial of 0 on the way (tanh far out): the inputs beyond are
+            # still reached, with an absolute gradient of 0 but not "no path".
+            for arg in node.args:
+                if isinstance(arg, Value):
+                    adjoint.setdefault(id(arg), 0.0)
+            continue
+        out = node._data
+        noise += weight * max(abs(out) * _ULP, _QUANTUM)
+        args = node.args
+        floats = [a._data if isinstance(a, Value) else a for a in args]
+        for j, arg in enumerate(args):
+            if not isinstance(arg, Value):
+                continue
+            partial = rule.partials[j]
+            try:
+                slope = partial if isinstance(partial, float) else partial(*floats, out)
+                slope = slope._data if isinstance(slope, Value) else float(slope)
+            except (ArithmeticError, ValueError, TypeError):
+                return math.inf, [math.inf] * len(xs)
+            adjoint[id(arg)] = adjoint.get(id(arg), 0.0) + weight * abs(slope)
+    if not math.isfinite(noise):
+        noise = math.inf
+    # -1: no path from the input to f at all.
+    return noise, [adjoint.get(id(x), -1.0) for x in xs]
+
+
+def analytic_roundoff(spread: float, analytic: float) -> float:
+    """How far round-off alone can move an analytic derivative with this absolute gradient.
+
+    Example:
+        >>> analytic_roundoff(2.0, 1e-7) > 2.0 * 2.0**-52
+        True
+    """
+    return ANALYTIC_ULPS * _ULP * max(spread, abs(analytic), 0.0) + _QUANTUM

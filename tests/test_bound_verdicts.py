@@ -1,0 +1,437 @@
+"""Verdicts from the error bound (issue 19): wrong, agrees to k digits, undecided.
+
+Each test here fails on the checker that decided by tolerance alone: a rule
+10% off at 7e-7, a realistic mistake (a tanh-approximate gelu derivative, a
+float32-precision derivative, ...) or a relative error of 1e-8 passed it;
+correct functions under cancellation, at a zero derivative or 1e-14 from a
+kink failed it with ``atol=0``; its fast mode ignored ``nondet_tol`` and a
+large partial hid a wrong one; a changing number of outputs leaked a zip()
+error; a subnormal input blamed ``*``; and the user's own error at a moved
+input was reported as a domain edge.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import minigrad as mg
+from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
+from minigrad.checking.levels import OutputCountError
+from minigrad.checking.taylor import rate_test
+from minigrad.checking.verdict import SAFETY, SHARP_DIGITS, digits
+
+Real = Callable[[float], float]
+
+
+def _rule(name: str, forward: Real, slope: Callable[[Any], Any]) -> Rule:
+    def partial(x: Any, out: Any) -> Any:
+        return slope(x)
+
+    return Rule(name, forward, (partial,))
+
+
+def _silent(call: Callable[[], bool]) -> tuple[bool, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        verdict = call()
+    return verdict, [str(w.message) for w in caught if issubclass(w.category, GradcheckWarning)]
+
+
+# The issue's own examples.
+
+
+def test_a_square_10_percent_off_at_7e_7_is_wrong_and_the_message_shows_the_proof() -> None:
+    sq = _rule("sq", lambda x: x * x, lambda x: 2.2 * x)
+    with pytest.raises(GradcheckError) as excinfo:
+        gradcheck(lambda v: sq(v), [Value(7e-7)])
+    (entry,) = excinfo.value.report.failures
+    assert entry.verdict == "wrong"
+    assert entry.analytic == pytest.approx(1.54e-6) and entry.numerical == pytest.approx(1.4e-6)
+    assert entry.error < 1e-15  # the bound: far below the difference of 1.4e-7
+    text = str(excinfo.value)
+    for word in ("analytic", "numerical", "|diff|", "error bound", "digits", "wrong: ", "times"):
+        assert word in text, text
+    # With PyTorch's tolerances it passes, and the caution says what was forgiven.
+    with pytest.warns(GradcheckWarning, match="forgave"):
+        assert gradcheck(lambda v: sq(v), [Value(7e-7)], atol=1e-5, rtol=1e-3)
+
+
+def test_a_sign_flipped_asin_next_to_its_edge_is_wrong() -> None:
+    flipped = _rule("asin_flipped", math.asin, lambda x: -1.0 / mg.sqrt(1.0 - x * x))
+    report = check(lambda v: flipped(v), [Value(1.0 - 1e-12)])
+    assert not report.ok
+    assert report.failures[0].verdict == "wrong", report.text()
+
+
+@pytest.mark.parametrize(
+    ("name", "func", "x"),
+    [
+        ("(a + 1)**2 at -1, derivative 0", lambda a: (a + 1) * (a + 1), -1.0),
+        ("log1p(exp(x)) - x at 15.2", lambda v: v.exp().log1p() - v, 15.2),
+        ("sin at 1e14", lambda v: v.sin(), 1e14),
+        ("(x + 1e10) - 1e10", lambda v: (v + 1e10) - 1e10, 0.3),
+        ("relu 1e-14 from its kink", lambda v: v.relu(), 1e-14),
+        ("abs 1e-14 from its kink", lambda v: abs(v), -1e-14),
+        ("1/x 1e-14 from its pole", lambda v: 1 / v, 1e-14),
+        ("tanh at 30, flat in floats", lambda v: v.tanh(), 30.0),
+    ],
+    ids=lambda p: p if isinstance(p, str) else "",
+)
+def test_correct_functions_the_old_bound_failed_pass_even_with_atol_0(
+    name: str, func: Callable[[Value], Value], x: float
+) -> None:
+    verdict, warned = _silent(lambda: gradcheck(func, [Value(x)], raise_exception=False))
+    assert verdict is True and warned == [], (name, check(func, [Value(x)]).text())
+    with warnings.catch_warnings():
+        # atol=0 asks for the classic test, which may warn that it cannot confirm.
+        warnings.simplefilter("ignore", GradcheckWarning)
+        assert gradcheck(func, [Value(x)], atol=0.0, raise_exception=False) is True, name
+
+
+# The realistic mistakes.
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def _gelu_tanh_slope(x: float) -> float:
+    c = math.sqrt(2.0 / math.pi)
+    u = c * (x + 0.044715 * x**3)
+    t = math.tanh(u)
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * x * x)
+
+
+def _float32(x: float) -> float:
+    return float(struct.unpack("f", struct.pack("f", x))[0])
+
+
+def _float32_error(x: float, slope: Real) -> float:
+    exact = slope(x)
+    return abs(_float32(exact) - exact) / abs(exact)
+
+
+MISTAKES: list[tuple[str, Real, Real, Real, list[float]]] = [
+    (
+        "gelu's derivative by its tanh approximation, under the exact forward",
+        lambda x: x * _phi(x),
+        _gelu_tanh_slope,
+        lambda x: _phi(x) + x * math.exp(-x * x / 2.0) / math.sqrt(2.0 * math.pi),
+        [-1.5, 0.5, 1.0, 2.5],
+    ),
+    (
+        "softplus' = 1 above 10",
+        lambda x: math.log1p(math.exp(x)),
+        lambda x: 1.0 / (1.0 + math.exp(-x)) if x <= 10.0 else 1.0,
+        lambda x: 1.0 / (1.0 + math.exp(-x)),
+        [12.0, 15.0],
+    ),
+    (
+        "log1p's derivative as a series near 0",
+        math.log1p,
+        lambda x: 1.0 - x + x * x if abs(x) < 1e-2 else 1.0 / (1.0 + x),
+        lambda x: 1.0 / (1.0 + x),
+        [5e-3, -8e-3],
+    ),
+    (
+        "tanh' = 0 for large |x|",
+        math.tanh,
+        lambda x: 0.0 if abs(x) > 10.0 else 1.0 - math.tanh(x) ** 2,
+        lambda x: 1.0 - math.tanh(x) ** 2,
+        [12.0, -15.0],
+    ),
+    (
+        "a dropped 1e-6 term: sin(x) + 1e-6 x**3 differentiated as cos(x)",
+        lambda x: math.sin(x) + 1e-6 * x**3,
+        math.cos,
+        lambda x: math.cos(x) + 3e-6 * x * x,
+        [0.7, 2.0],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "forward", "wrong", "right", "points"), MISTAKES, ids=[m[0] for m in MISTAKES]
+)
+def test_every_realistic_mistake_is_caught_and_its_correct_version_passes(
+    name: str, forward: Real, wrong: Real, right: Real, points: list[float]
+) -> None:
+    for x in points:
+        bad = _rule("mistake", forward, wrong)
+        report = check(lambda v, bad=bad: bad(v), [Value(x)])
+        assert not report.ok, (name, x, report.text())
+        assert report.failures[0].verdict == "wrong", (name, x, report.text())
+        good = _rule("right", forward, right)
+
+        def run_good(good: Rule = good, x: float = x) -> bool:
+            return gradcheck(lambda v: good(v), [Value(x)], raise_exception=False)
+
+        verdict, warned = _silent(run_good)
+        assert verdict is True and warned == [], (name, x)
+
+
+FLOAT32: list[tuple[str, Real, Real]] = [
+    ("sin", math.sin, math.cos),
+    ("exp", math.exp, math.exp),
+    ("log", math.log, lambda x: 1.0 / x),
+    ("tanh", math.tanh, lambda x: 1.0 - math.tanh(x) ** 2),
+    ("sqrt", math.sqrt, lambda x: 0.5 / math.sqrt(x)),
+    ("atan", math.atan, lambda x: 1.0 / (1.0 + x * x)),
+]
+
+
+@pytest.mark.parametrize(("name", "forward", "slope"), FLOAT32, ids=[f[0] for f in FLOAT32])
+def test_a_derivative_computed_in_float32_is_caught(name: str, forward: Real, slope: Real) -> None:
+    # Points where float32 rounding moves the derivative by 1e-8 relatively or
+    # more (most points: float32 keeps 7 digits).
+    candidates = [0.1 * k + 0.05 for k in range(1, 40)]
+    points = [x for x in candidates if _float32_error(x, slope) >= 1e-8][:5]
+    assert len(points) == 5
+    # (On floats only: value_of drops the Value a second-order check passes in.)
+    rule = _rule(f"{name}_f32", forward, lambda x: _float32(slope(mg.ops.value_of(x))))
+    for x in points:
+        report = check(lambda v: rule(v), [Value(x)])
+        assert not report.ok, (name, x, _float32_error(x, slope), report.text())
+        assert report.failures[0].verdict == "wrong", report.text()
+
+
+# Sensitivity: a relative error of 1e-8 at well-conditioned points.
+
+SMOOTH: list[tuple[str, Real, Real, list[float]]] = [
+    ("sin", math.sin, math.cos, [0.3, 1.1, -2.5]),
+    ("exp", math.exp, math.exp, [-3.0, 0.4, 5.0]),
+    ("log", math.log, lambda x: 1.0 / x, [1e-3, 0.7, 1e4]),
+    ("sqrt", math.sqrt, lambda x: 0.5 / math.sqrt(x), [1e-4, 2.0, 1e6]),
+    ("tanh", math.tanh, lambda x: 1.0 / math.cosh(x) ** 2, [-0.8, 0.2, 3.0]),
+    ("atan", math.atan, lambda x: 1.0 / (1.0 + x * x), [-10.0, 0.5, 100.0]),
+    ("cube", lambda x: x**3, lambda x: 3.0 * x * x, [-1e3, 0.01, 7.0]),
+    ("1/x", lambda x: 1.0 / x, lambda x: -1.0 / (x * x), [-1e2, 1e-3, 3.0]),
+    ("log1p", math.log1p, lambda x: 1.0 / (1.0 + x), [-0.9, 1e-5, 50.0]),
+    ("erf", math.erf, lambda x: 2.0 / math.sqrt(math.pi) * math.exp(-x * x), [-1.0, 0.1, 2.0]),
+    (
+        "sigmoid",
+        lambda x: 1.0 / (1.0 + math.exp(-x)),
+        lambda x: 0.25 / math.cosh(x / 2) ** 2,
+        [-4.0, 0.0, 6.0],
+    ),
+    ("x*x at large x", lambda x: x * x, lambda x: 2.0 * x, [1e8, -3e6]),
+]
+
+
+@pytest.mark.parametrize(("name", "forward", "slope", "points"), SMOOTH, ids=[s[0] for s in SMOOTH])
+def test_a_relative_error_of_1e_8_is_caught_and_no_false_alarm(
+    name: str, forward: Real, slope: Real, points: list[float]
+) -> None:
+    for x in points:
+        right = _rule(name, forward, slope)
+
+        def run_right(right: Rule = right, x: float = x) -> bool:
+            return gradcheck(lambda v: right(v), [Value(x)], raise_exception=False)
+
+        verdict, warned = _silent(run_right)
+        assert verdict is True and warned == [], (name, x)
+        for off in (1.0 + 1e-8, 1.0 - 1e-8):
+
+            def scaled(t: Any, off: float = off) -> Any:
+                return off * slope(t)
+
+            wrong = _rule(name, forward, scaled)
+            report = check(lambda v, wrong=wrong: wrong(v), [Value(x)])
+            assert not report.ok, (name, x, off, report.text())
+            assert report.failures[0].verdict == "wrong", report.text()
+
+
+# Report.entries and the views.
+
+
+def test_every_compared_entry_is_in_the_report_with_its_evidence() -> None:
+    off = _rule("off_exp", math.exp, lambda x: 1.001 * mg.exp(x))
+    report = check(lambda a, b: off(a) * b.sin(), [Value(0.4), Value(1.1)], order=2)
+    assert not report.ok
+    # Order 1: two entries; order 2 stops at the first failing level.
+    assert len(report.entries) >= 2 and report.checked == len(report.entries)
+    for e in report.entries:
+        assert e.verdict in ("wrong", "agrees", "undecided")
+        assert isinstance(e.digits, int) and 0 <= e.digits <= 16
+        assert e.reason
+        assert math.isfinite(e.numerical) and e.error >= 0.0 and e.step > 0.0
+    wrong = [e for e in report.entries if e.verdict == "wrong"]
+    assert wrong and all(not e.passed for e in wrong)
+    right = [e for e in report.entries if e.wrt == 1 and e.order == 1]
+    assert right[0].verdict == "agrees" and right[0].digits >= SHARP_DIGITS
+    assert report.verdicts()["wrong"] == len(wrong)
+    text, html = report.text(), report._repr_html_()
+    assert "digits" in text and wrong[0].reason in text
+    assert "<th>reason</th>" in html and "<th>digits</th>" in html
+
+
+def test_a_passing_report_says_how_many_digits_its_entries_agree_to() -> None:
+    report = check(lambda a, b: (a * b).sin(), [Value(0.5), Value(2.0)])
+    assert report.ok
+    assert report.text().splitlines()[1].startswith("verdicts: 2 agree (")
+    assert report.tolerances is None
+    classic = check(lambda a, b: (a * b).sin(), [Value(0.5), Value(2.0)], rtol=1e-6)
+    assert classic.tolerances == (1e-5, 1e-6)
+    assert "the classic test decided (atol=1e-05, rtol=1e-06)" in classic.text()
+
+
+def test_the_default_decides_the_same_way_in_every_checker_and_mode() -> None:
+    off = _rule("off_tanh", math.tanh, lambda x: (1.0 + 2e-6) * (1.0 - math.tanh(x) ** 2))
+    func = lambda v: off(v) * 3.0  # noqa: E731
+    x = 0.6
+    # 2e-6 relatively: inside PyTorch's rtol, outside the bound.
+    with pytest.warns(GradcheckWarning, match="forgave"):
+        assert gradcheck(func, [Value(x)], atol=1e-5, rtol=1e-3, raise_exception=False) is True
+    assert gradcheck(func, [Value(x)], raise_exception=False) is False
+    assert gradcheck(func, [Value(x)], check_forward_ad=True, raise_exception=False) is False
+    assert gradcheck(func, [Value(x)], fast_mode=True, raise_exception=False) is False
+    assert mg.gradgradcheck(func, [Value(x)], raise_exception=False) is False
+    assert mg.check_grads(func, [Value(x)], order=3, raise_exception=False) is False
+    assert check(func, [Value(x)], modes=("fwd",)).ok is False
+
+
+# The four edges the peers' test suites found.
+
+
+def test_fast_mode_honours_nondet_tol() -> None:
+    calls = [0]
+
+    def shaky(x: Any, out: Any) -> Any:
+        calls[0] += 1
+        return mg.cos(x) + 1e-9 * (calls[0] % 2)
+
+    noisy = Rule("noisy_sin", math.sin, (shaky,))
+    report = check(lambda v: noisy(v), [Value(0.4)], fast_mode=True)
+    assert not report.ok
+    assert "not deterministic" in report.failures[0].note
+    assert check(lambda v: noisy(v), [Value(0.4)], fast_mode=True, nondet_tol=1e-8).ok
+
+
+def test_a_changing_number_of_outputs_is_a_named_error() -> None:
+    def func(x: Value) -> Value | tuple[Value, Value]:
+        return (x.sin(), x.cos()) if x.data > 0.5 else x.sin()
+
+    with pytest.raises(
+        OutputCountError, match=r"changed from 1 to 2 with input x\[0\] moved by \+"
+    ):
+        check(func, [Value(0.5)])
+    assert issubclass(OutputCountError, ValueError)
+
+
+def test_a_subnormal_input_does_not_blame_the_product() -> None:
+    x, y = Value(1.0), Value(5e-324)
+    assert gradcheck(lambda a, b: a * b, [x, y])  # silently
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert gradcheck(lambda a, b: a * b, [x, y], atol=0.0) is True
+    # The bound counts underflow: the difference (one subnormal) is within it,
+    # so the check cannot refute the rule, and says so instead of failing.
+    assert all("'*'" not in str(w.message) for w in caught)
+    report = check(lambda a, b: a * b, [x, y], atol=0.0)
+    assert report.ok and report.fault == ""
+
+
+def test_the_users_own_error_at_a_moved_input_keeps_its_type_message_and_cause() -> None:
+    def func(x: Value) -> Value:
+        if x.data != 0.5:
+            raise KeyError("my message")
+        return x.sin()
+
+    def strict(x: Value) -> Value:
+        if x.data > 0.5:
+            raise ValueError("x must be at most 0.5")
+        return x.sin()
+
+    with pytest.raises(ValueError, match=r"x must be at most 0\.5") as excinfo:
+        check(strict, [Value(0.5)])
+    message = str(excinfo.value)
+    assert "moved by +1e-06" in message and "x[0]" in message
+    assert isinstance(excinfo.value.__cause__, ValueError)
+    assert str(excinfo.value.__cause__) == "x must be at most 0.5"
+    # Any type of the user's own: its type, its message, the point.
+    with pytest.raises(KeyError, match="my message") as keyinfo:
+        check(func, [Value(0.5)])
+    assert "moved by +1e-06" in str(keyinfo.value)
+    assert isinstance(keyinfo.value.__cause__, KeyError)
+    # An op off its domain at a moved point is still the edge of the domain.
+    assert check(lambda v: v.log(), [Value(1e-7)]).ok
+
+
+# Issue 21, point 10: one large partial cannot hide another in fast mode.
+
+
+@pytest.mark.parametrize("tolerances", [{}, {"atol": 1e-5, "rtol": 1e-3}], ids=["bound", "classic"])
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_mode_sees_a_wrong_partial_beside_one_1e4_times_larger(
+    tolerances: dict[str, Any], seed: int
+) -> None:
+    wrong_sq = Rule("wrong_sq", lambda x: x * x, (lambda x, out: 4.0 * x,))  # 100% off
+    report = check(
+        lambda a, b: a * 1e4 + wrong_sq(b),
+        [Value(0.3), Value(0.7)],
+        fast_mode=True,
+        seed=seed,
+        **tolerances,
+    )
+    assert not report.ok, report.text()
+    assert [e.wrt for e in report.failures] == [1]
+
+
+# Many inputs: the whole gradient along one balanced direction.
+
+
+def test_a_check_of_many_inputs_compares_the_whole_gradient_along_a_direction() -> None:
+    # Eight inputs: each entry's own difference resolves 6 or 7 digits, too few
+    # to see a rule error of 1e-8; the whole gradient along one balanced
+    # direction, extrapolated, resolves 9.
+    def custom_sin(error: float) -> Rule:
+        return Rule("csin", math.sin, (lambda x, out: (1.0 + error) * mg.cos(x),))
+
+    def func(rule: Rule) -> Callable[..., Value]:
+        return lambda *v: sum((rule(t) * t for t in v), Value(0.0))
+
+    xs = [Value(0.1 * i + 0.05) for i in range(8)]
+    right = check(func(custom_sin(0.0)), xs)
+    assert right.ok
+    assert all(e.digits < SHARP_DIGITS for e in right.entries if e.wrt >= 0)
+    (direction,) = [e for e in right.entries if e.wrt < 0]
+    assert direction.verdict == "agrees" and direction.digits >= SHARP_DIGITS
+    assert any("the whole gradient" in r for r in right.remarks)
+    wrong = check(func(custom_sin(1e-8)), xs)
+    assert not wrong.ok
+    assert [(e.wrt, e.verdict) for e in wrong.failures] == [(-1, "wrong")]
+    assert "op 'csin'" in wrong.fault
+    assert "a random direction" in wrong.text()
+    # A graph of built-in rules alone (each checked against its exact
+    # derivative) costs no more than the entries: no direction.
+    builtin = check(lambda *v: sum((t.sin() * t for t in v), Value(0.0)), xs)
+    assert builtin.ok and all(e.wrt >= 0 for e in builtin.entries)
+
+
+# The second method and the numbers behind the verdicts.
+
+
+def test_the_taylor_rate_tells_a_right_slope_from_a_wrong_one_without_an_estimate() -> None:
+    def f(t: float) -> list[float] | None:
+        return [math.sin(t)]
+
+    right = rate_test(f, 0.7, [math.sin(0.7)], 0, math.cos(0.7), 0.0, 1e-2)
+    assert right.verdict == "agrees"
+    wrong = rate_test(f, 0.7, [math.sin(0.7)], 0, math.cos(0.7) * (1.0 + 1e-4), 0.0, 1e-2)
+    assert wrong.verdict == "wrong"
+    assert wrong.numerical == pytest.approx(math.cos(0.7), rel=1e-6)
+    # A kink beside the point: one side falls as h, the other does not.
+    kinked = rate_test(lambda t: [abs(t - 1e-4)], 0.0, [1e-4], 0, -1.0, 0.0, 1e-2)
+    assert kinked.verdict != "wrong"
+
+
+def test_digits_and_the_safety_factor() -> None:
+    assert digits(1.0, 1.0 + 1e-10, 1e-12) == 9
+    assert digits(2.0, 2.0, 0.0) == 16 and digits(0.0, 0.0, 1e-9) == 0
+    assert SAFETY >= 2.0
