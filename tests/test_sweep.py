@@ -199,9 +199,15 @@ def test_main_prints_the_tables_and_skips_a_missing_tool(
     assert "- torch: not installed (No module named 'torch'), skipped" in out
     totals = [line for line in out.splitlines() if line.startswith("| **minigrad**")]
     assert len(totals) == 1
-    right, wrong = int(totals[0].split("|")[2]), int(totals[0].split("|")[6])
+    cells = [int(c) for c in totals[0].split("|")[2:-1]]
+    right, wrong = cells[0], cells[4]
     n = sweep.cases()
     assert (right, wrong) == (sum(c.right for c in n), sum(not c.right for c in n))
+    # The default verdicts: no false alarm, no right derivative warned, and
+    # every wrong derivative caught (none merely warned, none missed).
+    false_alarms, _, right_but_warned, _, caught, warned, missed, raised = cells[1:]
+    assert (false_alarms, right_but_warned) == (0, 0)
+    assert (caught, warned, missed, raised) == (wrong, 0, 0, 0)
     assert "### minigrad:" in out
 
 
