@@ -274,7 +274,9 @@ def test_pytorch_nondeterministic_backward_is_a_runtime_error_unless_tolerated()
     x = Value(0.25)
     with pytest.raises(RuntimeError, match="not deterministic"):
         gradcheck(lambda a: jittery(a), [x])
-    assert gradcheck(lambda a: jittery(a), [x], nondet_tol=1e-6)
+    # PyTorch decides by its tolerances, which forgive the 1e-9 jitter itself;
+    # minigrad's default verdict would prove the rule 1e-9 off (it is).
+    assert gradcheck(lambda a: jittery(a), [x], nondet_tol=1e-6, atol=1e-5, rtol=1e-3)
 
 
 # Subclasses of Value: the checkers take them, and the engine differentiates through them.
