@@ -6,6 +6,14 @@ or a Value: :mod:`~minigrad.core.rules.arithmetic`,
 :mod:`~minigrad.core.rules.special`. This package gathers them into
 :data:`TABLE` and is what ``minigrad.ops`` shows users.
 
+Each op is written once, as a :class:`~minigrad.core.rule.Rule`: its forward on
+floats, one partial per argument (the calculus-book entry for d out / d arg,
+``out`` being the op's own result) and its contract (domain, sample, kinks).
+The functions beside the rules take a float or a Value and return the same
+kind: on floats each is math's own function, on a Value it applies its rule,
+so a partial written with them serves the float backward and the
+``create_graph`` backward alike.
+
 Example:
     >>> import math
     >>> from minigrad.core import rules

@@ -1,12 +1,6 @@
 """The error function and its kin (erfc, gelu), Gamma, its logarithm and the polygamma functions.
 
-Each op is written once, as a :class:`~minigrad.core.rule.Rule`: its forward on
-floats, one partial per argument (the calculus-book entry for d out / d arg,
-``out`` being the op's own result) and its contract (domain, sample, kinks).
-The functions beside the rules take a float or a Value and return the same
-kind: on floats each is math's own function, on a Value it applies its rule,
-so a partial written with them serves the float backward and the
-``create_graph`` backward alike.
+How a rule and its functions are written: :mod:`minigrad.core.rules`.
 """
 
 from __future__ import annotations
