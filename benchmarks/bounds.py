@@ -19,16 +19,14 @@ and true error.
 
 The numerical side
 ------------------
-:func:`numerical` gives, for ``(func, point)``, one :class:`Estimate` (the
-estimate, its bound and its step) per input. When the checker has a function
-``minigrad.checking.compare.numerical_estimate(func, inputs, i)`` returning
-an ``Estimate`` (or None), the sweep calls it; until then it calls
-:func:`mirror`, which takes compare.py's path for an entry it cannot settle at
-the nominal step: ``extrapolate`` from ``nominal_step(x, 1e-6)`` on the same
-evaluator (``Levels.evaluator``, so domain errors and declared domains behave
-as in a check), every start run, and the estimate with the smallest bound
-(compare.py's ``min(ests, key=error)``). Each start's own estimate is checked
-too (compare.py believes agreement from any one of them).
+The estimate and bound of an entry are the ones the checker states in its
+report: ``minigrad.check`` at its defaults, ``Report.entries``, the entry's
+``numerical +- error`` (:func:`stated`), so the sweep measures the bound the
+verdict stands on. An undecided entry whose numbers bound nothing (a kink, a
+jump, estimates that disagree) states an infinite error: it counts as *no
+bound stated*, never as covered. :func:`mirror` is the older path (compare.py's
+extrapolation from the nominal step, every start run, the smallest bound), kept
+to look at single starts: ``numerical_side`` returns whichever a test puts there.
 """
 
 from __future__ import annotations
@@ -45,7 +43,6 @@ from dataclasses import dataclass
 import minigrad
 from harness import Target, git_revision, progress, table
 from minigrad import Rule, Value, ops
-from minigrad.checking import compare
 from minigrad.checking.levels import Levels
 from minigrad.checking.numeric import Estimate, extrapolate, nominal_step
 from oracle import Exact, beyond, error_of, representable, to_float
@@ -144,16 +141,36 @@ def mirror(func: Func, inputs: Sequence[Value], i: int) -> Estimate | None:
     return min(ests, key=lambda e: e.error) if ests else None
 
 
+def stated(func: Func, inputs: Sequence[Value], i: int) -> Estimate | None:
+    """The estimate and bound the checker's report states for input ``i`` (order 1).
+
+    None when the check raised, or the entry states no bound (an undecided
+    entry whose error is infinite or NaN).
+    """
+    return checked(func, [x.data for x in inputs])[1][i]
+
+
+def checked(func: Func, point: Sequence[float]) -> tuple[list[str], list[Estimate | None]]:
+    """One ``minigrad.check`` at its defaults: per input, its verdict and stated estimate."""
+    try:
+        report = minigrad.check(func, [Value(p) for p in point])
+    except Exception:
+        return [RAISED] * len(point), [None] * len(point)
+    rank = {AGREES: 0, UNDECIDED: 1, WRONG: 2}
+    out = [AGREES] * len(point)
+    ests: list[Estimate | None] = [None] * len(point)
+    for e in report.entries:
+        if e.order != 1 or rank.get(e.verdict, 2) < rank[out[e.wrt]]:
+            continue
+        out[e.wrt] = e.verdict if e.verdict in rank else WRONG
+        bounded = math.isfinite(e.error) and math.isfinite(e.numerical)
+        ests[e.wrt] = Estimate(e.numerical, e.error, e.step) if bounded else None
+    return out, ests
+
+
 def numerical_side() -> Callable[[Func, Sequence[Value], int], Estimate | None]:
-    """The checker's own ``numerical_estimate`` when it has one, else :func:`mirror`."""
-    own = getattr(compare, "numerical_estimate", None)
-    return own if callable(own) else mirror
-
-
-def numerical(func: Func, point: Sequence[float]) -> list[Estimate | None]:
-    """(estimate, bound, step) per input of ``func`` at ``point``; None where none fits."""
-    side = numerical_side()
-    return [side(func, [Value(p) for p in point], i) for i in range(len(point))]
+    """Where the sweep's estimates come from: :func:`stated` (a test may put another here)."""
+    return stated
 
 
 # Why a bound fails.
@@ -241,40 +258,6 @@ def beyond_safety(outcomes: Sequence[Outcome]) -> list[Outcome]:
     return [o for o in outcomes if o.broken and o.why in (EDGE, SMOOTH) and o.ratio * SAFETY < 1.0]
 
 
-# The checker's verdicts.
-
-
-def verdicts(func: Func, point: Sequence[float]) -> list[str]:
-    """The checker's verdict on each input's entry, at its default settings.
-
-    A report with ``entries`` (the new checker) gives each entry's
-    ``verdict``. Today's report is read as: a failing entry is ``wrong``; a
-    passing one the report warns about (a kink, or "the numerical derivative
-    is uncertain here") is ``undecided``; any other ``agrees``. An exception
-    from the check is ``raised``.
-    """
-    try:
-        report = minigrad.check(func, [Value(p) for p in point])
-    except Exception:
-        return [RAISED] * len(point)
-    out = [AGREES] * len(point)
-    entries = getattr(report, "entries", None)
-    if entries is not None:
-        rank = {AGREES: 0, UNDECIDED: 1, WRONG: 2}
-        for e in entries:
-            if e.order == 1 and rank.get(e.verdict, 2) > rank[out[e.wrt]]:
-                out[e.wrt] = e.verdict if e.verdict in rank else WRONG
-        return out
-    names = report.names
-    for text in report.warnings:
-        for i, name in enumerate(names):
-            if text.startswith(f"order 1, out[0] with respect to {name}:"):
-                out[i] = UNDECIDED
-    for e in report.failures:
-        out[e.wrt] = WRONG
-    return out
-
-
 # The sweep.
 
 
@@ -309,15 +292,17 @@ def composition_sites(count: int) -> list[Site]:
 def measure(site: Site, with_verdicts: bool = True) -> list[Outcome]:
     """The outcomes of a site's entries whose exact derivative is a finite real float."""
     exact = site.exact.gradient(site.point)
-    judged = verdicts(site.func, site.point) if with_verdicts else [""] * len(site.point)
     side = numerical_side()
+    judged, stated_ests = checked(site.func, site.point)
+    if not with_verdicts:
+        judged = [""] * len(site.point)
     out = []
     for i in site.wrt:
         want = to_float(exact[i]) if exact[i] == exact[i] else math.nan
         if not math.isfinite(want):
             continue
         inputs = [Value(p) for p in site.point]
-        est = side(site.func, inputs, i)
+        est = stated_ests[i] if side is stated else side(site.func, inputs, i)
         if est is None:
             out.append(Outcome(site, i, want, None, math.nan, 0.0, judged[i]))
             continue
@@ -379,7 +364,7 @@ def groups_table(outcomes: Sequence[Outcome]) -> str:
                 *(verdict[v] for v in VERDICTS),
             ]
         )
-    header = ["points", "entries", "no estimate", "bound < true error", "of which decided"]
+    header = ["points", "entries", "no bound stated", "bound < true error", "of which decided"]
     header += ["bound / true error: min", "1st percentile", "median", "single starts broken"]
     return table([*header, *VERDICTS], rows)
 
@@ -458,7 +443,7 @@ def report(outcomes: Sequence[Outcome], details: bool = False) -> None:
         f"minigrad {minigrad.__version__} (git {git_revision()}); the numerical side: "
         f"`{side.__module__.replace('__main__', 'bounds')}.{side.__qualname__}`. "
         "The stated bound is below the true "
-        f"error at **{len(broken):,}** of {len(estimated):,} entries with an estimate "
+        f"error at **{len(broken):,}** of {len(estimated):,} entries that state one "
         f"({100 * len(broken) / max(len(estimated), 1):.2f}%); the checker decided "
         f"{sum(o.decided for o in broken):,} of those. {len(plain)} of the broken entries "
         "have none of the structural causes below (a kink, pole or jump, a period, an "
@@ -482,11 +467,12 @@ def report(outcomes: Sequence[Outcome], details: bool = False) -> None:
         "(no float is closer), decided in exact arithmetic. *of which decided*: the "
         "checker's verdict on those entries was not `undecided`. *bound / true error*: "
         "over the entries with an estimate; an estimate within half an ulp of the exact "
-        "value counts as infinite. *single starts broken*: each start of the extrapolation "
-        "gives an estimate with its own bound, and compare.py believes agreement from any "
-        "one of them. Verdicts: `minigrad.check` at its defaults on the same function at "
-        "the same point (a report without `entries` is read as in `bounds.verdicts`); "
-        "every function is right, so `wrong` is a false alarm.\n"
+        "value counts as infinite. *no bound stated*: the entry is undecided and its "
+        "numbers bound nothing (a kink, a jump, estimates that disagree), so its error is "
+        "infinite, or the check raised. *single starts broken* (only with `bounds.mirror` "
+        "as the numerical side): each start's own estimate and bound. Verdicts and "
+        "estimates: one `minigrad.check` at its defaults per function and point, its "
+        "`Report.entries`; every function is right, so `wrong` is a false alarm.\n"
     )
     print(distribution_table(outcomes))
     if any(o.verdict in (WRONG, RAISED) for o in outcomes):

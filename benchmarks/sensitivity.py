@@ -249,6 +249,10 @@ def floor(op: Op, x: float, exact: float) -> float:
             return math.inf
         return abs(q - exact) / abs(exact) if exact else abs(q)
 
+    if exact == 0.0:
+        # The derivative rounds to 0 in float64 (tanh at 1e6: 4 exp(-2e6)), and
+        # so does any relative error of it: the injected rule is the right one.
+        return math.inf
     best = math.inf
     for scale in (abs(x), 1.0):
         errors = [error(scale * 10.0**-k) for k in range(1, 16)]

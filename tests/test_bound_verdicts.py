@@ -247,6 +247,40 @@ def test_a_relative_error_of_1e_8_is_caught_and_no_false_alarm(
             assert report.failures[0].verdict == "wrong", report.text()
 
 
+@pytest.mark.parametrize(
+    ("name", "forward", "slope", "x"),
+    [
+        ("recip", lambda t: 1.0 / t, lambda t: -1.0 / (t * t), 1e-6),  # a pole 1e-6 away
+        ("root", lambda t: t**0.5, lambda t: 0.5 / t**0.5, 1e-8),  # a domain edge 1e-8 away
+    ],
+)
+def test_an_error_of_1e_8_is_caught_next_to_a_pole_or_an_edge(
+    name: str, forward: Real, slope: Real, x: float
+) -> None:
+    # The larger steps that sharpen an agreement of few digits do not fit
+    # here; the smaller ones must be tried (1/x at 1e-6 agreed to 3 digits
+    # with a rule 1e-4 off, and passed).
+    report = check(_rule(name, forward, slope), [Value(x)])
+    assert report.ok and report.entries[0].digits >= SHARP_DIGITS, report.text()
+    for off in (1.0 + 1e-4, 1.0 + 1e-8):
+        wrong = _rule(name, forward, lambda t, off=off: off * slope(t))
+        report = check(wrong, [Value(x)])
+        assert report.entries[0].verdict == "wrong", (off, report.text())
+
+
+def test_an_undecided_entry_states_no_bound_where_its_numbers_bound_nothing() -> None:
+    # sin at 1e170: every step aliases the period, the estimates are ~1e-156
+    # with tight bounds of their own, and the derivative is 0.56.
+    (aliased,) = check(mg.sin, [Value(1e170)]).entries
+    assert aliased.verdict == "undecided" and aliased.error == math.inf
+    # abs at the smallest subnormal: every step straddles the kink.
+    (kink,) = check(mg.abs, [Value(5e-324)]).entries
+    assert kink.verdict == "undecided" and kink.error == math.inf
+    # tanh at 30: one estimate agrees, with a bound too wide for digits; it stands.
+    (flat,) = check(mg.tanh, [Value(30.0)]).entries
+    assert flat.verdict == "undecided" and 0.0 < flat.error < 1e-12
+
+
 # Report.entries and the views.
 
 
@@ -429,6 +463,18 @@ def test_the_taylor_rate_tells_a_right_slope_from_a_wrong_one_without_an_estimat
     # A kink beside the point: one side falls as h, the other does not.
     kinked = rate_test(lambda t: [abs(t - 1e-4)], 0.0, [1e-4], 0, -1.0, 0.0, 1e-2)
     assert kinked.verdict != "wrong"
+
+
+@pytest.mark.parametrize("x", [2e15, -5e15])
+@pytest.mark.parametrize("fn", [mg.sin, mg.cos, mg.tan], ids=["sin", "cos", "tan"])
+def test_the_taylor_test_survives_steps_that_round_to_the_same_size(
+    fn: Callable[[Value], Value], x: float
+) -> None:
+    # Halving the step at 2e15 (ulp 0.25) gives the same rounded step twice:
+    # the rate between them divided by log(1) = 0 (a ZeroDivisionError from
+    # inside the checker).
+    report = check(fn, [Value(x)])
+    assert report.entries[0].verdict in ("agrees", "undecided"), report.text()
 
 
 def test_digits_and_the_safety_factor() -> None:

@@ -378,6 +378,21 @@ def _sharpen(
         SHARP_DIGITS,
         scales=SHARPER,
     )
+    # Where the larger steps could not sharpen it (a domain edge or a pole
+    # near x cuts them off: 1/x at 1e-6), every scale of step is tried,
+    # until the entry agrees to SHARP_DIGITS digits or a pair resolves a difference.
+    still = [
+        r
+        for r in rows
+        if any(
+            out.findings[(m, r)].verdict != WRONG and out.findings[(m, r)].digits < SHARP_DIGITS
+            for m in modes_of[r]
+        )
+    ]
+    if still:
+        _extrapolate(
+            out, evaluate, at, h, still, modes_of, analytic, holdings_of, i, SHARP_DIGITS
+        )
     # A difference seen only at larger steps must hold at the smaller ones too.
     suspect = [r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in modes_of[r])]
     if suspect:

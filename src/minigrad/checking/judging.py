@@ -99,7 +99,7 @@ def decide(
             return entry(False, _shown(finding, shown), note), ""
         e = entry(True, _shown(finding, shown) if shown is not None else finding)
         if not sure and not note and finding.verdict != AGREES:
-            return e, _uncertain(e, names)
+            return e, _uncertain(e, names, math.isnan(e.error))
         if finding.verdict == WRONG:
             return e, _forgiven(e, s, examined.roundoff.get((m, r), 0.0), names)
         return e, ""
@@ -125,9 +125,14 @@ def decide(
     )
     if shown is not None and (math.isnan(finding.numerical) or note):
         undecided = _shown(undecided, shown)
+    none_settled = math.isnan(undecided.error)
+    if note or not math.isfinite(finding.error):
+        # No bound stands here (a kink, a jump, estimates that disagree): the
+        # number shown is what a difference gave, and its error is unbounded.
+        undecided.error = math.inf
     e = entry(passed, undecided, note)
     if passed and not sure and not note:
-        return e, _uncertain(e, names)
+        return e, _uncertain(e, names, none_settled)
     return e, ""
 
 
@@ -146,8 +151,8 @@ def _shown(f: Finding, shown: object) -> Finding:
     )
 
 
-def _uncertain(e: Entry, names: Sequence[str]) -> str:
-    if math.isnan(e.error):
+def _uncertain(e: Entry, names: Sequence[str], none_settled: bool) -> str:
+    if none_settled:
         return (
             f"{where(e, names)}: the numerical derivative is uncertain here: no estimate "
             "settled (the function's values do not change over any step, or no step fits "
@@ -156,8 +161,8 @@ def _uncertain(e: Entry, names: Sequence[str]) -> str:
         )
     return (
         f"{where(e, names)}: the numerical derivative is uncertain here: estimates from steps "
-        f"of different sizes disagree (best {e.numerical:.9g} +- {e.error:.3g} at step "
-        f"{e.step:.3g}), so the analytic {e.analytic:.9g} could be neither confirmed nor refuted"
+        f"of different sizes disagree (one is {e.numerical:.9g} at step "
+        f"{e.step:.3g}, and no bound stands), so the analytic {e.analytic:.9g} could be neither confirmed nor refuted"
     )
 
 

@@ -77,7 +77,9 @@ class Entry:
         passed: Whether the check let the entry pass (never when not finite).
         note: What else the check found, in words (a kink, a jump, a partial
             that failed), or "".
-        error: The error bound of ``numerical`` (NaN when none).
+        error: The error bound of ``numerical``: NaN when there is no
+            numerical value, infinite when the entry is undecided because its
+            numbers bound nothing (estimates that disagree, a kink, a jump).
         step: The step ``numerical`` came from (NaN when none).
         mode: How ``analytic`` was computed: ``"rev"`` (reverse mode) or
             ``"fwd"`` (forward mode; above order 1, forward over reverse:

@@ -147,7 +147,9 @@ def _one_side(
         moved = x + side * t
         taken = moved - x
         t /= 2.0
-        if taken == 0.0 or not math.isfinite(moved):
+        if taken == 0.0 or not math.isfinite(moved) or (steps and abs(taken) == steps[-1]):
+            # Nothing moved, or rounding gave the step before again (sin at 2e15,
+            # whose ulp is 0.25): a repeated step has no rate.
             continue
         values = evaluate(moved)
         if values is None:

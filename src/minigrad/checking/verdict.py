@@ -273,6 +273,7 @@ def judge(
             ests,
             f"agrees with the {what} derivative {best.value:.10g} +- {best.error:.2g}, "
             f"but that bound leaves fewer than {MIN_DIGITS} digits",
+            bounded=best,
         )
     if not ests:
         return _undecided(
@@ -283,11 +284,21 @@ def judge(
     return _undecided(ests, f"{what} estimates from steps of different sizes disagree")
 
 
-def _undecided(ests: Sequence[Estimate], reason: str) -> Finding:
+def _undecided(ests: Sequence[Estimate], reason: str, bounded: Estimate | None = None) -> Finding:
+    """An undecided finding, showing the estimate with the smallest bound.
+
+    Only an estimate that agrees, with a bound too wide to leave digits
+    (``bounded``), keeps its bound. Where the estimates disagree or
+    contradict each other, one estimate's bound says nothing of the
+    derivative (sin at 1e170, whose steps alias its period, gives 1e-156 +-
+    4e-157 where the derivative is 0.56): the error is then infinite.
+    """
+    if bounded is not None:
+        return Finding(UNDECIDED, 0, bounded.value, bounded.error, bounded.step, reason)
     best = min(ests, key=lambda e: e.error) if ests else None
     if best is None:
         return Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, reason)
-    return Finding(UNDECIDED, 0, best.value, best.error, best.step, reason)
+    return Finding(UNDECIDED, 0, best.value, math.inf, best.step, reason)
 
 
 def settled(
