@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections import Counter
 from collections.abc import Sequence
 
 import pytest

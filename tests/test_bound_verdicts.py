@@ -263,7 +263,11 @@ def test_an_error_of_1e_8_is_caught_next_to_a_pole_or_an_edge(
     report = check(_rule(name, forward, slope), [Value(x)])
     assert report.ok and report.entries[0].digits >= SHARP_DIGITS, report.text()
     for off in (1.0 + 1e-4, 1.0 + 1e-8):
-        wrong = _rule(name, forward, lambda t, off=off: off * slope(t))
+
+        def scaled(t: Any, off: float = off) -> Any:
+            return off * slope(t)
+
+        wrong = _rule(name, forward, scaled)
         report = check(wrong, [Value(x)])
         assert report.entries[0].verdict == "wrong", (off, report.text())
 

@@ -390,9 +390,7 @@ def _sharpen(
         )
     ]
     if still:
-        _extrapolate(
-            out, evaluate, at, h, still, modes_of, analytic, holdings_of, i, SHARP_DIGITS
-        )
+        _extrapolate(out, evaluate, at, h, still, modes_of, analytic, holdings_of, i, SHARP_DIGITS)
     # A difference seen only at larger steps must hold at the smaller ones too.
     suspect = [r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in modes_of[r])]
     if suspect:

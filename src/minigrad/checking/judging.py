@@ -161,8 +161,9 @@ def _uncertain(e: Entry, names: Sequence[str], none_settled: bool) -> str:
         )
     return (
         f"{where(e, names)}: the numerical derivative is uncertain here: estimates from steps "
-        f"of different sizes disagree (one is {e.numerical:.9g} at step "
-        f"{e.step:.3g}, and no bound stands), so the analytic {e.analytic:.9g} could be neither confirmed nor refuted"
+        f"of different sizes disagree (one is {e.numerical:.9g} at step {e.step:.3g}, and "
+        f"no bound stands), so the analytic {e.analytic:.9g} could be neither confirmed nor "
+        "refuted"
     )
 
 
