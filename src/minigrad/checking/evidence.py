@@ -381,11 +381,13 @@ def _sharpen(
     # Where the larger steps could not sharpen it (a domain edge or a pole
     # near x cuts them off: 1/x at 1e-6), every scale of step is tried,
     # until the entry agrees to SHARP_DIGITS digits or a pair resolves a difference.
+    # (An undecided entry has had every scale already: its extrapolation ran
+    # them all; an agreement stopped at the first that gave MIN_DIGITS.)
     still = [
         r
         for r in rows
         if any(
-            out.findings[(m, r)].verdict != WRONG and out.findings[(m, r)].digits < SHARP_DIGITS
+            out.findings[(m, r)].verdict == AGREES and out.findings[(m, r)].digits < SHARP_DIGITS
             for m in modes_of[r]
         )
     ]
