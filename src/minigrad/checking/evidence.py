@@ -258,14 +258,7 @@ def examine(
         _extrapolate(out, evaluate, at, h, pending, modes_of, analytic, holdings_of, i, MIN_DIGITS)
     # 3. Sharpening, where the nominal difference agreed to few digits.
     if thorough and sharpen:
-        blunt = [
-            r
-            for r in rows
-            if any(
-                out.findings[(m, r)].verdict != WRONG and out.findings[(m, r)].digits < SHARP_DIGITS
-                for m in modes_of[r]
-            )
-        ]
+        blunt = _blunt(out, rows, modes_of, (AGREES, UNDECIDED))
         if blunt:
             _sharpen(out, evaluate, at, h, blunt, modes_of, analytic, holdings_of, i)
     # 4. The second method, for what stays undecided.
@@ -274,6 +267,20 @@ def examine(
         if open_pairs:
             _second(out, evaluate, at, h, here, open_pairs, analytic, holdings_of)
     return out
+
+
+def _blunt(
+    out: Examined, rows: Sequence[int], modes_of: dict[int, list[int]], verdicts: tuple[str, ...]
+) -> list[int]:
+    """The rows with an entry of one of ``verdicts`` and fewer than SHARP_DIGITS digits."""
+    return [
+        r
+        for r in rows
+        if any(
+            out.findings[(m, r)].verdict in verdicts and out.findings[(m, r)].digits < SHARP_DIGITS
+            for m in modes_of[r]
+        )
+    ]
 
 
 def _noise(holdings_of: Holdings, rows: Sequence[int], size: int) -> list[float]:
@@ -383,14 +390,7 @@ def _sharpen(
     # until the entry agrees to SHARP_DIGITS digits or a pair resolves a difference.
     # (An undecided entry has had every scale already: its extrapolation ran
     # them all; an agreement stopped at the first that gave MIN_DIGITS.)
-    still = [
-        r
-        for r in rows
-        if any(
-            out.findings[(m, r)].verdict == AGREES and out.findings[(m, r)].digits < SHARP_DIGITS
-            for m in modes_of[r]
-        )
-    ]
+    still = _blunt(out, rows, modes_of, (AGREES,))
     if still:
         _extrapolate(out, evaluate, at, h, still, modes_of, analytic, holdings_of, i, SHARP_DIGITS)
     # A difference seen only at larger steps must hold at the smaller ones too.
