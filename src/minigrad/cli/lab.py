@@ -27,7 +27,6 @@ import io
 import json
 import math
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from minigrad.checking.battery import battery, load_engine, one_line
 from minigrad.checking.engines import engine_name
 from minigrad.checking.signature import diagnose
 from minigrad.checking.trials import Row, run
+from minigrad.cli.rulefile import FileError, load_file
 from minigrad.cli.sandbox import Job, run_job
 
 TYPE_CHECKING = False
@@ -122,22 +122,12 @@ def load_class(target: dict[str, str]) -> type:
             raise LoadError(f"cannot import {where}: {one_line(exc)}", _trace(exc)) from exc
     else:
         where = target["path"]
-        file = Path(where)
-        if file.is_dir():
+        if Path(where).is_dir():
             raise LoadError(f"{where} is a folder without *.py files")
-        if not file.is_file():
-            raise LoadError(f"no such file: {where}")
-        file = file.resolve()
-        sys.path.insert(0, str(file.parent))
-        spec = importlib.util.spec_from_file_location(f"_minigrad_student_{file.stem}", file)
-        if spec is None or spec.loader is None:
-            raise LoadError(f"cannot import {where}: not a Python file (.py)")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
         try:
-            spec.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:
-            raise LoadError(f"cannot import {where}: {one_line(exc)}", _trace(exc)) from exc
+            module = load_file(where, "_minigrad_student_", own_folder=True)
+        except FileError as exc:
+            raise LoadError(str(exc), _trace(exc.cause) if exc.cause else "") from exc
     cls = getattr(module, name, None)
     if cls is None:
         classes = sorted(k for k, v in vars(module).items() if isinstance(v, type))

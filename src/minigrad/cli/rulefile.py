@@ -182,16 +182,35 @@ def _import_reason(exc: BaseException, file: Path) -> str:
 
 def import_file(path: str) -> ModuleType:
     """Import the file at ``path`` as a module, or raise :class:`FileError`."""
+    return load_file(path, "_minigrad_user_", label="minigrad check: ")
+
+
+def load_file(path: str, prefix: str, *, label: str = "", own_folder: bool = False) -> ModuleType:
+    """Import the Python file at ``path`` as the module ``prefix + its stem``.
+
+    Args:
+        path: The file.
+        prefix: The module name's prefix (the name must not shadow the user's own modules).
+        label: Put before every error's line (the command's name).
+        own_folder: Put the file's folder first on ``sys.path``, so that it
+            can import the modules beside it (a student's helpers).
+
+    Raises:
+        FileError: The path is a folder or missing, or the file does not import
+            (its line says why, and where in the file).
+    """
     file = Path(path)
     if file.is_dir():
-        raise FileError(f"minigrad check: {path} is a folder, not a Python file")
+        raise FileError(f"{label}{path} is a folder, not a Python file")
     if not file.is_file():
-        raise FileError(f"minigrad check: no such file: {path}")
+        raise FileError(f"{label}no such file: {path}")
     file = file.resolve()
-    name = f"_minigrad_user_{file.stem}"
+    if own_folder:
+        sys.path.insert(0, str(file.parent))
+    name = f"{prefix}{file.stem}"
     spec = importlib.util.spec_from_file_location(name, file)
     if spec is None or spec.loader is None:
-        raise FileError(f"minigrad check: cannot import {path}: not a Python file (.py)")
+        raise FileError(f"{label}cannot import {path}: not a Python file (.py)")
     module = importlib.util.module_from_spec(spec)
     # Registered while it runs, as the import system does: dataclasses and
     # pickle look a class's module up in sys.modules.
@@ -200,8 +219,7 @@ def import_file(path: str) -> ModuleType:
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
-        line = f"minigrad check: cannot import {path}: {_import_reason(exc, file)}"
-        raise FileError(line, exc) from exc
+        raise FileError(f"{label}cannot import {path}: {_import_reason(exc, file)}", exc) from exc
     return module
 
 
