@@ -22,7 +22,23 @@ from __future__ import annotations
 
 import types
 
-ENGINE = '''
+#: The end of ENGINE's backward(): its topological sort, which two of BROKEN replace.
+_ITERATIVE_SORT = """        topo, seen, stack = [], set(), [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                topo.append(node)
+            elif node not in seen:
+                seen.add(node)
+                stack.append((node, True))
+                stack.extend((child, False) for child in node._prev)
+        self.grad = 1.0
+        for node in reversed(topo):
+            node._backward()
+"""
+
+ENGINE = (
+    '''
 import math
 
 
@@ -140,33 +156,9 @@ class Value:
     def backward(self):
         # Post-order depth-first search with an explicit stack: a node is
         # listed after every node it was made from.
-        topo, seen, stack = [], set(), [(self, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                topo.append(node)
-            elif node not in seen:
-                seen.add(node)
-                stack.append((node, True))
-                stack.extend((child, False) for child in node._prev)
-        self.grad = 1.0
-        for node in reversed(topo):
-            node._backward()
 '''
-
-_ITERATIVE_SORT = """        topo, seen, stack = [], set(), [(self, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                topo.append(node)
-            elif node not in seen:
-                seen.add(node)
-                stack.append((node, True))
-                stack.extend((child, False) for child in node._prev)
-        self.grad = 1.0
-        for node in reversed(topo):
-            node._backward()
-"""
+    + _ITERATIVE_SORT
+)
 
 _PREORDER_SORT = """        topo, seen, stack = [], set(), [self]
         while stack:

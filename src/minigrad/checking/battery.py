@@ -327,18 +327,7 @@ def battery(cls: type, *, depth: int = 5000) -> tuple[list[Check], dict[str, str
     _lab(add, has)
     if depth > 0:
         checks.append(_chain_check(depth))
-    add(
-        Check(
-            "backward() twice",
-            "twice",
-            ("a", "b", "c"),
-            _diamond,
-            _drawer(_ANY, _ANY, _ANY),
-        ),
-        "+",
-        "-",
-        "*",
-    )
+    add(_diamond_check("backward() twice", "twice"), "+", "-", "*")
     return checks, missing
 
 
@@ -351,6 +340,11 @@ def _diamond(a: object, b: object, c: object) -> object:
     return (a * b + c) * (a - c)  # type: ignore[operator]
 
 
+def _diamond_check(name: str, kind: str) -> Check:
+    """``(a*b + c) * (a - c)``: a and c each reach the output by two paths."""
+    return Check(name, kind, ("a", "b", "c"), _diamond, _drawer(_ANY, _ANY, _ANY))
+
+
 def _lab(add: Callable[..., None], has: dict[str, str]) -> None:
     """Lab 03's composites and the shared-node checks."""
     add(Check("x * x", "reuse", ("x",), lambda x: x * x, _drawer(_ANY)), "*")
@@ -360,18 +354,7 @@ def _lab(add: Callable[..., None], has: dict[str, str]) -> None:
         "*",
         "+",
     )
-    add(
-        Check(
-            "diamond (a*b + c) * (a - c)",
-            "composite",
-            ("a", "b", "c"),
-            _diamond,
-            _drawer(_ANY, _ANY, _ANY),
-        ),
-        "+",
-        "-",
-        "*",
-    )
+    add(_diamond_check("diamond (a*b + c) * (a - c)", "composite"), "+", "-", "*")
     nonlinear = "relu" if not has.get("relu") else "tanh"
     box = ((0.5, 2.0),), ((0.5, 2.0),), ((0.1, 1.0),)  # a*b + c > 0: away from relu's kink
     add(

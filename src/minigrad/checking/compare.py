@@ -37,10 +37,10 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.diagnose import faulty_node, kink_note, looks_kinked
 from minigrad.checking.direction import Direction
-from minigrad.checking.engines import ForeignLevels, prepare_inputs, refuse_foreign
+from minigrad.checking.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
 from minigrad.checking.evidence import Examined, Holdings, examine, nominal_difference
 from minigrad.checking.fast import fast
-from minigrad.checking.judging import decide
+from minigrad.checking.judging import decide, entry_of
 from minigrad.checking.levels import (
     DerivativeError,
     Func,
@@ -60,15 +60,7 @@ from minigrad.core.value import Value
 from minigrad.core.value import _lock as _engine_lock
 
 TYPE_CHECKING = False
-if not TYPE_CHECKING:
-
-    def cast(_type, value):  # typing.cast, without importing typing (~6 ms)
-        return value
-
-
 if TYPE_CHECKING:
-    from typing import cast
-
     from minigrad.checking.engines import Inputs
 
 __all__ = ["SHARPEN_INPUTS", "run_check"]
@@ -370,25 +362,9 @@ class _Checker:
         direction = Direction(self.levels, k, here, w, grads[0], rng, s.eps)
         slopes = [direction.analytic(g) for g in grads]
         findings = direction.judge(slopes, sharp=True)
-        out, path = keys[0] if len(keys) == 1 else (-1, ())
+        key = keys[0] if len(keys) == 1 else (-1, ())
         for (mode, *_), slope, f in zip(sides, slopes, findings, strict=False):
-            entry = Entry(
-                k,
-                out,
-                path,
-                -1,
-                slope,
-                f.numerical,
-                s.allowed(f.numerical),
-                f.verdict != WRONG,
-                "",
-                f.error,
-                f.step,
-                mode,
-                f.digits,
-                f.verdict,
-                f.reason,
-            )
+            entry = entry_of(s, k, key, -1, mode, slope, f, f.verdict != WRONG)
             found.compared += 1
             if f.verdict == WRONG:
                 found.add(entry)
@@ -469,7 +445,7 @@ def run_check(
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
     levels: Levels
     if engine is None:
-        levels = Levels(func, cast("list[Value]", xs), _weights(grad_outputs, where), where)
+        levels = Levels(func, as_values(xs), _weights(grad_outputs, where), where)
     else:
         refuse_foreign(engine, order, settings)
         weights = _weights(grad_outputs, where)

@@ -62,7 +62,12 @@ if TYPE_CHECKING:
     Inputs = Sequence[Value | float | EngineNode] | Value | float | EngineNode
 
 
-__all__ = ["ForeignLevels", "engine_name", "fits", "prepare_inputs", "refuse_foreign"]
+__all__ = ["ForeignLevels", "as_values", "engine_name", "fits", "prepare_inputs", "refuse_foreign"]
+
+
+def as_values(nodes: list[EngineNode]) -> list[Value]:
+    """The inputs as minigrad Values: what :func:`prepare_inputs` gives when its engine is None."""
+    return cast("list[Value]", nodes)
 
 
 def engine_name(cls: type) -> str:
@@ -264,7 +269,7 @@ class ForeignLevels(Levels):
         engine: type,
         repeat: bool,
     ) -> None:
-        super().__init__(func, cast("list[Value]", inputs), None, where)
+        super().__init__(func, as_values(inputs), None, where)
         self.nodes = inputs
         self.weights = weights  # at order 1, only their count matters
         self.engine = engine

@@ -19,6 +19,7 @@ import math
 
 from minigrad.checking.direction import Direction
 from minigrad.checking.engines import ForeignLevels
+from minigrad.checking.judging import entry_of
 from minigrad.checking.levels import Levels, derivatives, forward_directional
 from minigrad.checking.report import Entry
 from minigrad.checking.settings import Settings
@@ -110,23 +111,7 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     if len(findings) != len(slopes) or any(f.verdict != AGREES for f in findings):
         return None
     return [
-        Entry(
-            k,
-            out,
-            path,
-            -1,
-            slope,
-            f.numerical,
-            s.allowed(f.numerical),
-            True,
-            "",
-            f.error,
-            f.step,
-            s.modes[m],
-            f.digits,
-            f.verdict,
-            f.reason,
-        )
+        entry_of(s, k, (out, path), -1, s.modes[m], slope, f, True)
         for m, (slope, f) in enumerate(zip(slopes, findings, strict=True))
     ]
 

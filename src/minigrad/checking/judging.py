@@ -28,7 +28,7 @@ from minigrad.checking.report import Entry, where
 from minigrad.checking.settings import Settings
 from minigrad.checking.verdict import AGREES, UNDECIDED, WRONG, Finding, classic
 
-__all__ = ["decide"]
+__all__ = ["decide", "entry_of"]
 
 
 def decide(
@@ -62,30 +62,13 @@ def decide(
         names: The inputs' display names, for the caution.
     """
     s = settings
-    out, path = key
     found = examined.nominal
     n_nominal = found.values[r] if found is not None else None
     ests = examined.estimates.get(r, [])
 
     def entry(passed: bool, f: Finding, note: str = "", reason: str = "") -> Entry:
         n = f.numerical if not math.isnan(f.numerical) else (n_nominal or math.nan)
-        return Entry(
-            k,
-            out,
-            path,
-            i,
-            a,
-            n,
-            s.allowed(n),
-            passed,
-            note,
-            f.error,
-            f.step,
-            mode,
-            f.digits,
-            f.verdict,
-            reason or f.reason,
-        )
+        return entry_of(s, k, key, i, mode, a, f, passed, note=note, reason=reason, numerical=n)
 
     evaluate, x, here, h = probe
     # A kink is looked for at the scale the evidence came from (a nominal step
@@ -134,6 +117,46 @@ def decide(
     if passed and not sure and not note:
         return e, _uncertain(e, names, none_settled)
     return e, ""
+
+
+def entry_of(
+    s: Settings,
+    k: int,
+    key: Key,
+    i: int,
+    mode: str,
+    a: float,
+    f: Finding,
+    passed: bool,
+    *,
+    note: str = "",
+    reason: str = "",
+    numerical: float | None = None,
+) -> Entry:
+    """The entry for input ``i`` (-1: a direction over all) of row ``key``, from a finding.
+
+    Its numbers and verdict are the finding's (``numerical`` and ``reason``
+    replace the finding's when given).
+    """
+    n = f.numerical if numerical is None else numerical
+    out, path = key
+    return Entry(
+        k,
+        out,
+        path,
+        i,
+        a,
+        n,
+        s.allowed(n),
+        passed,
+        note,
+        f.error,
+        f.step,
+        mode,
+        f.digits,
+        f.verdict,
+        reason or f.reason,
+    )
 
 
 def _shown(f: Finding, shown: object) -> Finding:

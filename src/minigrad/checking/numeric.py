@@ -469,14 +469,24 @@ def extrapolate(
         if not pending:
             break
         got = _ridders(evaluate, x, start, pending, noise, enough=enough)
-        still: list[int] = []
-        for r in pending:
-            if r in got:
-                found[r].append(got[r])
-            if decided is None or not decided(r, found[r]):
-                still.append(r)
-        pending = still
+        pending = _gather(found, got, pending, decided)
     return found
+
+
+def _gather(
+    found: dict[int, list[Estimate]],
+    got: dict[int, Estimate],
+    pending: list[int],
+    decided: Callable[[int, list[Estimate]], bool] | None,
+) -> list[int]:
+    """Add one start's estimates to ``found``; the rows still pending after it."""
+    still: list[int] = []
+    for r in pending:
+        if r in got:
+            found[r].append(got[r])
+        if decided is None or not decided(r, found[r]):
+            still.append(r)
+    return still
 
 
 def one_sided_slopes(
@@ -563,13 +573,7 @@ def one_sided(
                 return quotient, roundoff(bigger, abs(step), noise), abs(step)
 
             got = _tableau(differ, start, pending, 2.0, 1)
-            still: list[int] = []
-            for r in pending:
-                if r in got:
-                    found[r].append(got[r])
-                if decided is None or not decided(r, found[r]):
-                    still.append(r)
-            pending = still
+            pending = _gather(found, got, pending, decided)
     return found
 
 
