@@ -213,9 +213,10 @@ def examine(
         thorough: Sharpen and try the second method (the default verdicts).
         sharpen: Whether sharpening is affordable (a check of a few inputs).
     """
-    out = Examined(found)
+    e = _Examining(evaluate, at, h, here, analytic, holdings_of, i, Examined(found))
+    out = e.out
     rows = sorted({r for _, r in pairs})
-    modes_of = {r: [m for m, rr in pairs if rr == r] for r in rows}
+    e.modes_of = {r: [m for m, rr in pairs if rr == r] for r in rows}
     cheap = {(m, r): _ANALYTIC * abs(analytic[m][r]) + 2.0**-1074 for m, r in pairs}
     out.roundoff = dict(cheap)
     # 1. The nominal difference, against its round-off.
@@ -241,8 +242,7 @@ def examine(
                 # Read the graph's round-off: larger where intermediates cancel,
                 # and, for a check of a few inputs, the tighter bound that
                 # spares sharpening (sin: 1 ulp of the value, not 64).
-                a_err = holdings_of.analytic(r, i, a)
-                out.roundoff[(m, r)] = a_err
+                a_err = e.a_err(m, r)
                 bigger = max(abs(found.up[r]), abs(found.down[r]))
                 noise = roundoff([bigger], found.half, [2.0 * holdings_of.noise(r)])[0]
                 if found.richardson:
@@ -253,100 +253,20 @@ def examine(
             if got is not None:
                 out.findings[(m, r)] = got
     # 2. Extrapolation, for the entries the nominal step did not settle.
-    pending = [r for r in rows if any((m, r) not in out.findings for m in modes_of[r])]
+    pending = [r for r in rows if any((m, r) not in out.findings for m in e.modes_of[r])]
     if pending:
-        _extrapolate(out, evaluate, at, h, pending, modes_of, analytic, holdings_of, i, MIN_DIGITS)
+        e.extrapolate(pending, MIN_DIGITS)
     # 3. Sharpening, where the nominal difference agreed to few digits.
     if thorough and sharpen:
-        blunt = _blunt(out, rows, modes_of, (AGREES, UNDECIDED))
+        blunt = e.blunt(rows, (AGREES, UNDECIDED))
         if blunt:
-            _sharpen(out, evaluate, at, h, blunt, modes_of, analytic, holdings_of, i)
+            e.sharpen(blunt)
     # 4. The second method, for what stays undecided.
     if thorough:
         open_pairs = [p for p in pairs if out.findings[p].verdict == UNDECIDED]
         if open_pairs:
-            _second(out, evaluate, at, h, here, open_pairs, analytic, holdings_of)
+            e.second(open_pairs)
     return out
-
-
-def _blunt(
-    out: Examined, rows: Sequence[int], modes_of: dict[int, list[int]], verdicts: tuple[str, ...]
-) -> list[int]:
-    """The rows with an entry of one of ``verdicts`` and fewer than SHARP_DIGITS digits."""
-    return [
-        r
-        for r in rows
-        if any(
-            out.findings[(m, r)].verdict in verdicts and out.findings[(m, r)].digits < SHARP_DIGITS
-            for m in modes_of[r]
-        )
-    ]
-
-
-def _noise(holdings_of: Holdings, rows: Sequence[int], size: int) -> list[float]:
-    """Per row, the round-off read off the graph, with a margin of 2 (0 for rows not asked)."""
-    noise = [0.0] * size
-    for r in rows:
-        noise[r] = 2.0 * holdings_of.noise(r)
-    return noise
-
-
-def _a_err(
-    out: Examined,
-    holdings_of: Holdings,
-    analytic: Sequence[Sequence[float]],
-    m: int,
-    r: int,
-    i: int,
-) -> float:
-    got = holdings_of.analytic(r, i, analytic[m][r])
-    out.roundoff[(m, r)] = got
-    return got
-
-
-def _extrapolate(
-    out: Examined,
-    evaluate: Evaluate,
-    at: float,
-    h: float,
-    rows: Sequence[int],
-    modes_of: dict[int, list[int]],
-    analytic: Sequence[Sequence[float]],
-    holdings_of: Holdings,
-    i: int,
-    want: int,
-    *,
-    scales: Sequence[float] | None = None,
-) -> None:
-    size = len(analytic[0])
-    errs = {(m, r): _a_err(out, holdings_of, analytic, m, r, i) for r in rows for m in modes_of[r]}
-    finest = finest_step(at)
-    checks = {
-        r: settled([(analytic[m][r], errs[(m, r)]) for m in modes_of[r]], want, h, finest)
-        for r in rows
-    }
-    ests = extrapolate(
-        evaluate,
-        at,
-        h,
-        rows,
-        lambda r, e: checks[r](e),
-        noise=_noise(holdings_of, rows, size),
-        scales=scales,
-        enough=lambda r, e: all(
-            digits(analytic[m][r], e.value, e.error) >= want
-            and abs(analytic[m][r] - e.value) <= e.error + errs[(m, r)]
-            for m in modes_of[r]
-        ),
-    )
-    for r in rows:
-        known = out.estimates.setdefault(r, [])
-        seen = {(e.value, e.step) for e in known}
-        known.extend(e for e in ests[r] if (e.value, e.step) not in seen)
-        for m in modes_of[r]:
-            fresh = judge(analytic[m][r], errs[(m, r)], out.estimates[r], finest=finest)
-            before = out.findings.get((m, r))
-            out.findings[(m, r)] = _better(before, fresh)
 
 
 def _better(before: Finding | None, fresh: Finding) -> Finding:
@@ -360,95 +280,147 @@ def _better(before: Finding | None, fresh: Finding) -> Finding:
     return before
 
 
-def _sharpen(
-    out: Examined,
-    evaluate: Evaluate,
-    at: float,
-    h: float,
-    rows: Sequence[int],
-    modes_of: dict[int, list[int]],
-    analytic: Sequence[Sequence[float]],
-    holdings_of: Holdings,
-    i: int,
-) -> None:
-    """Larger steps for agreements of few digits; a difference they find is confirmed small."""
-    known = {r: len(out.estimates.get(r, ())) for r in rows}
-    _extrapolate(
-        out,
-        evaluate,
-        at,
-        h,
-        rows,
-        modes_of,
-        analytic,
-        holdings_of,
-        i,
-        SHARP_DIGITS,
-        scales=SHARPER,
-    )
-    # Where the larger steps gave no estimate at all (a domain edge or a pole
-    # near x cuts them off: 1/x at 1e-6), every scale of step is tried, until
-    # the entry agrees to SHARP_DIGITS digits or a pair resolves a difference.
-    # Where they gave estimates and still few digits, float64 has no more to
-    # give there (sin(x) * cos(x) at 2.9 agrees to 8 at every scale). An
-    # undecided entry has had every scale already; an agreement stopped at the
-    # first that gave MIN_DIGITS.
-    fresh = {r for r in rows if len(out.estimates.get(r, ())) > known[r]}
-    still = [r for r in _blunt(out, rows, modes_of, (AGREES,)) if r not in fresh]
-    if still:
-        _extrapolate(out, evaluate, at, h, still, modes_of, analytic, holdings_of, i, SHARP_DIGITS)
-    # A difference seen only at larger steps must hold at the smaller ones too.
-    suspect = [r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in modes_of[r])]
-    if suspect:
-        _extrapolate(out, evaluate, at, h, suspect, modes_of, analytic, holdings_of, i, 17)
+class _Examining:
+    """One input's examination under way: what every pass after the nominal step needs.
 
+    Attributes are :func:`examine`'s arguments of the same names; ``out``
+    collects the evidence; ``modes_of`` maps a row to its modes examined.
+    """
 
-def _second(
-    out: Examined,
-    evaluate: Evaluate,
-    at: float,
-    h: float,
-    here: Sequence[float],
-    pairs: Sequence[tuple[int, int]],
-    analytic: Sequence[Sequence[float]],
-    holdings_of: Holdings,
-) -> None:
-    """The Taylor rate test and, where the domain cut the steps, one-sided differences."""
-    rows = sorted({r for _, r in pairs})
-    # The domain cut the central steps short: the nominal one did not fit.
-    cut = out.nominal is None
-    sided: dict[int, list[Estimate]] = {}
-    if cut:
-        sided = one_sided(
-            evaluate,
-            at,
-            here,
-            _ONE_SIDED_REACH * h,
+    __slots__ = ("analytic", "at", "evaluate", "h", "here", "holdings", "i", "modes_of", "out")
+
+    def __init__(
+        self,
+        evaluate: Evaluate,
+        at: float,
+        h: float,
+        here: Sequence[float],
+        analytic: Sequence[Sequence[float]],
+        holdings: Holdings,
+        i: int,
+        out: Examined,
+    ) -> None:
+        self.evaluate = evaluate
+        self.at = at
+        self.h = h
+        self.here = here
+        self.analytic = analytic
+        self.holdings = holdings
+        self.i = i
+        self.out = out
+        self.modes_of: dict[int, list[int]] = {}
+
+    def a_err(self, m: int, r: int) -> float:
+        """The analytic side's round-off for ``(m, r)``, read off the graph (and kept)."""
+        got = self.holdings.analytic(r, self.i, self.analytic[m][r])
+        self.out.roundoff[(m, r)] = got
+        return got
+
+    def noise(self, rows: Sequence[int]) -> list[float]:
+        """Per row, the round-off read off the graph, with a margin of 2 (0 for rows not asked)."""
+        noise = [0.0] * len(self.here)
+        for r in rows:
+            noise[r] = 2.0 * self.holdings.noise(r)
+        return noise
+
+    def blunt(self, rows: Sequence[int], verdicts: tuple[str, ...]) -> list[int]:
+        """The rows with an entry of one of ``verdicts`` and fewer than SHARP_DIGITS digits."""
+        found = self.out.findings
+        return [
+            r
+            for r in rows
+            if any(
+                found[(m, r)].verdict in verdicts and found[(m, r)].digits < SHARP_DIGITS
+                for m in self.modes_of[r]
+            )
+        ]
+
+    def extrapolate(
+        self, rows: Sequence[int], want: int, *, scales: Sequence[float] | None = None
+    ) -> None:
+        """Extrapolated estimates for ``rows`` until each settles to ``want`` digits."""
+        out, analytic, modes_of = self.out, self.analytic, self.modes_of
+        errs = {(m, r): self.a_err(m, r) for r in rows for m in modes_of[r]}
+        finest = finest_step(self.at)
+        checks = {
+            r: settled([(analytic[m][r], errs[(m, r)]) for m in modes_of[r]], want, self.h, finest)
+            for r in rows
+        }
+        ests = extrapolate(
+            self.evaluate,
+            self.at,
+            self.h,
             rows,
-            noise=_noise(holdings_of, rows, len(here)),
+            lambda r, e: checks[r](e),
+            noise=self.noise(rows),
+            scales=scales,
+            enough=lambda r, e: all(
+                digits(analytic[m][r], e.value, e.error) >= want
+                and abs(analytic[m][r] - e.value) <= e.error + errs[(m, r)]
+                for m in modes_of[r]
+            ),
         )
-    for m, r in pairs:
-        a, a_err = analytic[m][r], out.roundoff[(m, r)]
-        if sided.get(r):
-            got = judge(a, a_err, sided[r], what="one-sided", finest=finest_step(at))
+        for r in rows:
+            known = out.estimates.setdefault(r, [])
+            seen = {(e.value, e.step) for e in known}
+            known.extend(e for e in ests[r] if (e.value, e.step) not in seen)
+            for m in modes_of[r]:
+                fresh = judge(analytic[m][r], errs[(m, r)], out.estimates[r], finest=finest)
+                out.findings[(m, r)] = _better(out.findings.get((m, r)), fresh)
+
+    def sharpen(self, rows: Sequence[int]) -> None:
+        """Larger steps for agreements of few digits; a difference they find is confirmed small."""
+        out = self.out
+        known = {r: len(out.estimates.get(r, ())) for r in rows}
+        self.extrapolate(rows, SHARP_DIGITS, scales=SHARPER)
+        # Where the larger steps gave no estimate at all (a domain edge or a pole
+        # near x cuts them off: 1/x at 1e-6), every scale of step is tried, until
+        # the entry agrees to SHARP_DIGITS digits or a pair resolves a difference.
+        # Where they gave estimates and still few digits, float64 has no more to
+        # give there (sin(x) * cos(x) at 2.9 agrees to 8 at every scale). An
+        # undecided entry has had every scale already; an agreement stopped at the
+        # first that gave MIN_DIGITS.
+        fresh = {r for r in rows if len(out.estimates.get(r, ())) > known[r]}
+        still = [r for r in self.blunt(rows, (AGREES,)) if r not in fresh]
+        if still:
+            self.extrapolate(still, SHARP_DIGITS)
+        # A difference seen only at larger steps must hold at the smaller ones too.
+        suspect = [
+            r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in self.modes_of[r])
+        ]
+        if suspect:
+            self.extrapolate(suspect, 17)
+
+    def second(self, pairs: Sequence[tuple[int, int]]) -> None:
+        """The Taylor rate test and, where the domain cut the steps, one-sided differences."""
+        out, at, h, here = self.out, self.at, self.h, self.here
+        rows = sorted({r for _, r in pairs})
+        sided: dict[int, list[Estimate]] = {}
+        if out.nominal is None:  # the domain cut the central steps short
+            sided = one_sided(
+                self.evaluate, at, here, _ONE_SIDED_REACH * h, rows, noise=self.noise(rows)
+            )
+        for m, r in pairs:
+            a, a_err = self.analytic[m][r], out.roundoff[(m, r)]
+            if sided.get(r):
+                got = judge(a, a_err, sided[r], what="one-sided", finest=finest_step(at))
+                if got.verdict != UNDECIDED:
+                    out.findings[(m, r)] = got
+                    continue
+            # Steps below |x| where x is near 0, where many functions have their
+            # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
+            reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
+            got = rate_test(self.evaluate, at, here, r, a, a_err, reach, self.holdings.noise(r))
             if got.verdict != UNDECIDED:
                 out.findings[(m, r)] = got
-                continue
-        noise = holdings_of.noise(r)
-        # Steps below |x| where x is near 0, where many functions have their
-        # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
-        reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
-        got = rate_test(evaluate, at, here, r, a, a_err, reach, noise)
-        if got.verdict != UNDECIDED:
-            out.findings[(m, r)] = got
-        else:
-            # The first method's evidence stays; the reason says the second did not settle it.
-            first = out.findings[(m, r)]
-            out.findings[(m, r)] = Finding(
-                UNDECIDED,
-                first.digits,
-                first.numerical,
-                first.error,
-                first.step,
-                f"{first.reason}; {got.reason}",
-            )
+            else:
+                # The first method's evidence stays; the reason says the second did not settle it.
+                first = out.findings[(m, r)]
+                out.findings[(m, r)] = Finding(
+                    UNDECIDED,
+                    first.digits,
+                    first.numerical,
+                    first.error,
+                    first.step,
+                    f"{first.reason}; {got.reason}",
+                )
