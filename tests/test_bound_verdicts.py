@@ -22,6 +22,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
+from minigrad.checking.judging import UNDECIDED_WARNING
 from minigrad.checking.levels import OutputCountError
 from minigrad.checking.taylor import rate_test
 from minigrad.checking.verdict import SAFETY, SHARP_DIGITS, digits
@@ -40,7 +41,13 @@ def _silent(call: Callable[[], bool]) -> tuple[bool, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         verdict = call()
-    return verdict, [str(w.message) for w in caught if issubclass(w.category, GradcheckWarning)]
+    # An entry the numbers cannot decide (tanh far out, flat in float64) passes
+    # with a warning that says so (issue 26): not what these tests look for.
+    return verdict, [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, GradcheckWarning) and UNDECIDED_WARNING not in str(w.message)
+    ]
 
 
 # The issue's own examples.
@@ -364,7 +371,9 @@ def test_a_changing_number_of_outputs_is_a_named_error() -> None:
 
 def test_a_subnormal_input_does_not_blame_the_product() -> None:
     x, y = Value(1.0), Value(5e-324)
-    assert gradcheck(lambda a, b: a * b, [x, y])  # silently
+    # A slope of one subnormal quantum cannot be resolved: it passes, saying so.
+    passed, warned = _silent(lambda: gradcheck(lambda a, b: a * b, [x, y]))
+    assert passed is True and warned == []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert gradcheck(lambda a, b: a * b, [x, y], atol=0.0) is True

@@ -43,6 +43,7 @@ from minigrad import (
     gradgradcheck,
     ops,
 )
+from minigrad.checking.judging import UNDECIDED_WARNING
 from minigrad.testing import Expression, expressions, points
 from summary import closing_line
 
@@ -82,7 +83,13 @@ def _passes(name: str, report: Report, what: object) -> None:
 
 def _no_kink_warning(caught: Sequence[warnings.WarningMessage]) -> None:
     __tracebackhide__ = True
-    kinks = [str(w.message) for w in caught if issubclass(w.category, GradcheckWarning)]
+    # An entry the numbers cannot decide (tanh far out, flat in float64) passes
+    # with a warning that says so (issue 26); no other warning is expected.
+    kinks = [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, GradcheckWarning) and UNDECIDED_WARNING not in str(w.message)
+    ]
     assert not kinks, kinks
 
 

@@ -29,6 +29,7 @@ from minigrad import (
     gradcheck,
     gradgradcheck,
 )
+from minigrad.checking.judging import UNDECIDED_WARNING
 
 Fn = Callable[[Value], Value]
 Real = Callable[[float], float]
@@ -96,7 +97,13 @@ def _judge(call: Callable[[], bool]) -> tuple[bool, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         verdict = call()
-    return verdict, [str(w.message) for w in caught if issubclass(w.category, GradcheckWarning)]
+    # An entry the numbers cannot decide (tanh far out, flat in float64) passes
+    # with a warning that says so (issue 26): not what these tests look for.
+    return verdict, [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, GradcheckWarning) and UNDECIDED_WARNING not in str(w.message)
+    ]
 
 
 def test_the_sweep_is_at_least_the_size_of_the_issues() -> None:

@@ -26,10 +26,10 @@ exactly when ``G`` is right.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from minigrad.checking.levels import Levels
-from minigrad.checking.numeric import ROUNDOFF, Estimate, extrapolate, nominal_step
+from minigrad.checking.numeric import ROUNDOFF, Estimate, extrapolate
 from minigrad.checking.verdict import (
     AGREES,
     MIN_DIGITS,
@@ -97,7 +97,7 @@ class Direction:
         gradient: The weighted gradient ``w . J`` that balances the direction
             (and corrects for rounded displacements).
         rng: Where the signs come from.
-        eps: The nominal step's eps.
+        step: The nominal step at a coordinate (``Settings.step``).
     """
 
     def __init__(
@@ -108,14 +108,14 @@ class Direction:
         weights: Sequence[float],
         gradient: Sequence[float],
         rng: random.Random,
-        eps: float,
+        step: Callable[[float], float],
     ) -> None:
         self.levels = levels
         self.k = k
         self.weights = list(weights)
         self.gradient = list(gradient)
         self.origin = [x.data for x in levels.xs]
-        steps = [nominal_step(x, eps) for x in self.origin]
+        steps = [step(x) for x in self.origin]
         self.d = balanced(self.gradient, steps, rng)
         self.size = math.fsum(abs(w * f) for w, f in zip(weights, here, strict=True))
 
@@ -128,6 +128,16 @@ class Direction:
         moved = [x + t * d for x, d in zip(self.origin, self.d, strict=True)]
         if not all(math.isfinite(m) for m in moved):
             return None
+        # A step below the inputs' resolution moves them by less than asked (or
+        # not at all: asin at 1 - 1e-12 moved by 5e-17); the remainder then
+        # tests the slope along a displacement that did not happen, and agrees
+        # with any slope. Half of the intended weighted displacement must be there.
+        meant = math.fsum(abs(g * t * d) for g, d in zip(self.gradient, self.d, strict=True))
+        taken = math.fsum(
+            abs(g * (m - x)) for g, m, x in zip(self.gradient, moved, self.origin, strict=True)
+        )
+        if taken < 0.5 * meant:
+            return None
         values = self.levels.moved(self.k, [m - x for m, x in zip(moved, self.origin, strict=True)])
         if values is None:
             return None
@@ -138,6 +148,19 @@ class Direction:
             for g, m, x, d in zip(self.gradient, moved, self.origin, self.d, strict=True)
         )
         return [phi - slope * t - off for slope in slopes]
+
+    def nominal(
+        self, slopes: Sequence[float], up: Sequence[float], down: Sequence[float]
+    ) -> list[Finding | None]:
+        """Per slope, an agreement within round-off of the difference at ``t = +-1``, or None."""
+        noise = ROUNDOFF * self.size
+        err = _ANALYTIC * math.fsum(abs(g * d) for g, d in zip(self.gradient, self.d, strict=True))
+        found: list[Finding | None] = []
+        for m, slope in enumerate(slopes):
+            rest = (up[m] - down[m]) / 2.0
+            rounding = max(noise, ROUNDOFF * max(abs(up[m]), abs(down[m])))
+            found.append(nominal(slope, err, slope + rest, rounding, 1.0))
+        return found
 
     def judge(self, slopes: Sequence[float], *, sharp: bool) -> list[Finding]:
         """Per analytic slope: the verdict of the numerical derivative of ``phi``.
@@ -173,7 +196,10 @@ class Direction:
                 enough=lambda m, e: _enough(slopes[m], err, [e], sharp),
             )
             for m in rows:
-                found[m] += [Estimate(slopes[m] + e.value, e.error, e.step) for e in ests[m]]
+                found[m] += [
+                    Estimate(slopes[m] + e.value, e.error, e.step, roundoff=e.roundoff)
+                    for e in ests[m]
+                ]
 
         if sharp:
             extend(list(range(count)), _SCALES)
@@ -184,10 +210,7 @@ class Direction:
         else:
             up, down = self._phi(1.0, slopes), self._phi(-1.0, slopes)
             if up is not None and down is not None:
-                for m, slope in enumerate(slopes):
-                    rest = (up[m] - down[m]) / 2.0
-                    rounding = max(noise, ROUNDOFF * max(abs(up[m]), abs(down[m])))
-                    got_nominal = nominal(slope, err, slope + rest, rounding, 1.0)
+                for m, got_nominal in enumerate(self.nominal(slopes, up, down)):
                     if got_nominal is not None:
                         findings[m] = _along(got_nominal)
         pending = [m for m, f in enumerate(findings) if f is None]

@@ -32,6 +32,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric import (
+    NOISE_FLOOR,
     SHARPER,
     Estimate,
     Evaluate,
@@ -40,7 +41,7 @@ from minigrad.checking.numeric import (
     one_sided,
     roundoff,
 )
-from minigrad.checking.rounding import analytic_roundoff, holdings
+from minigrad.checking.rounding import analytic_roundoff, holdings, turn_scale
 from minigrad.checking.taylor import rate_test
 from minigrad.checking.verdict import (
     AGREES,
@@ -54,6 +55,7 @@ from minigrad.checking.verdict import (
     judge,
     nominal,
     settled,
+    zero_scale,
 )
 from minigrad.core.value import Value
 
@@ -79,6 +81,7 @@ class Holdings:
         self.fs = fs
         self.xs = xs
         self._read: dict[int, tuple[float, list[float]]] = {}
+        self._turns: dict[tuple[int, int], float] = {}
 
     def _of(self, r: int) -> tuple[float, list[float]]:
         found = self._read.get(r)
@@ -97,6 +100,14 @@ class Holdings:
         """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
         graph; inf: the graph cannot tell)."""
         return self._of(r)[1][i]
+
+    def turn(self, r: int, i: int) -> float:
+        """The largest step of input ``i`` whose difference of value ``r`` sees slopes,
+        not averages over the periods of a periodic op (inf: no such op)."""
+        found = self._turns.get((r, i))
+        if found is None:
+            found = self._turns[(r, i)] = turn_scale(self.fs[r], self.xs[i])
+        return found
 
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``."""
@@ -363,7 +374,10 @@ class _Examining:
         for r in rows:
             known = out.estimates.setdefault(r, [])
             seen = {(e.value, e.step) for e in known}
-            known.extend(e for e in ests[r] if (e.value, e.step) not in seen)
+            # Steps that span periods of a periodic op average its slope away:
+            # their estimates are of another function, and decide nothing.
+            turn = self.holdings.turn(r, self.i) if ests[r] else math.inf
+            known.extend(e for e in ests[r] if (e.value, e.step) not in seen and e.step <= turn)
             for m in modes_of[r]:
                 fresh = judge(analytic[m][r], errs[(m, r)], out.estimates[r], finest=finest)
                 out.findings[(m, r)] = _better(out.findings.get((m, r)), fresh)
@@ -391,15 +405,40 @@ class _Examining:
         if suspect:
             self.extrapolate(suspect, 17)
 
+    def _flat(self, r: int, a: float) -> Finding | None:
+        """A slope of 0 where the values at the nominal step equal f(x) exactly, or None.
+
+        What the Taylor test cannot say where its steps must stay below
+        ``|x|`` (``0 * y`` at y = 2e-308): not a digit of the values moved
+        over the nominal step, on either side, so the slope is 0 to within a
+        quantum of them per step.
+        """
+        found, here = self.out.nominal, self.here
+        if a != 0.0 or found is None or not found.up[r] == found.down[r] == here[r]:
+            return None
+        bound = max(math.ulp(here[r]), NOISE_FLOOR) / min(found.left, found.right)
+        k = digits(0.0, 0.0, bound, zero_scale(here[r], self.at))
+        if k < MIN_DIGITS:
+            return None
+        return Finding(
+            AGREES,
+            k,
+            0.0,
+            bound,
+            found.half,
+            f"agrees to {k} digits: the values at x +- {found.half:.3g} equal f(x) exactly, "
+            f"so the slope is 0 to within {bound:.2g}",
+        )
+
     def second(self, pairs: Sequence[tuple[int, int]]) -> None:
         """The Taylor rate test and, where the domain cut the steps, one-sided differences."""
         out, at, h, here = self.out, self.at, self.h, self.here
         rows = sorted({r for _, r in pairs})
         sided: dict[int, list[Estimate]] = {}
+        turns = {r: self.holdings.turn(r, self.i) for r in rows}
         if out.nominal is None:  # the domain cut the central steps short
-            sided = one_sided(
-                self.evaluate, at, here, _ONE_SIDED_REACH * h, rows, noise=self.noise(rows)
-            )
+            reach = min([_ONE_SIDED_REACH * h, *turns.values()])
+            sided = one_sided(self.evaluate, at, here, reach, rows, noise=self.noise(rows))
         for m, r in pairs:
             a, a_err = self.analytic[m][r], out.roundoff[(m, r)]
             if sided.get(r):
@@ -410,7 +449,11 @@ class _Examining:
             # Steps below |x| where x is near 0, where many functions have their
             # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
             reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
+            # Not beyond a radian of a periodic op's argument (t - sin(t) at 1e15).
+            reach = min(reach, turns[r])
             got = rate_test(self.evaluate, at, here, r, a, a_err, reach, self.holdings.noise(r))
+            if got.verdict == UNDECIDED:
+                got = self._flat(r, a) or got
             if got.verdict != UNDECIDED:
                 out.findings[(m, r)] = got
             else:

@@ -54,7 +54,7 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
         if any(abs(a - b) > s.nondet_tol for a, b in zip(g, again, strict=True)):
             return None  # the exhaustive check names the entry and the two values
     here = [f.data for f in fs]
-    direction = Direction(levels, k, here, w, g, rng, s.eps)
+    direction = Direction(levels, k, here, w, g, rng, s.step)
     slopes: list[float] = []
     for mode in s.modes:
         if mode == "fwd":
@@ -82,6 +82,11 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
         up, down = direction._phi(1.0, slopes), direction._phi(-1.0, slopes)
         if up is None or down is None:
             return None  # the exhaustive check finds steps that fit
+        if any(f is None for f in direction.nominal(slopes, up, down)):
+            # The numbers do not confirm the slope within round-off: the tolerance
+            # may forgive a difference they prove, and only the exhaustive check
+            # says which entry and cautions (issue 26).
+            return None
         entries = []
         # Per unit length of the direction, as PyTorch's and JAX's unit
         # directions: the tolerance then weighs it as a derivative.

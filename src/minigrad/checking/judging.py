@@ -18,7 +18,7 @@ entry:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from minigrad.checking.diagnose import kink_note
 from minigrad.checking.evidence import Examined
@@ -26,9 +26,13 @@ from minigrad.checking.levels import Key
 from minigrad.checking.numeric import Evaluate
 from minigrad.checking.report import Entry, where
 from minigrad.checking.settings import Settings
-from minigrad.checking.verdict import AGREES, UNDECIDED, WRONG, Finding, classic
+from minigrad.checking.verdict import AGREES, MIN_DIGITS, UNDECIDED, WRONG, Finding, classic
 
-__all__ = ["decide", "entry_of"]
+__all__ = ["UNDECIDED_WARNING", "decide", "entry_of"]
+
+#: How the warning for an entry the numbers could not decide begins (after
+#: where it is): such an entry never passes silently.
+UNDECIDED_WARNING = "undecided: the numbers can neither confirm nor refute"
 
 
 def decide(
@@ -75,6 +79,8 @@ def decide(
     # that spans periods of sin at 1e14 would look like a jump).
     if 0.0 < finding.step < 0.5 * h:
         h = finding.step
+    if s.exact_step:
+        return _at_eps(s, a, finding, examined, m, r, names, entry, found is not None), ""
     if s.classic:
         passed, shown, sure = classic(a, n_nominal, ests, s.allowed)
         note = kink_note(evaluate, x, here, r, h, k) if not passed or not sure else ""
@@ -86,8 +92,19 @@ def decide(
         if finding.verdict == WRONG:
             return e, _forgiven(e, s, examined.roundoff.get((m, r), 0.0), names)
         return e, ""
-    if finding.verdict == AGREES:
+    if finding.verdict == AGREES and finding.digits >= MIN_DIGITS:
         return entry(True, finding), ""
+    if finding.verdict == AGREES:
+        # An agreement that proves fewer digits checks nothing (expm1(x) / x at
+        # 1e-20 "agrees" with a slope of 0 to within 1e5): undecided.
+        finding = Finding(
+            UNDECIDED,
+            finding.digits,
+            finding.numerical,
+            finding.error,
+            finding.step,
+            f"{finding.reason}, which leaves fewer than {MIN_DIGITS} digits",
+        )
     note = kink_note(evaluate, x, here, r, h, k)
     if finding.verdict == WRONG and not note:
         return entry(False, finding), ""
@@ -116,7 +133,60 @@ def decide(
     e = entry(passed, undecided, note)
     if passed and not sure and not note:
         return e, _uncertain(e, names, none_settled)
+    if passed and not note:
+        # What the numbers cannot decide never passes silently.
+        return e, (
+            f"{where(e, names)}: {UNDECIDED_WARNING} the analytic {a:.9g} ({first}); it "
+            f"passed the classic test (atol={s.atol:g}, "
+            f"rtol={s.rtol:g}) only"
+        )
     return e, ""
+
+
+def _at_eps(
+    s: Settings,
+    a: float,
+    finding: Finding,
+    examined: Examined,
+    m: int,
+    r: int,
+    names: Sequence[str],
+    entry: Callable[..., Entry],
+    fits: bool,
+) -> Entry:
+    """The classic test on the central difference at step ``eps`` exactly (PyTorch's form).
+
+    The verdict of the numbers stays on the entry, and its reason says when
+    it and the tolerance disagree: a right rule failed because eps is too
+    large (lab 03's point), or a wrong one passed by the tolerance.
+    """
+    found = examined.nominal
+    if not fits or found is None:
+        why = (
+            f"the classic test at step eps={s.eps:g}: x + eps or x - eps is outside the "
+            "function's domain, so the central difference at eps does not exist"
+        )
+        return entry(False, Finding(finding.verdict, 0, math.nan, math.nan, s.eps, why))
+    n = found.values[r]
+    passed = s.close(a, n)
+    d = abs(a - n)
+    rel = d / abs(n) if n != 0.0 else math.inf
+    why = (
+        f"the classic test at step eps={s.eps:g} (PyTorch's central difference): "
+        f"|analytic - numerical| = {d:.3g} (relatively {rel:.3g}) is "
+        f"{'within' if passed else 'beyond'} atol + rtol * |numerical| = {s.allowed(n):.3g}"
+    )
+    if not passed and finding.verdict == AGREES:
+        why += (
+            f"; yet the rule agrees to {finding.digits} digits with the extrapolated "
+            f"derivative {finding.numerical:.10g}: the step eps is too large (truncation "
+            "error) or too small (round-off) for this tolerance"
+        )
+    elif passed and finding.verdict == WRONG:
+        why += f"; but the numbers prove it wrong ({finding.reason})"
+    # The difference at eps has a truncation error nobody measured: no bound.
+    shown = Finding(finding.verdict, finding.digits, n, math.inf, found.half, why)
+    return entry(passed, shown)
 
 
 def entry_of(

@@ -116,15 +116,22 @@ class Estimate:
             estimate is 0 and its bound the resolution of the values (what a
             change smaller than their rounding could hide), which shows that
             the derivative is below that bound, not what it is.
+        roundoff: The part of ``error`` that round-off accounts for (the
+            round-off carried through the tableau, doubled); the rest,
+            ``error - roundoff``, is what the tableau still moved: structure
+            of the function at this scale of step (0 when not known).
     """
 
-    __slots__ = ("error", "flat", "step", "value")
+    __slots__ = ("error", "flat", "roundoff", "step", "value")
 
-    def __init__(self, value: float, error: float, step: float, flat: bool = False) -> None:
+    def __init__(
+        self, value: float, error: float, step: float, flat: bool = False, roundoff: float = 0.0
+    ) -> None:
         self.value = value
         self.error = error
         self.step = step
         self.flat = flat
+        self.roundoff = roundoff
 
     def __repr__(self) -> str:
         extra = ", flat=True" if self.flat else ""
@@ -326,7 +333,7 @@ def _tableau(
                     # Nothing changed yet: the values' own rounding bounds the slope.
                     bound = 2.0 * noise[r]
                     if r not in flat or bound < flat[r].error:
-                        flat[r] = Estimate(0.0, bound, step, flat=True)
+                        flat[r] = Estimate(0.0, bound, step, flat=True, roundoff=bound)
                     if depth >= 2:
                         continue  # three steps changed nothing: flat here, no use going on
             else:
@@ -369,7 +376,7 @@ def _tableau(
                 error = max(error, 2.0 * carried[j])
                 if settled >= max(2, j) and error <= bound:
                     bound = error
-                    best[r] = Estimate(column[j], error, step)
+                    best[r] = Estimate(column[j], error, step, roundoff=2.0 * carried[j])
             previous[r] = (column, carried)
             if enough is not None and r in best and enough(r, best[r]):
                 continue  # the caller needs no better estimate

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.checking.numeric import nominal_step
 from minigrad.checking.verdict import CLASSIC_ATOL, CLASSIC_RTOL
 from minigrad.core._validate import as_int, non_negative, positive
 
@@ -37,7 +38,9 @@ class Settings:
     the analytic side (``"rev"``, ``"fwd"``).
 
     Attributes (beyond the arguments): ``classic``, whether the caller gave
-    ``atol`` or ``rtol`` (the classic test decides); ``atol`` and ``rtol``
+    ``atol`` or ``rtol`` (the classic test decides); ``exact_step``, whether
+    ``eps`` was given too (the classic test then takes the central difference
+    at step ``eps`` exactly, as PyTorch does); ``atol`` and ``rtol``
     are then the tolerances it uses, the one not given at PyTorch's default
     (and PyTorch's two when neither was: the classic test then judges only
     what the error bound leaves undecided).
@@ -54,6 +57,7 @@ class Settings:
         "atol",
         "classic",
         "eps",
+        "exact_step",
         "fast_mode",
         "method",
         "modes",
@@ -82,6 +86,9 @@ class Settings:
         # eps None: the checker's own step, PyTorch's 1e-6 scaled to the input.
         self.eps = 1e-6 if eps is None else positive(eps, f"{where}: eps")
         self.classic = atol is not None or rtol is not None
+        # eps with atol or rtol: PyTorch's and lab 03's call form, whose
+        # numerical derivative is the central difference at step eps exactly.
+        self.exact_step = self.classic and eps is not None
         self.atol = CLASSIC_ATOL if atol is None else non_negative(atol, f"{where}: atol")
         self.rtol = CLASSIC_RTOL if rtol is None else non_negative(rtol, f"{where}: rtol")
         self.nondet_tol = non_negative(nondet_tol, f"{where}: nondet_tol")
@@ -131,6 +138,19 @@ class Settings:
         copy = self.with_modes(self.modes)
         copy.sharpen = False
         return copy
+
+    def step(self, x: float) -> float:
+        """The nominal step at ``x``: ``eps`` itself in the classic call form with
+        ``eps`` given (PyTorch's), else ``eps`` scaled to ``x``
+        (:func:`~minigrad.checking.numeric.nominal_step`).
+
+        Example:
+            >>> Settings("check", eps=1e-2, atol=1e-4).step(100.0)
+            0.01
+            >>> Settings("check", eps=1e-2).step(100.0)
+            0.1
+        """
+        return self.eps if self.exact_step else nominal_step(x, self.eps)
 
     def allowed(self, numerical: float) -> float:
         """The tolerance of an entry: ``atol + rtol * |numerical|``."""

@@ -40,6 +40,7 @@ from minigrad.checking.verdict import (
     WRONG,
     Finding,
     finest_step,
+    zero_scale,
 )
 from minigrad.checking.verdict import digits as count_digits
 
@@ -164,14 +165,23 @@ def _one_side(
         changes.append(value - centre)
         roundings.append(2.0 * rounding)
         floors.append(_ABOVE_NOISE * (2.0 * rounding + slope_err * abs(taken)))
+    # A slope of 0 is counted in digits of the function's size per unit of x
+    # (never of subnormal size: 0 proved to 1e-318 is as good as exact).
+    size = max([abs(centre), *(abs(centre + c) for c in changes)], default=abs(centre))
+    scale0 = zero_scale(size, x)
     if steps and slope == 0.0 and all(r == 0.0 for r in rests):
         # The values equal f(x) exactly at every step: the function is constant
         # on this side as far as floats can tell, and so is a slope of 0.
         quantum = max(math.ulp(centre), NOISE_FLOOR)
         bound = quantum / steps[0]
+        k = count_digits(0.0, 0.0, bound, scale0)
+        if k < MIN_DIGITS:
+            # Steps too small to see the slope (expm1(x) / x at 1e-20 is 1 at
+            # every step below 1e-20): a bound that checks nothing.
+            return None, True
         return Finding(
             AGREES,
-            0,
+            k,
             0.0,
             bound,
             steps[0],
@@ -207,7 +217,9 @@ def _one_side(
     if all(p >= _SQUARE for p in rates):
         # The linear term is below what the last remainder leaves: |f' - g| h <= |r(h)|.
         bound = (abs(rests[smallest]) + floors[smallest]) / steps[smallest]
-        k = count_digits(slope, slope, bound)
+        k = count_digits(slope, slope, bound, scale0)
+        if k < MIN_DIGITS:
+            return None, True  # right to within a bound that leaves no digits: undecided
         return Finding(
             AGREES,
             k,
@@ -216,12 +228,23 @@ def _one_side(
             steps[smallest],
             f"agrees (the second method): the Taylor remainder f(x + h) - f(x) - g h falls "
             f"as h**2 or faster (rates {shown} down to step {steps[smallest]:.3g}), so the "
-            f"slope is right to within {bound:.2g}" + (f", {k} digits" if k >= MIN_DIGITS else ""),
+            f"slope is right to within {bound:.2g}, {k} digits",
         ), True
     slopes = [rests[i] / (side * steps[i]) for i in last]
     lo, hi = _LINEAR
     steady = max(slopes) - min(slopes) <= 0.1 * min(abs(s) for s in slopes)
-    if all(lo <= p <= hi for p in rates) and steady and steps[smallest] >= finest_step(x):
+    # The function must change at every one of those steps: where its values
+    # equal f(x) exactly, the remainder is -g h by construction and falls as h
+    # whatever the slope (a forward that cancels inside, log1p(exp(x)) - x at
+    # 30, is quantized to ulps of x that its graph does not show). A flat
+    # function can agree with a slope, never convict one.
+    moving = all(changes[i] != 0.0 for i in last)
+    if (
+        all(lo <= p <= hi for p in rates)
+        and steady
+        and moving
+        and steps[smallest] >= finest_step(x)
+    ):
         off = slopes[-1]
         # The change from the step before (what the h**2 term still moves) and
         # twice the round-off (the floor is 32 times the round-off).

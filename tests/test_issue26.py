@@ -1,0 +1,211 @@
+"""Issue 26: verdicts without exceptions.
+
+Each test here failed on the code before issue 26 (commit 2823ac9) and names
+the item of the issue it covers.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import pytest
+
+import minigrad as mg
+from minigrad import GradcheckWarning, Rule, Value, check, gradcheck
+from minigrad.checking.judging import UNDECIDED_WARNING
+
+
+def _warned(call: Callable[[], bool]) -> tuple[bool, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        verdict = call()
+    return verdict, [str(w.message) for w in caught if issubclass(w.category, GradcheckWarning)]
+
+
+# Item 1: "agrees (0 digits)" is no agreement.
+
+
+def test_item1_expm1_over_x_at_1e_20_fails_its_zero_gradient() -> None:
+    # The reverse pass gives 0 (chain-rule cancellation); the derivative is 0.5.
+    report = check(lambda v: mg.expm1(v) / v, [Value(1e-20)])
+    assert not report.ok, report.text()
+    assert all(e.verdict != "agrees" or e.digits >= 3 for e in report.entries)
+
+
+def test_item1_a_custom_1e9_plus_sin_1_percent_off_fails_at_3_7e7() -> None:
+    r = Rule("big_sin", lambda x: 1e9 + math.sin(x), (lambda x, out: 1.01 * mg.cos(x),))
+    report = check(lambda v: r(v), [Value(37214412.8)])
+    assert not report.ok, report.text()
+
+
+@pytest.mark.parametrize(
+    ("name", "func", "x"),
+    [
+        ("relu(-1)", lambda v: v.relu(), -1.0),
+        ("(a + 1)**2 at -1", lambda a: (a + 1) * (a + 1), -1.0),
+        ("cos at 0", lambda v: mg.cos(v), 0.0),
+        ("x**3 at 0", lambda v: v**3, 0.0),
+        ("exp at -800", lambda v: v.exp(), -800.0),
+    ],
+)
+def test_item1_a_slope_of_0_agrees_to_digits_of_the_functions_size(
+    name: str, func: Callable[[Value], Value], x: float
+) -> None:
+    report = check(func, [Value(x)])
+    (entry,) = report.entries
+    assert entry.verdict == "agrees" and entry.digits >= 3, (name, entry.reason)
+    assert report.warnings == [], name
+
+
+def test_no_report_holds_an_agreement_of_fewer_than_3_digits() -> None:
+    funcs: list[tuple[Callable[..., Value], list[float]]] = [
+        (lambda v: mg.expm1(v) / v, [1e-20]),
+        (lambda v: v.tanh(), [30.0]),
+        (lambda a, b: a * b, [0.0, 2.2250738585072014e-308]),
+    ]
+    for func, xs in funcs:
+        for e in check(func, [Value(x) for x in xs]).entries:
+            assert e.verdict != "agrees" or e.digits >= 3, e.reason
+
+
+# Item 3 (in part): what stays undecided never passes silently.
+
+
+def test_item3_an_undecided_entry_passes_only_with_a_warning_that_says_why() -> None:
+    passed, warned = _warned(lambda: gradcheck(lambda v: v.tanh(), [Value(30.0)]))
+    assert passed is True
+    assert len(warned) == 1 and UNDECIDED_WARNING in warned[0], warned
+    assert "classic test" in warned[0]
+
+
+def test_item3_a_cancelling_forward_10_percent_off_does_not_pass_silently() -> None:
+    wrong = Rule(
+        "softplus_minus_x",
+        lambda x: math.log1p(math.exp(x)) - x,
+        (lambda x, out: -1.1 * mg.sigmoid(-x),),
+    )
+    passed, warned = _warned(
+        lambda: gradcheck(lambda v: wrong(v), [Value(15.2)], raise_exception=False)
+    )
+    assert passed is False or warned, "a rule 10% off passed with no warning"
+
+
+# Item 6: oscillation is no false alarm.
+
+
+@pytest.mark.parametrize(
+    ("name", "func", "x"),
+    [
+        ("t*t + sin(t) at 3e7", lambda t: t * t + mg.sin(t), 3e7),
+        ("t - sin(t) at 1e15", lambda t: t - mg.sin(t), 1e15),
+        ("t - sin(t) at 3e15", lambda t: t - mg.sin(t), 3e15),
+        ("t*t + 0.5*cos(3t) at 1.234e7", lambda t: t * t + 0.5 * mg.cos(3.0 * t), 1.234e7),
+    ],
+)
+def test_item6_steps_spanning_periods_convict_no_right_rule(
+    name: str, func: Callable[[Value], Value], x: float
+) -> None:
+    report = check(func, [Value(x)])
+    assert report.ok, (name, report.text())
+    assert all(e.verdict != "wrong" for e in report.entries), name
+
+
+def test_item6_random_points_near_1e7_pass() -> None:
+    import random
+
+    rng = random.Random(26)
+    for _ in range(12):
+        x = rng.uniform(1e7, 2e7)
+        report = check(lambda t: t * t + mg.sin(t), [Value(x)])
+        assert report.ok, (x, report.text())
+
+
+def test_item6_a_wrong_rule_under_the_oscillation_is_still_caught() -> None:
+    wrong = Rule("wrong_sin", math.sin, (lambda x, out: 1.5 * mg.cos(x),))
+    assert not check(lambda t: t * t + wrong(t), [Value(3e7 + 0.3)]).ok
+
+
+# Item 7: the second method does not convict on its own.
+
+
+@pytest.mark.parametrize("x", [30.0, 100.0, 700.0])
+def test_item7_a_forward_cancelling_inside_is_not_called_wrong(x: float) -> None:
+    softplus_minus_x = Rule(
+        "softplus_minus_x",
+        lambda x: math.log1p(math.exp(x)) - x,
+        (lambda x, out: -mg.sigmoid(-x),),
+    )
+    report = check(lambda v: softplus_minus_x(v), [Value(x)])
+    assert report.ok, report.text()
+    assert all(e.verdict != "wrong" for e in report.entries)
+
+
+@pytest.mark.parametrize("x", [1e-10, 1e-50, 1e-150])
+def test_item7_cos_minus_1_near_0_is_not_called_wrong(x: float) -> None:
+    cos_minus_1 = Rule("cos_minus_1", lambda x: math.cos(x) - 1.0, (lambda x, out: -mg.sin(x),))
+    report = check(lambda v: cos_minus_1(v), [Value(x)])
+    assert report.ok, report.text()
+    assert all(e.verdict != "wrong" for e in report.entries)
+
+
+# Item 4: fast mode.
+
+
+def test_item4_fast_mode_with_a_tolerance_cautions_what_it_forgave() -> None:
+    off = Rule("off", lambda x: x, (lambda x, out: 1.2,))
+    passed, warned = _warned(
+        lambda: gradcheck(off, [Value(1.0)], rtol=0.5, fast_mode=True, raise_exception=False)
+    )
+    assert passed is True
+    assert any("forgave" in w for w in warned), warned
+    report = check(off, [Value(1.0)], rtol=0.5, fast_mode=True)
+    assert [e.verdict for e in report.entries] == ["wrong"]
+
+
+@pytest.mark.parametrize(
+    ("name", "forward", "slope", "edges"),
+    [
+        ("asin", math.asin, lambda x: 1.0 / mg.sqrt(1.0 - x * x), (1.0, -1.0)),
+        ("atanh", math.atanh, lambda x: 1.0 / (1.0 - x * x), (1.0, -1.0)),
+        ("log1p", math.log1p, lambda x: 1.0 / (1.0 + x), (-1.0,)),
+    ],
+)
+def test_item4_fast_mode_catches_wrong_rules_near_their_domain_edges(
+    name: str,
+    forward: Callable[[float], float],
+    slope: Callable[..., object],
+    edges: tuple[float, ...],
+) -> None:
+    wrong = Rule(f"wrong_{name}", forward, (lambda x, out: 1.01 * slope(x),))  # type: ignore[operator]
+    right = Rule(f"right_{name}", forward, (lambda x, out: slope(x),))
+    for edge in edges:
+        for distance in (1e-9, 1e-11, 1e-12, 1e-14):
+            x = edge - math.copysign(distance, edge)
+            report = check(lambda v: wrong(v), [Value(x)], fast_mode=True)
+            assert not report.ok or report.warnings, (name, x, report.text())
+            assert check(lambda v: right(v), [Value(x)], fast_mode=True).ok, (name, x)
+
+
+# The classic call form: eps with atol or rtol is the step, exactly.
+
+
+def test_the_classic_form_takes_the_central_difference_at_eps_exactly() -> None:
+    report = check(lambda x: (10 * x).exp(), [Value(0.3)], eps=1e-2, atol=1e-4, rtol=1e-3)
+    assert not report.ok, report.text()
+    (entry,) = report.entries
+    assert abs(entry.step - 1e-2) <= 1e-15
+    # PyTorch's and lab 03's central difference at 1e-2: relatively 1.7e-3 off.
+    central = (math.exp(10 * 0.31) - math.exp(10 * 0.29)) / 0.02
+    assert abs(entry.numerical - central) <= 1e-9 * central
+    # The rule is right: the report says that eps is the trouble, not the rule.
+    assert entry.verdict == "agrees" and "eps is too large" in entry.reason
+    assert "eps=0.01" in report.fault
+    # At a smaller eps the same test passes, as in PyTorch.
+    assert check(lambda x: (10 * x).exp(), [Value(0.3)], eps=1e-6, atol=1e-4, rtol=1e-3).ok
+
+
+def test_the_classic_form_at_eps_is_not_scaled_by_the_input() -> None:
+    report = check(lambda x: x * x, [Value(100.0)], eps=1e-3, atol=1e-5, rtol=1e-3)
+    assert abs(report.entries[0].step - 1e-3) <= 1e-12, report.entries[0].step
