@@ -209,3 +209,33 @@ def test_the_classic_form_takes_the_central_difference_at_eps_exactly() -> None:
 def test_the_classic_form_at_eps_is_not_scaled_by_the_input() -> None:
     report = check(lambda x: x * x, [Value(100.0)], eps=1e-3, atol=1e-5, rtol=1e-3)
     assert abs(report.entries[0].step - 1e-3) <= 1e-12, report.entries[0].step
+
+
+# Item 5: a tolerance tighter than the numbers first gave is not a silent pass.
+
+ORDINARY: list[tuple[str, Callable[[float], float], Callable[..., object]]] = [
+    ("sin", math.sin, lambda x: mg.cos(x)),
+    ("log", math.log, lambda x: 1.0 / x),
+    ("sqrt", math.sqrt, lambda x: 0.5 / mg.sqrt(x)),
+    ("atan", math.atan, lambda x: 1.0 / (1.0 + x * x)),
+]
+
+
+@pytest.mark.parametrize("method", ["central", "richardson"])
+@pytest.mark.parametrize(("name", "forward", "slope"), ORDINARY, ids=[o[0] for o in ORDINARY])
+def test_item5_atol_0_rtol_1e_9_catches_a_rule_1e_7_off(
+    name: str, forward: Callable[[float], float], slope: Callable[..., object], method: str
+) -> None:
+    wrong = Rule(f"off_{name}", forward, (lambda x, out: (1.0 + 1e-7) * slope(x),))  # type: ignore[operator]
+    for x in (0.3, 0.7, 1.3, 2.0, 5.0):
+        passed, warned = _warned(
+            lambda x=x: gradcheck(
+                lambda v: wrong(v),
+                [Value(x)],
+                atol=0.0,
+                rtol=1e-9,
+                method=method,
+                raise_exception=False,
+            )
+        )
+        assert passed is False or warned, (name, x)

@@ -258,6 +258,7 @@ class _Checker:
                 nominal,
                 thorough=not s.classic,
                 sharpen=few and s.sharpen,
+                tight=s.classic and s.tight,
             )
             probe = (evaluate, at, here, h)
             for m, (mode, analytic, _, _) in enumerate(sides):

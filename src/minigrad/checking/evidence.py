@@ -208,6 +208,7 @@ def examine(
     *,
     thorough: bool,
     sharpen: bool,
+    tight: bool = False,
 ) -> Examined:
     """Findings for the ``(mode, row)`` pairs of input ``i``; see the module's steps.
 
@@ -223,6 +224,8 @@ def examine(
         found: The nominal difference (already computed), or None.
         thorough: Sharpen and try the second method (the default verdicts).
         sharpen: Whether sharpening is affordable (a check of a few inputs).
+        tight: Sharpen even without ``thorough``: the classic test with a
+            tolerance tighter than a few digits needs estimates that sharp.
     """
     e = _Examining(evaluate, at, h, here, analytic, holdings_of, i, Examined(found))
     out = e.out
@@ -268,7 +271,7 @@ def examine(
     if pending:
         e.extrapolate(pending, MIN_DIGITS)
     # 3. Sharpening, where the nominal difference agreed to few digits.
-    if thorough and sharpen:
+    if (thorough or tight) and sharpen:
         blunt = e.blunt(rows, (AGREES, UNDECIDED))
         if blunt:
             e.sharpen(blunt)

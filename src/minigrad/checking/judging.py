@@ -87,7 +87,9 @@ def decide(
         if not passed:
             return entry(False, _shown(finding, shown), note), ""
         e = entry(True, _shown(finding, shown) if shown is not None else finding)
-        if not sure and not note and finding.verdict != AGREES:
+        if not sure and not note:
+            # Whatever the verdict's digits, they did not reach the tolerance asked
+            # for (atol=0, rtol=1e-9 and a rule 1e-7 off): not a silent pass.
             return e, _uncertain(e, names, math.isnan(e.error))
         if finding.verdict == WRONG:
             return e, _forgiven(e, s, examined.roundoff.get((m, r), 0.0), names)

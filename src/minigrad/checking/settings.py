@@ -139,6 +139,16 @@ class Settings:
         copy.sharpen = False
         return copy
 
+    @property
+    def tight(self) -> bool:
+        """Whether the tolerances ask for more digits than PyTorch's (a tenth of both or less).
+
+        Example:
+            >>> Settings("check", atol=0.0, rtol=1e-9).tight, Settings("check", atol=1e-5).tight
+            (True, False)
+        """
+        return self.rtol <= 0.1 * CLASSIC_RTOL and self.atol <= 0.1 * CLASSIC_ATOL
+
     def step(self, x: float) -> float:
         """The nominal step at ``x``: ``eps`` itself in the classic call form with
         ``eps`` given (PyTorch's), else ``eps`` scaled to ``x``
