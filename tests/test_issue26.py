@@ -239,3 +239,31 @@ def test_item5_atol_0_rtol_1e_9_catches_a_rule_1e_7_off(
             )
         )
         assert passed is False or warned, (name, x)
+
+
+# Item 2: sharpened at any number of inputs.
+
+
+@pytest.mark.parametrize("inputs", [4, 6])
+@pytest.mark.parametrize("b", [0.2, 0.7, 2.5])
+def test_item2_a_rule_1e_3_off_is_caught_beside_a_large_term_at_any_number_of_inputs(
+    inputs: int, b: float
+) -> None:
+    csin = Rule("csin", math.sin, (lambda x, out: (1.0 + 1e-3) * mg.cos(x),))
+    xs = [Value(0.3 + 0.1 * k) for k in range(inputs)]
+    xs[1] = Value(b)
+
+    def product(*v: Value) -> Value:
+        return 1e8 + csin(v[1]) + math.prod(v[2:], start=v[0])
+
+    def scaled(*v: Value) -> Value:
+        return (
+            v[0] * 1e8
+            + csin(v[1])
+            + sum((v[k] * v[k + 1] for k in range(2, inputs - 1)), Value(0.0))
+        )
+
+    for func in (product, scaled):
+        report = check(func, xs)
+        assert not report.ok, report.text()
+        assert [e.wrt for e in report.failures] == [1], report.text()

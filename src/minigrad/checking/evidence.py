@@ -271,8 +271,10 @@ def examine(
     if pending:
         e.extrapolate(pending, MIN_DIGITS)
     # 3. Sharpening, where the nominal difference agreed to few digits.
-    if (thorough or tight) and sharpen:
-        blunt = e.blunt(rows, (AGREES, UNDECIDED))
+    # A check of many inputs sharpens only what is still open (undecided): an
+    # agreement of few digits there is left to the direction over all inputs.
+    if thorough or tight:
+        blunt = e.blunt(rows, (AGREES, UNDECIDED) if sharpen else (UNDECIDED,))
         if blunt:
             e.sharpen(blunt)
     # 4. The second method, for what stays undecided.
