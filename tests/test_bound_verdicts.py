@@ -433,10 +433,11 @@ def test_fast_mode_sees_a_wrong_partial_beside_one_1e4_times_larger(
 # Many inputs: the whole gradient along one balanced direction.
 
 
-def test_a_check_of_many_inputs_compares_the_whole_gradient_along_a_direction() -> None:
-    # Eight inputs: each entry's own difference resolves 6 or 7 digits, too few
-    # to see a rule error of 1e-8; the whole gradient along one balanced
-    # direction, extrapolated, resolves 9.
+def test_a_check_of_many_inputs_sharpens_the_entries_a_custom_rule_reaches() -> None:
+    # Eight inputs: each entry's own nominal difference resolves 6 or 7 digits,
+    # too few to see a rule error of 1e-8; where the graph holds a custom rule,
+    # each entry is sharpened (larger steps) as in a check of few inputs
+    # (issue 26), and what stays blunt is compared along one direction.
     def custom_sin(error: float) -> Rule:
         return Rule("csin", math.sin, (lambda x, out: (1.0 + error) * mg.cos(x),))
 
@@ -445,20 +446,17 @@ def test_a_check_of_many_inputs_compares_the_whole_gradient_along_a_direction() 
 
     xs = [Value(0.1 * i + 0.05) for i in range(8)]
     right = check(func(custom_sin(0.0)), xs)
-    assert right.ok
-    assert all(e.digits < SHARP_DIGITS for e in right.entries if e.wrt >= 0)
-    (direction,) = [e for e in right.entries if e.wrt < 0]
-    assert direction.verdict == "agrees" and direction.digits >= SHARP_DIGITS
-    assert any("the whole gradient" in r for r in right.remarks)
+    assert right.ok and right.warnings == []
+    assert all(e.verdict == "agrees" and e.digits >= SHARP_DIGITS for e in right.entries)
     wrong = check(func(custom_sin(1e-8)), xs)
     assert not wrong.ok
-    assert [(e.wrt, e.verdict) for e in wrong.failures] == [(-1, "wrong")]
+    assert all(e.verdict == "wrong" for e in wrong.failures), wrong.text()
     assert "op 'csin'" in wrong.fault
-    assert "a random direction" in wrong.text()
     # A graph of built-in rules alone (each checked against its exact
-    # derivative) costs no more than the entries: no direction.
+    # derivative) costs no more than the entries: no sharpening, no direction.
     builtin = check(lambda *v: sum((t.sin() * t for t in v), Value(0.0)), xs)
     assert builtin.ok and all(e.wrt >= 0 for e in builtin.entries)
+    assert any(e.digits < SHARP_DIGITS for e in builtin.entries)
 
 
 # The second method and the numbers behind the verdicts.

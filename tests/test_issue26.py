@@ -267,3 +267,75 @@ def test_item2_a_rule_1e_3_off_is_caught_beside_a_large_term_at_any_number_of_in
         report = check(func, xs)
         assert not report.ok, report.text()
         assert [e.wrt for e in report.failures] == [1], report.text()
+
+
+# Item 8: order 2 beside a pole away from 0.
+
+
+@pytest.mark.parametrize("distance", [1e-10, 1e-11, 1e-12, 1e-13])
+def test_item8_tan_beside_its_pole_passes_gradgradcheck(distance: float) -> None:
+    report = check(mg.tan, [Value(math.pi / 2 - distance)], order=2)
+    assert report.ok, report.text()
+    assert report.warnings == [], report.warnings
+    assert all(e.verdict == "agrees" for e in report.entries), report.text()
+
+
+def test_item8_a_pole_away_from_0_is_no_jump() -> None:
+    report = check(lambda v: 1 / (v - 1), [Value(1 + 1e-10)], order=2)
+    assert report.ok and report.warnings == [], report.text()
+
+
+def test_item8_a_wrong_second_derivative_beside_the_pole_is_caught() -> None:
+    def slope(x: object, out: object) -> object:
+        # sec**2 = 1 + tan**2 on floats; on Values its own slope is 1.01 times
+        # too large (the added term is 0 in value, 0.02 tan dtan in slope).
+        if isinstance(out, Value):
+            return 1.0 + out * out + 0.01 * (out * out - out.data**2)
+        return 1.0 + out * out  # type: ignore[operator]
+
+    right = Rule("tan_", math.tan, (lambda x, out: 1.0 + out * out,))
+    wrong = Rule("tan2", math.tan, (slope,))
+    x = math.pi / 2 - 1e-10
+    assert check(lambda v: right(v), [Value(x)], order=2).ok
+    assert check(lambda v: wrong(v), [Value(x)]).ok
+    report = check(lambda v: wrong(v), [Value(x)], order=2)
+    assert not report.ok and report.failures[0].order == 2, report.text()
+
+
+# Item 9: order 2 at tiny magnitudes, where the second derivatives are not floats.
+
+
+@pytest.mark.parametrize(
+    ("name", "func", "xs"),
+    [
+        ("atan2", mg.atan2, (1e-170, 1e-170)),
+        ("atan2", mg.atan2, (1e-200, 1e-200)),
+        ("x/y", lambda x, y: x / y, (1e-170, 1e-170)),
+        ("x/y", lambda x, y: x / y, (1e-200, 1e-200)),
+        ("x/y", lambda x, y: x / y, (3.0, 1e-150)),
+        ("x**y", lambda x, y: x**y, (1e-310, 0.5)),
+    ],
+)
+def test_item9_second_derivatives_beyond_float64_are_not_called_wrong(
+    name: str, func: Callable[..., Value], xs: tuple[float, float]
+) -> None:
+    passed, warned = _warned(
+        lambda: mg.gradgradcheck(func, [Value(x) for x in xs], raise_exception=False)
+    )
+    assert passed is True, (name, xs, check(func, [Value(x) for x in xs], order=2).text())
+    assert len(warned) == 1 and "beyond the range of float64" in warned[0], warned
+
+
+# Item 10: a partial that drops the graph, under gradgradcheck.
+
+
+def test_item10_a_float_only_partial_is_named_and_order_1_is_right() -> None:
+    mytanh = Rule("mytanh", math.tanh, (lambda x, out: 1.0 - math.tanh(x) ** 2,))
+    assert gradcheck(lambda v: mytanh(v), [Value(0.5)])
+    report = check(lambda v: mytanh(v), [Value(0.5)], order=2)
+    assert not report.ok
+    (failure,) = report.failures
+    assert failure.order == 2 and failure.verdict != "wrong", report.text()
+    assert "order 2 cannot be checked" in report.fault and "mytanh" in report.fault
+    assert all(e.verdict == "agrees" for e in report.entries if e.order == 1)
+    assert "wrong on" not in report.text(), report.text()

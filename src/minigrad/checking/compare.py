@@ -50,10 +50,10 @@ from minigrad.checking.levels import (
     forward_jacobian,
 )
 from minigrad.checking.locate import narrow
-from minigrad.checking.numeric import one_sided_slopes
+from minigrad.checking.numeric import central, one_sided_slopes
 from minigrad.checking.report import Entry, Report, modes_in_words, where
 from minigrad.checking.settings import Settings
-from minigrad.checking.verdict import AGREES, SHARP_DIGITS, WRONG
+from minigrad.checking.verdict import AGREES, SHARP_DIGITS, UNDECIDED, WRONG
 from minigrad.core._validate import as_int
 from minigrad.core.inputs import weights
 from minigrad.core.value import Value
@@ -72,6 +72,8 @@ _PASSES = {"rev": "backward", "fwd": "forward mode (jvp)"}
 #: by one (a dozen evaluations each); beyond it, one random direction over
 #: all the inputs is extrapolated instead.
 SHARPEN_INPUTS = 3
+#: A rate of change beyond this is taken as beyond float64's range.
+_BEYOND = 1e300
 
 
 class _Level:
@@ -100,6 +102,8 @@ class _Checker:
         self.levels = levels
         self.settings = settings
         self.localize = localize
+        # A partial that failed on Values (create_graph) while it worked on floats.
+        self.dropped: DerivativeError | None = None
 
     def run(self, order: int) -> Report:
         s = self.settings
@@ -120,6 +124,16 @@ class _Checker:
                     whole.compared += 1
                 found = self.compare(k, both)
             except DerivativeError as exc:
+                beyond = self._overflows(k) if k > 1 else ""
+                if beyond:
+                    # Not the rule's fault: the derivatives are not floats here.
+                    whole.compared += 1
+                    whole.cautions.append(
+                        f"order {k}: the order-{k} derivatives cannot be checked here: {beyond}, "
+                        f"beyond the range of float64, and the analytic pass overflowed too "
+                        f"({exc}); orders below {k} were checked"
+                    )
+                    return self._report(k - 1, whole, failed=False)
                 note = f"the order-{k} derivatives could not be computed: {exc}"
                 # Building a level is reverse mode's work, which forward over
                 # reverse needs too: a check in forward mode alone owns it.
@@ -149,13 +163,76 @@ class _Checker:
             if found.failures:
                 whole.failures = sorted(found.failures, key=_severity)
                 return self._report(k, whole, failed=True)
+            if self.dropped is not None and k < order:
+                return self._dropped(k, whole, self.dropped)
         return self._report(order, whole, failed=False)
 
-    def _report(self, k: int, whole: _Level, *, failed: bool) -> Report:
+    def _dropped(self, k: int, whole: _Level, exc: DerivativeError) -> Report:
+        """Order ``k`` passed on floats, but a partial drops the graph: order ``k + 1``
+        cannot be checked, and the report says which partial, not that a rule is wrong."""
+        s = self.settings
+        note = (
+            f"order {k + 1} cannot be checked, and order {k} passed on floats: a partial "
+            f"computes on floats only, which drops the graph the order-{k + 1} derivatives "
+            f"are built from: {exc}"
+        )
+        mode = exc.mode if exc.mode in s.modes else s.modes[0]
+        entry = Entry(
+            k + 1,
+            0,
+            (),
+            0,
+            math.nan,
+            math.nan,
+            s.atol,
+            False,
+            note,
+            mode=mode,
+            verdict=UNDECIDED,
+            reason=note,
+        )
+        whole.compared += 1
+        whole.add(entry)
+        report = self._report(k + 1, whole, failed=True, localize=False)
+        report.fault = note
+        return report
+
+    def _overflows(self, k: int) -> str:
+        """Where level ``k``'s values change faster than float64 can hold, in words ("" if nowhere).
+
+        A difference quotient over a step a millionth of the input: when it
+        overflows, or passes 1e300, the next derivative is beyond the floats
+        (``x / y`` at y = 1e-150 has the second derivative 6e450), and an
+        analytic pass that overflowed there did what it could.
+        """
+        levels = self.levels
+        worst, where = 0.0, -1
+        for i, x in enumerate(levels.xs):
+            at = x.data
+            h = abs(at) * 1e-6 if at != 0.0 else self.settings.step(at)
+            sides = central(levels.evaluator(k, i), at, h)
+            if sides is None:
+                continue
+            up, down, half = sides
+            for u, d in zip(up, down, strict=True):
+                try:
+                    q = (u - d) / (2.0 * half)
+                except (ArithmeticError, ValueError):
+                    q = math.inf
+                if not abs(q) <= abs(worst):
+                    worst, where = q, i
+        if abs(worst) <= _BEYOND:
+            return ""
+        name = levels.names[where]
+        return f"the order-{k - 1} derivative changes with {name} at a rate of {worst:.3g}"
+
+    def _report(self, k: int, whole: _Level, *, failed: bool, localize: bool = True) -> Report:
         s = self.settings
         fault = ""
         narrowing: Value | None = None
-        if failed and s.exact_step and all(e.verdict == AGREES for e in whole.failures):
+        if not localize:
+            pass
+        elif failed and s.exact_step and all(e.verdict == AGREES for e in whole.failures):
             fault = (
                 "every failing entry agrees with the extrapolated derivative: the central "
                 f"difference at eps={s.eps:g} is off by its own truncation or round-off, not "
@@ -207,12 +284,27 @@ class _Checker:
             # One forward pass per input: column i is the jvp along e_i.
             analytic = forward_jacobian(fs, xs, False)
             again = forward_jacobian(fs, xs, False) if twice else analytic
-            lifted = forward_jacobian(fs, xs, True) if both else None
-            return analytic, again, lifted
+            return analytic, again, self._lifted(lambda: forward_jacobian(fs, xs, True), both)
         analytic = [[g.data for g in derivatives(f, xs, False)] for f in fs]
         again = [[g.data for g in derivatives(f, xs, False)] for f in fs] if twice else analytic
-        lifted = [[g.data for g in derivatives(f, xs, True)] for f in fs] if both else None
+        lifted = self._lifted(
+            lambda: [[g.data for g in derivatives(f, xs, True)] for f in fs], both
+        )
         return analytic, again, lifted
+
+    def _lifted(
+        self, compute: Callable[[], list[list[float]]], both: bool
+    ) -> list[list[float]] | None:
+        """The level's derivatives on Values (create_graph), or None where a partial
+        cannot take Values: it computes on floats only and drops the graph, so
+        this level is checked on floats and the next cannot be (``self.dropped``)."""
+        if not both:
+            return None
+        try:
+            return compute()
+        except DerivativeError as exc:
+            self.dropped = exc
+            return None
 
     def compare(self, k: int, both: bool) -> _Level:
         """Compare every entry of level k in every mode (with ``both``, create_graph too).

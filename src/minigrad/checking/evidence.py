@@ -277,6 +277,14 @@ def examine(
         blunt = e.blunt(rows, (AGREES, UNDECIDED) if sharpen else (UNDECIDED,))
         if blunt:
             e.sharpen(blunt)
+    # A difference seen at larger steps must hold at the smaller ones too
+    # (after sharpening, or where a pole next to x spoils the nominal scale).
+    if thorough:
+        suspect = [
+            r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in e.modes_of[r])
+        ]
+        if suspect:
+            e.extrapolate(suspect, 17)
     # 4. The second method, for what stays undecided.
     if thorough:
         open_pairs = [p for p in pairs if out.findings[p].verdict == UNDECIDED]
@@ -286,11 +294,14 @@ def examine(
 
 
 def _better(before: Finding | None, fresh: Finding) -> Finding:
-    """The stronger of two findings for one entry: a proof of wrong, else more digits."""
-    if before is None or fresh.verdict == WRONG:
+    """The stronger of two findings for one entry: a proof of wrong, else more digits.
+
+    A fresh finding judges every estimate made so far, the earlier ones too:
+    where the earlier finding was a proof of wrong, the fresh one (which may
+    have found that smaller steps contradict it) stands.
+    """
+    if before is None or fresh.verdict == WRONG or before.verdict == WRONG:
         return fresh
-    if before.verdict == WRONG:
-        return before
     if fresh.verdict == AGREES and (before.verdict != AGREES or fresh.digits > before.digits):
         return fresh
     return before
@@ -403,12 +414,6 @@ class _Examining:
         still = [r for r in self.blunt(rows, (AGREES,)) if r not in fresh]
         if still:
             self.extrapolate(still, SHARP_DIGITS)
-        # A difference seen only at larger steps must hold at the smaller ones too.
-        suspect = [
-            r for r in rows if any(out.findings[(m, r)].verdict == WRONG for m in self.modes_of[r])
-        ]
-        if suspect:
-            self.extrapolate(suspect, 17)
 
     def _flat(self, r: int, a: float) -> Finding | None:
         """A slope of 0 where the values at the nominal step equal f(x) exactly, or None.

@@ -197,8 +197,16 @@ def _agrees(a: float, a_err: float, e: Estimate) -> bool:
 def _resolves(a: float, a_err: float, e: Estimate, finest: float = 0.0) -> bool:
     # A flat estimate (the values did not change at all) can agree, and
     # contradict, but never convict: what it shows is the resolution of the
-    # values, not the size of the derivative.
-    return not e.flat and e.step >= finest and abs(a - e.value) > SAFETY * (e.error + a_err)
+    # values, not the size of the derivative. Nor can one within its own bound
+    # of 0: it shows that the derivative is small, not what it is (steps that
+    # straddle a pole 1e-13 away see sec**2 symmetric about it, and 2e12 +-
+    # 2e18 where the second derivative of tan is 2e39).
+    return (
+        not e.flat
+        and abs(e.value) > e.error
+        and e.step >= finest
+        and abs(a - e.value) > SAFETY * (e.error + a_err)
+    )
 
 
 def finest_step(x: float) -> float:
@@ -290,6 +298,19 @@ def judge(
                 f"(steps {pair[0].step:.3g} and {pair[1].step:.3g} agree on it); the "
                 f"difference {gap:.3g} is {times:.3g} times the error bound",
             )
+        # The agreement comes from steps below the pair's: the larger steps reach
+        # beyond where the function is smooth (a pole 1e-10 away: tan's second
+        # derivative at pi/2 - 1e-10, whose steps from 1e-6 straddle the pole
+        # and see sec**2 symmetric about it), and the smaller ones decide.
+        below = [e for e in ests if e.step < pair[0].step / 1.5 and not e.flat]
+        if below and not _pair(a, a_err, below, finest):
+            closer = judge(a, a_err, below, what, finest)
+            if closer.verdict == AGREES:
+                closer.reason += (
+                    f"; larger steps ({pair[0].step:.3g} and {pair[1].step:.3g}) disagree, "
+                    "as steps that reach past a pole or a kink next to x do"
+                )
+                return closer
         return _undecided(
             ests,
             f"{what} estimates contradict each other: steps {pair[0].step:.3g} and "
