@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -175,10 +176,10 @@ def test_item4_fast_mode_with_a_tolerance_cautions_what_it_forgave() -> None:
 def test_item4_fast_mode_catches_wrong_rules_near_their_domain_edges(
     name: str,
     forward: Callable[[float], float],
-    slope: Callable[..., object],
+    slope: Callable[[Any], Any],
     edges: tuple[float, ...],
 ) -> None:
-    wrong = Rule(f"wrong_{name}", forward, (lambda x, out: 1.01 * slope(x),))  # type: ignore[operator]
+    wrong = Rule(f"wrong_{name}", forward, (lambda x, out: 1.01 * slope(x),))
     right = Rule(f"right_{name}", forward, (lambda x, out: slope(x),))
     for edge in edges:
         for distance in (1e-9, 1e-11, 1e-12, 1e-14):
@@ -213,7 +214,7 @@ def test_the_classic_form_at_eps_is_not_scaled_by_the_input() -> None:
 
 # Item 5: a tolerance tighter than the numbers first gave is not a silent pass.
 
-ORDINARY: list[tuple[str, Callable[[float], float], Callable[..., object]]] = [
+ORDINARY: list[tuple[str, Callable[[float], float], Callable[[Any], Any]]] = [
     ("sin", math.sin, lambda x: mg.cos(x)),
     ("log", math.log, lambda x: 1.0 / x),
     ("sqrt", math.sqrt, lambda x: 0.5 / mg.sqrt(x)),
@@ -224,12 +225,13 @@ ORDINARY: list[tuple[str, Callable[[float], float], Callable[..., object]]] = [
 @pytest.mark.parametrize("method", ["central", "richardson"])
 @pytest.mark.parametrize(("name", "forward", "slope"), ORDINARY, ids=[o[0] for o in ORDINARY])
 def test_item5_atol_0_rtol_1e_9_catches_a_rule_1e_7_off(
-    name: str, forward: Callable[[float], float], slope: Callable[..., object], method: str
+    name: str, forward: Callable[[float], float], slope: Callable[[Any], Any], method: str
 ) -> None:
-    wrong = Rule(f"off_{name}", forward, (lambda x, out: (1.0 + 1e-7) * slope(x),))  # type: ignore[operator]
+    wrong = Rule(f"off_{name}", forward, (lambda x, out: (1.0 + 1e-7) * slope(x),))
     for x in (0.3, 0.7, 1.3, 2.0, 5.0):
-        passed, warned = _warned(
-            lambda x=x: gradcheck(
+
+        def run(x: float = x) -> bool:
+            return gradcheck(
                 lambda v: wrong(v),
                 [Value(x)],
                 atol=0.0,
@@ -237,7 +239,8 @@ def test_item5_atol_0_rtol_1e_9_catches_a_rule_1e_7_off(
                 method=method,
                 raise_exception=False,
             )
-        )
+
+        passed, warned = _warned(run)
         assert passed is False or warned, (name, x)
 
 
@@ -286,12 +289,12 @@ def test_item8_a_pole_away_from_0_is_no_jump() -> None:
 
 
 def test_item8_a_wrong_second_derivative_beside_the_pole_is_caught() -> None:
-    def slope(x: object, out: object) -> object:
+    def slope(x: Any, out: Any) -> Any:
         # sec**2 = 1 + tan**2 on floats; on Values its own slope is 1.01 times
         # too large (the added term is 0 in value, 0.02 tan dtan in slope).
         if isinstance(out, Value):
             return 1.0 + out * out + 0.01 * (out * out - out.data**2)
-        return 1.0 + out * out  # type: ignore[operator]
+        return 1.0 + out * out
 
     right = Rule("tan_", math.tan, (lambda x, out: 1.0 + out * out,))
     wrong = Rule("tan2", math.tan, (slope,))
@@ -339,3 +342,41 @@ def test_item10_a_float_only_partial_is_named_and_order_1_is_right() -> None:
     assert "order 2 cannot be checked" in report.fault and "mytanh" in report.fault
     assert all(e.verdict == "agrees" for e in report.entries if e.order == 1)
     assert "wrong on" not in report.text(), report.text()
+
+
+# Item 3: resolved as far as the numbers allow.
+
+
+def test_item3_a_forward_that_cancels_inside_shows_its_grid_and_a_10_percent_error() -> None:
+    def rule(error: float) -> Rule:
+        return Rule(
+            "softplus_minus_x",
+            lambda x: math.log1p(math.exp(x)) - x,
+            (lambda x, out: -(1.0 + error) * mg.sigmoid(-x),),
+        )
+
+    for error in (1e-1, 1e-3):
+        wrong = rule(error)
+        assert not check(lambda v, r=wrong: r(v), [Value(15.2)]).ok, error
+    passed, warned = _warned(lambda: gradcheck(lambda v: rule(0.0)(v), [Value(15.2)]))
+    assert passed is True and warned == [], warned
+
+
+def test_item3_tanh_at_6_3_resolves_a_rule_error_of_1e_6() -> None:
+    def rule(error: float) -> Rule:
+        return Rule("ctanh", math.tanh, (lambda x, out: (1.0 + error) * mg.ops.sech2(x),))
+
+    assert not check(lambda v: rule(1e-6)(v), [Value(6.3)]).ok
+    passed, warned = _warned(lambda: gradcheck(lambda v: rule(0.0)(v), [Value(6.3)]))
+    assert passed is True and warned == [], warned
+
+
+def test_item3_one_sharp_scale_forbids_a_blunter_agreement() -> None:
+    from minigrad.checking.numeric import Estimate
+    from minigrad.checking.verdict import judge
+
+    # The blunt estimate agrees, the sharp one resolves a difference: with no
+    # second scale to confirm it, the entry is undecided, not "agrees".
+    ests = [Estimate(1.0, 1e-3, 1e-2), Estimate(1.0 - 1e-6, 1e-9, 1e-3)]
+    assert judge(1.0, 0.0, ests).verdict == "undecided"
+    assert judge(1.0 - 1e-6, 0.0, ests).verdict == "agrees"

@@ -38,6 +38,8 @@ from minigrad.checking.numeric import (
     Evaluate,
     central,
     extrapolate,
+    grain,
+    grained,
     one_sided,
     roundoff,
 )
@@ -54,6 +56,7 @@ from minigrad.checking.verdict import (
     finest_step,
     judge,
     nominal,
+    resolves,
     settled,
     zero_scale,
 )
@@ -65,6 +68,9 @@ __all__ = ["Examined", "Holdings", "Nominal", "examine", "nominal_difference"]
 _ANALYTIC = 32.0 * 2.0**-52
 #: The Taylor test starts this many nominal steps out (and halves 24 times).
 _TAYLOR_REACH = 1e3
+#: Starts around the step of a lone estimate that resolves a difference, as
+#: multiples of it (a tableau's best row is 2 to 20 times below its start).
+_AROUND = (4.0, 40.0, 0.4)
 #: One-sided differences start up to this many nominal steps out.
 _ONE_SIDED_REACH = 1e4
 
@@ -145,7 +151,11 @@ class Nominal:
         self.half = half
         self.left = left
         self.right = right
-        self.roundoff = roundoff([max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)], half)
+        self.roundoff = roundoff(
+            [max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)],
+            half,
+            grained(up, down, None),
+        )
         self.richardson = False
 
 
@@ -258,7 +268,8 @@ def examine(
                 # spares sharpening (sin: 1 ulp of the value, not 64).
                 a_err = e.a_err(m, r)
                 bigger = max(abs(found.up[r]), abs(found.down[r]))
-                noise = roundoff([bigger], found.half, [2.0 * holdings_of.noise(r)])[0]
+                held = max(2.0 * holdings_of.noise(r), grain(found.up[r], found.down[r]))
+                noise = roundoff([bigger], found.half, [held])[0]
                 if found.richardson:
                     noise *= 3.0
                 again = nominal(a, a_err, n, noise, found.half)
@@ -285,12 +296,23 @@ def examine(
         ]
         if suspect:
             e.extrapolate(suspect, 17)
+        # One scale of step resolved a difference and none confirms it: starts
+        # on either side of that scale look for the second piece of evidence.
+        e.confirm(rows)
     # 4. The second method, for what stays undecided.
     if thorough:
         open_pairs = [p for p in pairs if out.findings[p].verdict == UNDECIDED]
         if open_pairs:
             e.second(open_pairs)
     return out
+
+
+def _outweighed(a: float, a_err: float, ests: Sequence[Estimate], agreed: Finding) -> bool:
+    """Whether an estimate sharper than an agreement resolves a difference (one scale
+    cannot convict, but it forbids the agreement: tanh at 6.3 with a rule 1e-6 off)."""
+    return agreed.verdict == AGREES and any(
+        e.error < agreed.error and resolves(a, a_err, e) for e in ests
+    )
 
 
 def _better(before: Finding | None, fresh: Finding) -> Finding:
@@ -395,8 +417,28 @@ class _Examining:
             turn = self.holdings.turn(r, self.i) if ests[r] else math.inf
             known.extend(e for e in ests[r] if (e.value, e.step) not in seen and e.step <= turn)
             for m in modes_of[r]:
-                fresh = judge(analytic[m][r], errs[(m, r)], out.estimates[r], finest=finest)
-                out.findings[(m, r)] = _better(out.findings.get((m, r)), fresh)
+                a, a_err = analytic[m][r], errs[(m, r)]
+                fresh = judge(a, a_err, out.estimates[r], finest=finest)
+                before = out.findings.get((m, r))
+                if before is not None and _outweighed(a, a_err, out.estimates[r], before):
+                    before = None  # a sharper estimate forbids the earlier agreement
+                out.findings[(m, r)] = _better(before, fresh)
+
+    def confirm(self, rows: Sequence[int]) -> None:
+        """For undecided rows where one estimate resolves a difference, starts
+        around its step, for a second scale that confirms (or contradicts) it."""
+        out, finest = self.out, finest_step(self.at)
+        for r in rows:
+            pairs = [(m, r) for m in self.modes_of[r] if out.findings[(m, r)].verdict == UNDECIDED]
+            lone = [
+                e
+                for e in out.estimates.get(r, [])
+                for m, _ in pairs
+                if resolves(self.analytic[m][r], out.roundoff[(m, r)], e, finest)
+            ]
+            if lone:
+                step = min(lone, key=lambda e: e.error).step
+                self.extrapolate([r], 17, scales=[step * f / self.h for f in _AROUND])
 
     def sharpen(self, rows: Sequence[int]) -> None:
         """Larger steps for agreements of few digits; a difference they find is confirmed small."""
@@ -464,6 +506,8 @@ class _Examining:
             got = rate_test(self.evaluate, at, here, r, a, a_err, reach, self.holdings.noise(r))
             if got.verdict == UNDECIDED:
                 got = self._flat(r, a) or got
+            elif got.verdict == AGREES and _outweighed(a, a_err, out.estimates.get(r, []), got):
+                got = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, got.reason)
             if got.verdict != UNDECIDED:
                 out.findings[(m, r)] = got
             else:

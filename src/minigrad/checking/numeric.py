@@ -55,6 +55,8 @@ __all__ = [
     "Estimate",
     "central",
     "extrapolate",
+    "grain",
+    "grained",
     "min_step",
     "nominal_step",
     "one_sided",
@@ -158,6 +160,42 @@ def nominal_step(x: float, eps: float) -> float:
     return max(eps * max(1.0, math.sqrt(abs(x))), min_step(x))
 
 
+#: A value's grid counts as coarse when it is this many ulps of the value or more.
+_COARSE = 2.0**8
+
+
+def grain(*values: float) -> float:
+    """The grid that every one of ``values`` lies on, when it is coarse; else 0.
+
+    A forward that cancels large intermediates inside itself, hidden from the
+    graph (a custom rule computing ``log1p(exp(x)) - x`` at 15, whose values
+    are whole multiples of an ulp of 15, about 2e-15, where the value itself
+    is 3e-7), returns values whose last bits are all 0: their round-off is the
+    grid's spacing, not an ulp of the value. The lowest set bit of each value
+    gives its grid; random mantissas make it an ulp or two, so values that
+    differ and all lie on a grid 256 ulps apart and more is no accident.
+
+    Example:
+        >>> grain(30.000000000000092 - 30.0, 30.00000000000011 - 30.0) == math.ulp(30.0)
+        True
+        >>> grain(0.1, 0.7), grain(1.0, 1.0)
+        (0.0, 0.0)
+    """
+    if len(set(values)) < 2:
+        return 0.0  # values that do not differ show no grid (1.0 is on every grid)
+    coarse = math.inf
+    for v in values:
+        if v == 0.0 or not math.isfinite(v):
+            continue
+        mantissa, exponent = math.frexp(abs(v))
+        whole = int(mantissa * 2.0**53)
+        spacing = math.ldexp(float(whole & -whole), exponent - 53)
+        if spacing < _COARSE * math.ulp(v):
+            return 0.0
+        coarse = min(coarse, spacing)
+    return 0.0 if coarse == math.inf else coarse
+
+
 def roundoff(
     values: Sequence[float], step: float, noise: Sequence[float] | None = None
 ) -> list[float]:
@@ -245,7 +283,19 @@ def _difference(
     if not all(math.isfinite(q) for q in quotient):
         return None
     bigger = [max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)]
-    return quotient, roundoff(bigger, half, noise), half
+    return quotient, roundoff(bigger, half, grained(up, down, noise)), half
+
+
+def grained(
+    up: Sequence[float], down: Sequence[float], noise: Sequence[float] | None
+) -> list[float] | None:
+    """``noise`` raised to the grid the values lie on where it is coarse (:func:`grain`)."""
+    grains = [grain(u, d) for u, d in zip(up, down, strict=True)]
+    if not any(grains):
+        return None if noise is None else list(noise)
+    if noise is None:  # the model's own round-off, as roundoff() takes it without noise
+        noise = [ROUNDOFF * max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)]
+    return [max(n, g) for n, g in zip(noise, grains, strict=True)]
 
 
 def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:

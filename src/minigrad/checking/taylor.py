@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric import NOISE_FLOOR, ROUNDOFF, Evaluate
+from minigrad.checking.numeric import NOISE_FLOOR, ROUNDOFF, Evaluate, grain
 from minigrad.checking.verdict import (
     AGREES,
     MIN_DIGITS,
@@ -159,7 +159,9 @@ def _one_side(
         rest = value - centre - slope * taken
         if not math.isfinite(rest):
             continue
-        rounding = max(ROUNDOFF * max(abs(value), abs(centre)), NOISE_FLOOR, noise)
+        rounding = max(
+            ROUNDOFF * max(abs(value), abs(centre)), NOISE_FLOOR, noise, grain(value, centre)
+        )
         steps.append(abs(taken))
         rests.append(rest)
         changes.append(value - centre)

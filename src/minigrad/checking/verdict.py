@@ -57,6 +57,7 @@ __all__ = [
     "finest_step",
     "judge",
     "nominal",
+    "resolves",
     "settled",
     "zero_scale",
 ]
@@ -194,16 +195,23 @@ def _agrees(a: float, a_err: float, e: Estimate) -> bool:
     return abs(a - e.value) <= e.error + a_err
 
 
-def _resolves(a: float, a_err: float, e: Estimate, finest: float = 0.0) -> bool:
+def resolves(a: float, a_err: float, e: Estimate, finest: float = 0.0) -> bool:
+    """Whether estimate ``e`` resolves a difference from ``a`` that it may convict on.
+
+    Example:
+        >>> sharp, blunt = Estimate(2.0, 1e-9, 1e-3), Estimate(2.0, 0.1, 1e-3)
+        >>> resolves(2.2, 0.0, sharp), resolves(2.2, 0.0, blunt)
+        (True, False)
+    """
     # A flat estimate (the values did not change at all) can agree, and
     # contradict, but never convict: what it shows is the resolution of the
-    # values, not the size of the derivative. Nor can one within its own bound
-    # of 0: it shows that the derivative is small, not what it is (steps that
-    # straddle a pole 1e-13 away see sec**2 symmetric about it, and 2e12 +-
-    # 2e18 where the second derivative of tan is 2e39).
+    # values, not the size of the derivative. Nor can one that does not know
+    # its own value to a digit: it shows that the derivative is small, not
+    # what it is (steps that straddle a pole 1e-10 away see sec**2 symmetric
+    # about it, and 2.1e11 +- 1.9e11 where the second derivative of tan is 2e30).
     return (
         not e.flat
-        and abs(e.value) > e.error
+        and abs(e.value) > SAFETY * e.error
         and e.step >= finest
         and abs(a - e.value) > SAFETY * (e.error + a_err)
     )
@@ -230,7 +238,7 @@ def _pair(a: float, a_err: float, ests: Sequence[Estimate], finest: float = 0.0)
     Two scales: steps at least 1.5 times apart (one step seen twice is one
     piece of evidence, not two).
     """
-    sharp = sorted((e for e in ests if _resolves(a, a_err, e, finest)), key=lambda e: e.step)
+    sharp = sorted((e for e in ests if resolves(a, a_err, e, finest)), key=lambda e: e.step)
     if not sharp:
         return []
     one = sharp[0]
@@ -255,8 +263,14 @@ def _structured(ests: Sequence[Estimate], step: float, gap: float) -> bool:
     and 2790 span hundreds of periods and agree on the average slope 2t, not
     on 2t + cos(t). Such larger steps cannot convict.
     """
+    # The tableau there moved by more than twice its round-off (not noise whose
+    # model fell short at a step of a few ulps), and by half the difference.
     return any(
-        not e.flat and e.step < step / 1.5 and e.error - e.roundoff > 0.5 * gap for e in ests
+        not e.flat
+        and e.step < step / 1.5
+        and e.error > 2.0 * e.roundoff
+        and e.error - e.roundoff > 0.5 * gap
+        for e in ests
     )
 
 
@@ -321,6 +335,17 @@ def judge(
     if agreeing:
         best = max(agreeing, key=lambda e: (digits(a, e.value, e.error), -e.error))
         k = digits(a, best.value, best.error)
+        # A sharper estimate that resolves a difference outweighs a blunter one
+        # that agrees: one scale cannot convict, but it forbids the agreement.
+        lone = [e for e in ests if resolves(a, a_err, e, finest) and e.error < best.error]
+        if lone:
+            sharp = min(lone, key=lambda e: e.error)
+            return _undecided(
+                ests,
+                f"the {what} derivative {sharp.value:.10g} +- {sharp.error:.2g} (step "
+                f"{sharp.step:.3g}) is {abs(a - sharp.value):.3g} from the analytic value, "
+                "but no second scale of step confirms it",
+            )
         if k >= MIN_DIGITS:
             return Finding(
                 AGREES,
