@@ -66,6 +66,9 @@ class Op:
     poles: tuple[float, ...] = ()
     #: The family the op's table row counts it in.
     family: str = ""
+    #: A part added outside the custom op, with the tool's own operations (a
+    #: sine the tool's graph shows: ``custom(x) + native(ns, x)``), or None.
+    native: Callable[[Any, Any], Any] | None = None
 
 
 def f32(x: float) -> float:
@@ -86,6 +89,7 @@ def _where(c: Any, a: Any, b: Any) -> Any:
 FLOATS = types.SimpleNamespace(
     sin=math.sin,
     cos=math.cos,
+    tan=math.tan,
     tanh=math.tanh,
     exp=math.exp,
     log=math.log,
@@ -110,7 +114,8 @@ def minigrad_namespace() -> types.SimpleNamespace:
         # Rounding has no derivative: on a Value (create_graph) it is a constant.
         return mg.Value(f32(x.data)) if isinstance(x, mg.Value) else f32(x)
 
-    ops = {n: getattr(mg, n) for n in ("sin", "cos", "tanh", "exp", "log", "log1p", "sqrt", "erf")}
+    names = ("sin", "cos", "tan", "tanh", "exp", "log", "log1p", "sqrt", "erf")
+    ops = {n: getattr(mg, n) for n in names}
     return types.SimpleNamespace(**ops, abs=abs, where=_where, f32=rounded, data=data)
 
 

@@ -82,8 +82,13 @@ class Tool:
     run: Callable[[Op, float], tuple[str, str]]
 
 
-def minigrad_tool() -> Tool:
-    """``minigrad.check`` at its defaults on a ``minigrad.Rule``."""
+#: minigrad's ways of checking one rule: its default, fast mode, forward mode,
+#: and the rule as one of four inputs (``rule(b) + a * c * d``).
+MINIGRAD_WAYS = ("default", "fast mode", "forward mode", "4 inputs")
+
+
+def minigrad_tool(way: str = "default") -> Tool:
+    """``minigrad.check`` at its defaults on a ``minigrad.Rule``, one of :data:`MINIGRAD_WAYS`."""
     ns = minigrad_namespace()
     rules: dict[int, mg.Rule] = {}
 
@@ -98,9 +103,27 @@ def minigrad_tool() -> Tool:
             )
         return rules[id(op)]
 
+    def checked(op: Op, x: float) -> mg.Report:
+        custom = rule(op)
+        native = op.native
+
+        def r(v: mg.Value) -> mg.Value:
+            return custom(v) if native is None else custom(v) + native(ns, v)
+
+        if way == "fast mode":
+            return mg.check(r, [mg.Value(x)], fast_mode=True)
+        if way == "forward mode":
+            return mg.check(r, [mg.Value(x)], modes=("fwd",))
+        if way == "4 inputs":
+            others = [mg.Value(0.3), mg.Value(1.1), mg.Value(0.4)]
+            return mg.check(
+                lambda a, b, c, d: r(b) + a * c * d, [others[0], mg.Value(x), *others[1:]]
+            )
+        return mg.check(r, [mg.Value(x)])
+
     def run(op: Op, x: float) -> tuple[str, str]:
         try:
-            report = mg.check(rule(op), [mg.Value(x)])
+            report = checked(op, x)
         except Exception as exc:
             return RAISE, f"{type(exc).__name__}: {first_lines(exc)}"
         if not report.ok:
@@ -109,17 +132,22 @@ def minigrad_tool() -> Tool:
             return WARN, first_lines(report.warnings[0])
         return PASS, ""
 
-    return Tool("minigrad", f"{mg.__version__} (git {git_revision()})", run)
+    name = "minigrad" if way == "default" else f"minigrad, {way}"
+    return Tool(name, f"{mg.__version__} (git {git_revision()})", run)
 
 
-def torch_tool() -> Tool:
-    """``torch.autograd.gradcheck`` at its defaults on a ``torch.autograd.Function``."""
+def torch_tool(fast_mode: bool = False) -> Tool:
+    """``torch.autograd.gradcheck`` at its defaults on a ``torch.autograd.Function``
+    (with ``fast_mode``, its fast mode)."""
     torch: Any = importlib.import_module("torch")
     failure: Any = importlib.import_module("torch.autograd.gradcheck").GradcheckError
     ns = types.SimpleNamespace(
         **{
             n: getattr(torch, n)
-            for n in ("sin", "cos", "tanh", "exp", "log", "log1p", "sqrt", "erf", "abs", "where")
+            for n in (
+                *("sin", "cos", "tan", "tanh", "exp", "log", "log1p", "sqrt", "erf"),
+                *("abs", "where"),
+            )
         },
         f32=lambda t: t.to(torch.float32).to(torch.float64),
         data=lambda t: t,
@@ -148,9 +176,15 @@ def torch_tool() -> Tool:
 
     def run(op: Op, x: float) -> tuple[str, str]:
         t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
-        return judge(lambda: torch.autograd.gradcheck(custom(op), (t,)), (failure,), None)
+        f, native = custom(op), op.native
+        whole = f if native is None else (lambda v: f(v) + native(ns, v))
+        return judge(
+            lambda: torch.autograd.gradcheck(whole, (t,), fast_mode=fast_mode),
+            (failure,),
+            None,
+        )
 
-    return Tool("torch", torch.__version__, run)
+    return Tool("torch, fast mode" if fast_mode else "torch", torch.__version__, run)
 
 
 def jax_tool() -> Tool:
@@ -163,7 +197,7 @@ def jax_tool() -> Tool:
     ns = types.SimpleNamespace(
         **{
             n: getattr(jnp, n)
-            for n in ("sin", "cos", "tanh", "exp", "log", "log1p", "sqrt", "abs", "where")
+            for n in ("sin", "cos", "tan", "tanh", "exp", "log", "log1p", "sqrt", "abs", "where")
         },
         erf=special.erf,
         f32=lambda a: a.astype(jnp.float32).astype(jnp.float64),
@@ -189,9 +223,9 @@ def jax_tool() -> Tool:
 
     def run(op: Op, x: float) -> tuple[str, str]:
         a = jnp.asarray(x, dtype=jnp.float64)
-        return judge(
-            lambda: check_grads(custom(op), (a,), 1, modes=("rev",)), (AssertionError,), None
-        )
+        f, native = custom(op), op.native
+        whole = f if native is None else (lambda v: f(v) + native(ns, v))
+        return judge(lambda: check_grads(whole, (a,), 1, modes=("rev",)), (AssertionError,), None)
 
     version = f"{jax.__version__} (jaxlib {importlib.import_module('jaxlib').__version__})"
     return Tool("jax", version, run)
@@ -218,7 +252,10 @@ def load_tools(names: Sequence[str]) -> tuple[list[Tool], list[str]]:
 # What float64 can resolve at a point.
 
 _MP = types.SimpleNamespace(
-    **{n: getattr(mpmath, n) for n in ("sin", "cos", "tanh", "exp", "log", "log1p", "sqrt", "erf")},
+    **{
+        n: getattr(mpmath, n)
+        for n in ("sin", "cos", "tan", "tanh", "exp", "log", "log1p", "sqrt", "erf")
+    },
     abs=abs,
     where=lambda c, a, b: a if c else b,
     data=lambda x: x,

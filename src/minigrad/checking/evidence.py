@@ -299,6 +299,10 @@ def examine(
         # One scale of step resolved a difference and none confirms it: starts
         # on either side of that scale look for the second piece of evidence.
         e.confirm(rows)
+        # A conviction must not be contradicted by the second method.
+        convicted = [p for p in pairs if out.findings[p].verdict == WRONG]
+        if convicted:
+            e.cross_examine(convicted)
     # 4. The second method, for what stays undecided.
     if thorough:
         open_pairs = [p for p in pairs if out.findings[p].verdict == UNDECIDED]
@@ -424,6 +428,51 @@ class _Examining:
                     before = None  # a sharper estimate forbids the earlier agreement
                 out.findings[(m, r)] = _better(before, fresh)
 
+    def _reach(self, r: int) -> float:
+        """How far out the Taylor test starts for row ``r``."""
+        at, h = self.at, self.h
+        # Steps below |x| where x is near 0, where many functions have their
+        # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
+        reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
+        # Not beyond a radian of a periodic op's argument (t - sin(t) at 1e15).
+        return min(reach, self.holdings.turn(r, self.i))
+
+    def cross_examine(self, pairs: Sequence[tuple[int, int]]) -> None:
+        """A conviction the Taylor remainder contradicts is undecided.
+
+        Where the remainder with the analytic slope falls as ``h**2`` down to
+        steps that bound the slope's error well below the difference the
+        extrapolation found, the two methods disagree, and the extrapolated
+        pair came from steps that do not see the slope: ``t * t + sin(t)`` at
+        3e7 inside a custom rule, whose steps of 279 and 2790 average the
+        sine away (a graph of minigrad's ops shows the sine; a rule's forward
+        does not).
+        """
+        out = self.out
+        for m, r in pairs:
+            a, a_err = self.analytic[m][r], out.roundoff[(m, r)]
+            convicted = out.findings[(m, r)]
+            gap = abs(a - convicted.numerical)
+            got = rate_test(
+                self.evaluate,
+                self.at,
+                self.here,
+                r,
+                a,
+                a_err,
+                self._reach(r),
+                self.holdings.noise(r),
+            )
+            if got.verdict == AGREES and got.error < 0.5 * gap:
+                out.findings[(m, r)] = Finding(
+                    UNDECIDED,
+                    0,
+                    convicted.numerical,
+                    math.inf,
+                    convicted.step,
+                    f"the methods disagree: {convicted.reason}; but {got.reason}",
+                )
+
     def confirm(self, rows: Sequence[int]) -> None:
         """For undecided rows where one estimate resolves a difference, starts
         around its step, for a second scale that confirms (or contradicts) it."""
@@ -498,12 +547,9 @@ class _Examining:
                 if got.verdict != UNDECIDED:
                     out.findings[(m, r)] = got
                     continue
-            # Steps below |x| where x is near 0, where many functions have their
-            # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
-            reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
-            # Not beyond a radian of a periodic op's argument (t - sin(t) at 1e15).
-            reach = min(reach, turns[r])
-            got = rate_test(self.evaluate, at, here, r, a, a_err, reach, self.holdings.noise(r))
+            got = rate_test(
+                self.evaluate, at, here, r, a, a_err, self._reach(r), self.holdings.noise(r)
+            )
             if got.verdict == UNDECIDED:
                 got = self._flat(r, a) or got
             elif got.verdict == AGREES and _outweighed(a, a_err, out.estimates.get(r, []), got):
