@@ -204,13 +204,20 @@ def whole(op: Op) -> Op:
     )
 
 
-def all_tools(names: Sequence[str]) -> tuple[list[Tool], list[str]]:
-    """minigrad in each of its ways, torch and its fast mode, jax: those installed."""
+#: The family whose sine hides inside a custom rule's forward: a known limit
+#: (the graph shows no period there; see docs/checking.md), reported apart.
+INSIDE = "oscillating, inside the rule"
+
+
+def all_tools(
+    names: Sequence[str], ways: Sequence[str] = MINIGRAD_WAYS
+) -> tuple[list[Tool], list[str]]:
+    """minigrad in each of ``ways``, torch and its fast mode, jax: those installed."""
     tools: list[Tool] = []
     missing: list[str] = []
     for name in names:
         if name == "minigrad":
-            tools.extend(minigrad_tool(way) for way in MINIGRAD_WAYS)
+            tools.extend(minigrad_tool(way) for way in ways)
             continue
         found, lost = load_tools([name])
         tools.extend(found)
@@ -253,10 +260,17 @@ def _r(r: float) -> str:
     return "none" if not math.isfinite(r) else f"{r:.0e}"
 
 
-def measure(names: Sequence[str]) -> tuple[list[list[object]], list[str], dict[str, Any]]:
-    tools, missing = all_tools(names)
+def measure(
+    names: Sequence[str], ways: Sequence[str] = MINIGRAD_WAYS
+) -> tuple[list[list[object]], list[str], dict[str, Any]]:
+    """The table's rows, the tools not installed, and the summary: per tool its false
+    alarms, warned right rules and points; ``within a decade`` (minigrad's default,
+    [within, of]) and ``beyond`` (those points), both without the family :data:`INSIDE`."""
+    tools, missing = all_tools(names, ways)
     rows: list[list[object]] = []
-    summary: dict[str, Any] = {t.name: {"alarms": 0, "warned": 0, "points": 0} for t in tools}
+    summary: dict[str, Any] = {
+        t.name: {"alarms": 0, "inside": 0, "warned": 0, "points": 0} for t in tools
+    }
     summary["within a decade"] = [0, 0]
     for op in HARD:
         ops = {r: _scaled(op, r) for r in (0.0, *ERRORS)}
@@ -271,11 +285,11 @@ def measure(names: Sequence[str]) -> tuple[list[list[object]], list[str], dict[s
                 s["points"] += 1
                 if right in (FAIL, RAISE):
                     cell += " FALSE ALARM"
-                    s["alarms"] += 1
+                    s["alarms" if op.family != INSIDE else "inside"] += 1
                 elif right == WARN:
                     cell += " (w)"
                     s["warned"] += 1
-                if tool.name == "minigrad" and math.isfinite(floor_r):
+                if tool.name == "minigrad" and math.isfinite(floor_r) and op.family != INSIDE:
                     summary["within a decade"][1] += 1
                     if caught <= 10.0 * floor_r * (1.0 + 1e-9):  # one decade, inclusive
                         summary["within a decade"][0] += 1
@@ -304,8 +318,8 @@ def report(rows: list[list[object]], missing: Sequence[str], summary: dict[str, 
     for name, s in summary.items():
         if isinstance(s, dict):
             lines.append(
-                f"{name}: {s['alarms']} false alarms, {s['warned']} right rules warned, "
-                f"of {s['points']} points"
+                f"{name}: {s['alarms']} false alarms ({s['inside']} more with the sine inside "
+                f"the rule), {s['warned']} right rules warned, of {s['points']} points"
             )
     within, of = summary["within a decade"]
     beyond = summary.get("beyond", [])

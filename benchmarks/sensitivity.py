@@ -491,9 +491,19 @@ def measure(
 
 def bench_sensitivity(bench: Bench, sizes: Sequence[int]) -> None:
     """Section (i): ``sizes = (quick,)``."""
+    import hard  # the hard places import this module
+
     (quick,) = sizes
     by_tool, missing, versions = measure(list(TOOLS), bool(quick))
     report(by_tool, missing, versions)
+    print("\n### The hard places of issue 26\n")
+    rows, lost, summary = hard.measure(list(TOOLS))
+    hard.report(rows, lost, summary)
+    bench.found.numbers["hard false alarms"] = summary["minigrad"]["alarms"]
+    bench.found.numbers["hard points"] = summary["minigrad"]["points"]
+    within, of = summary["within a decade"]
+    bench.found.numbers["hard beyond a decade"] = of - within
+    bench.found.numbers["hard resolvable"] = of
     mine = by_tool.get("minigrad", [])
     goal = [
         res
@@ -520,6 +530,20 @@ def bench_sensitivity(bench: Bench, sizes: Sequence[int]) -> None:
 
 
 SENSITIVITY_TARGETS = (
+    Target(
+        "no false alarm at the hard places of issue 26 (a sine the graph shows)",
+        "hard false alarms",
+        "<=",
+        0,
+        lambda m: f"{m['hard false alarms']:.0f} of {m['hard points']:.0f}",
+    ),
+    Target(
+        "the smallest error caught within one decade of what float64 resolves (hard places)",
+        "hard beyond a decade",
+        "<=",
+        0,
+        lambda m: f"{m['hard beyond a decade']:.0f} of {m['hard resolvable']:.0f} beyond it",
+    ),
     Target(
         "every injected error >= 1e-8 caught at well-conditioned points",
         "sensitivity missed",

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import pytest
 
 import bounds
+import hard
 import minigrad
 import sensitivity
 from minigrad import Value, ops
@@ -175,3 +176,26 @@ def test_every_error_of_1e_8_or_more_is_caught_where_float64_resolves_it() -> No
     ]
     missed = [g for g in goal if g[-1] != FAIL]
     assert goal and missed == []
+
+
+# The hard places of issue 26 (benchmarks/hard.py), minigrad's default alone.
+
+
+@functools.cache
+def _hard() -> tuple[list[list[object]], dict[str, object]]:
+    rows, _, summary = hard.measure(["minigrad"], ways=("default",))
+    return rows, summary
+
+
+def test_no_false_alarm_at_the_hard_places() -> None:
+    rows, summary = _hard()
+    mine = summary["minigrad"]
+    assert isinstance(mine, dict)
+    assert mine["alarms"] == 0, [r for r in rows if "FALSE ALARM" in str(r[-1])]
+
+
+def test_the_smallest_error_caught_is_within_a_decade_of_what_float64_resolves() -> None:
+    _, summary = _hard()
+    within, of = summary["within a decade"]  # type: ignore[misc]
+    assert of >= 15
+    assert within == of, summary.get("beyond")
