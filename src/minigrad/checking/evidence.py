@@ -52,6 +52,7 @@ from minigrad.checking.verdict import (
     UNDECIDED,
     WRONG,
     Finding,
+    contradicted,
     digits,
     finest_step,
     judge,
@@ -554,6 +555,21 @@ class _Examining:
                 got = self._flat(r, a) or got
             elif got.verdict == AGREES and _outweighed(a, a_err, out.estimates.get(r, []), got):
                 got = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, got.reason)
+            elif got.verdict == WRONG and contradicted(
+                a, a_err, out.estimates.get(r, []), abs(a - got.numerical)
+            ):
+                # The remainder's rate convicts alone only where the first method's
+                # estimates do not agree closely with the slope: two methods that
+                # disagree decide nothing.
+                got = Finding(
+                    UNDECIDED,
+                    0,
+                    math.nan,
+                    math.nan,
+                    math.nan,
+                    "the methods disagree: an extrapolated estimate agrees closely, but "
+                    + got.reason,
+                )
             if got.verdict != UNDECIDED:
                 out.findings[(m, r)] = got
             else:

@@ -53,6 +53,7 @@ __all__ = [
     "WRONG",
     "Finding",
     "classic",
+    "contradicted",
     "digits",
     "finest_step",
     "judge",
@@ -274,7 +275,7 @@ def _structured(ests: Sequence[Estimate], step: float, gap: float) -> bool:
     )
 
 
-def _contradicted(a: float, a_err: float, ests: Sequence[Estimate], gap: float) -> bool:
+def contradicted(a: float, a_err: float, ests: Sequence[Estimate], gap: float) -> bool:
     """Whether an agreeing estimate's bound is far below ``gap`` (the evidence disagrees)."""
     return any(_agrees(a, a_err, e) and 2.0 * e.error + a_err < 0.5 * gap for e in ests)
 
@@ -300,7 +301,7 @@ def judge(
     if pair:
         best = min(pair, key=lambda e: e.error)
         gap = abs(a - best.value)
-        if not _contradicted(a, a_err, ests, gap):
+        if not contradicted(a, a_err, ests, gap):
             times = gap / (best.error + a_err) if best.error + a_err > 0.0 else math.inf
             return Finding(
                 WRONG,
@@ -406,7 +407,7 @@ def settled(
                 continue
             small = [e for e in ests if e.step <= nominal_step]
             pair = _pair(a, a_err, small, finest)
-            if not pair or _contradicted(a, a_err, ests, abs(a - pair[0].value)):
+            if not pair or contradicted(a, a_err, ests, abs(a - pair[0].value)):
                 return False
         return True
 
