@@ -300,6 +300,19 @@ def judge(
     pair = _pair(a, a_err, ests, finest)
     if pair:
         best = min(pair, key=lambda e: e.error)
+        # The number shown is the sharpest estimate that resolves the difference
+        # and agrees with the pair (smaller steps confirming a difference found
+        # at larger ones give the pair, larger ones may give the sharper number).
+        best = min(
+            (
+                e
+                for e in ests
+                if resolves(a, a_err, e, finest)
+                and abs(e.value - best.value) <= e.error + best.error
+            ),
+            key=lambda e: e.error,
+            default=best,
+        )
         gap = abs(a - best.value)
         if not contradicted(a, a_err, ests, gap):
             times = gap / (best.error + a_err) if best.error + a_err > 0.0 else math.inf
