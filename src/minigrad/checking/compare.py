@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.diagnose import faulty_node, kink_note, looks_kinked
+from minigrad.checking.diagnose import faulty_node, kink_note, looks_kinked, one_sided_slopes
 from minigrad.checking.direction import Direction
 from minigrad.checking.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
 from minigrad.checking.evidence import Examined, Holdings, examine, nominal_difference
@@ -50,7 +50,7 @@ from minigrad.checking.levels import (
     forward_jacobian,
 )
 from minigrad.checking.locate import narrow
-from minigrad.checking.numeric import central, one_sided_slopes
+from minigrad.checking.numeric import central
 from minigrad.checking.report import Entry, Report, modes_in_words, where
 from minigrad.checking.settings import Settings
 from minigrad.checking.verdict import AGREES, SHARP_DIGITS, UNDECIDED, WRONG

@@ -15,17 +15,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric import Evaluate, one_sided_slopes
+from minigrad.checking.numeric import Evaluate, central
 from minigrad.checking.report import Report
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, toposort
 
-__all__ = ["faulty_node", "find_fault", "kink_note", "looks_kinked"]
+__all__ = ["faulty_node", "find_fault", "kink_note", "looks_kinked", "one_sided_slopes"]
 
 # One-sided slopes are compared at the step and at these fractions of it.
 _FRACTIONS = (1.0, 0.1, 0.01)
 # How many distinct op nodes fault localisation examines at most.
 _MAX_LOCALIZE = 500
+
+
+def one_sided_slopes(
+    evaluate: Evaluate, x: float, here: Sequence[float], h: float
+) -> tuple[list[float], list[float], float] | None:
+    """Left and right difference quotients at step ``h``, per value, and the step.
+
+    Example:
+        >>> left, right, _ = one_sided_slopes(lambda x: [abs(x)], 0.0, [0.0], 1e-3)
+        >>> left, right
+        ([-1.0], [1.0])
+    """
+    sides = central(evaluate, x, h)
+    if sides is None:
+        return None
+    up, down, _ = sides
+    right_step, left_step = (x + h) - x, x - (x - h)
+    left = [(c - d) / left_step for c, d in zip(here, down, strict=True)]
+    right = [(u - c) / right_step for u, c in zip(up, here, strict=True)]
+    return left, right, h
 
 
 def looks_kinked(left: float, right: float) -> bool:

@@ -31,15 +31,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.checking.grain import grain, grained
 from minigrad.checking.numeric import (
     NOISE_FLOOR,
+    ROUNDOFF,
     SHARPER,
     Estimate,
     Evaluate,
     central,
     extrapolate,
-    grain,
-    grained,
     one_sided,
     roundoff,
 )
@@ -155,7 +155,7 @@ class Nominal:
         self.roundoff = roundoff(
             [max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)],
             half,
-            grained(up, down, None),
+            grained(up, down, None, ROUNDOFF),
         )
         self.richardson = False
 

@@ -47,6 +47,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from minigrad.checking.grain import grained
+
 __all__ = [
     "KNOWN_ROUNDOFF",
     "NOISE_FLOOR",
@@ -55,8 +57,6 @@ __all__ = [
     "Estimate",
     "central",
     "extrapolate",
-    "grain",
-    "grained",
     "min_step",
     "nominal_step",
     "one_sided",
@@ -118,10 +118,8 @@ class Estimate:
             estimate is 0 and its bound the resolution of the values (what a
             change smaller than their rounding could hide), which shows that
             the derivative is below that bound, not what it is.
-        roundoff: The part of ``error`` that round-off accounts for (the
-            round-off carried through the tableau, doubled); the rest,
-            ``error - roundoff``, is what the tableau still moved: structure
-            of the function at this scale of step (0 when not known).
+        roundoff: The part of ``error`` round-off accounts for (0: unknown); the
+            rest is what the tableau still moved, the function's structure there.
     """
 
     __slots__ = ("error", "flat", "roundoff", "step", "value")
@@ -158,42 +156,6 @@ def nominal_step(x: float, eps: float) -> float:
         (1e-06, 0.1)
     """
     return max(eps * max(1.0, math.sqrt(abs(x))), min_step(x))
-
-
-#: A value's grid counts as coarse when it is this many ulps of the value or more.
-_COARSE = 2.0**8
-
-
-def grain(*values: float) -> float:
-    """The grid that every one of ``values`` lies on, when it is coarse; else 0.
-
-    A forward that cancels large intermediates inside itself, hidden from the
-    graph (a custom rule computing ``log1p(exp(x)) - x`` at 15, whose values
-    are whole multiples of an ulp of 15, about 2e-15, where the value itself
-    is 3e-7), returns values whose last bits are all 0: their round-off is the
-    grid's spacing, not an ulp of the value. The lowest set bit of each value
-    gives its grid; random mantissas make it an ulp or two, so values that
-    differ and all lie on a grid 256 ulps apart and more is no accident.
-
-    Example:
-        >>> grain(30.000000000000092 - 30.0, 30.00000000000011 - 30.0) == math.ulp(30.0)
-        True
-        >>> grain(0.1, 0.7), grain(1.0, 1.0)
-        (0.0, 0.0)
-    """
-    if len(set(values)) < 2:
-        return 0.0  # values that do not differ show no grid (1.0 is on every grid)
-    coarse = math.inf
-    for v in values:
-        if v == 0.0 or not math.isfinite(v):
-            continue
-        mantissa, exponent = math.frexp(abs(v))
-        whole = int(mantissa * 2.0**53)
-        spacing = math.ldexp(float(whole & -whole), exponent - 53)
-        if spacing < _COARSE * math.ulp(v):
-            return 0.0
-        coarse = min(coarse, spacing)
-    return 0.0 if coarse == math.inf else coarse
 
 
 def roundoff(
@@ -283,19 +245,7 @@ def _difference(
     if not all(math.isfinite(q) for q in quotient):
         return None
     bigger = [max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)]
-    return quotient, roundoff(bigger, half, grained(up, down, noise)), half
-
-
-def grained(
-    up: Sequence[float], down: Sequence[float], noise: Sequence[float] | None
-) -> list[float] | None:
-    """``noise`` raised to the grid the values lie on where it is coarse (:func:`grain`)."""
-    grains = [grain(u, d) for u, d in zip(up, down, strict=True)]
-    if not any(grains):
-        return None if noise is None else list(noise)
-    if noise is None:  # the model's own round-off, as roundoff() takes it without noise
-        noise = [ROUNDOFF * max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)]
-    return [max(n, g) for n, g in zip(noise, grains, strict=True)]
+    return quotient, roundoff(bigger, half, grained(up, down, noise, ROUNDOFF)), half
 
 
 def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:
@@ -439,8 +389,7 @@ def _tableau(
         if not active:
             break
         h /= ratio
-    # Values that never changed say nothing of the derivative's size, only
-    # that it is below their resolution: a flat estimate.
+    # Values that never changed show only that the derivative is below their resolution.
     found = {r: e for r, e in best.items() if smallest[r] < math.inf}
     found.update((r, e) for r, e in flat.items() if smallest[r] == math.inf)
     return found
@@ -544,26 +493,6 @@ def _gather(
         if decided is None or not decided(r, found[r]):
             still.append(r)
     return still
-
-
-def one_sided_slopes(
-    evaluate: Evaluate, x: float, here: Sequence[float], h: float
-) -> tuple[list[float], list[float], float] | None:
-    """Left and right difference quotients at step ``h``, per value, and the step.
-
-    Example:
-        >>> left, right, _ = one_sided_slopes(lambda x: [abs(x)], 0.0, [0.0], 1e-3)
-        >>> left, right
-        ([-1.0], [1.0])
-    """
-    sides = central(evaluate, x, h)
-    if sides is None:
-        return None
-    up, down, _ = sides
-    right_step, left_step = (x + h) - x, x - (x - h)
-    left = [(c - d) / left_step for c, d in zip(here, down, strict=True)]
-    right = [(u - c) / right_step for u, c in zip(up, here, strict=True)]
-    return left, right, h
 
 
 def one_sided(

@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric import NOISE_FLOOR, ROUNDOFF, Evaluate, grain
+from minigrad.checking.grain import grain
+from minigrad.checking.numeric import NOISE_FLOOR, ROUNDOFF, Evaluate
 from minigrad.checking.verdict import (
     AGREES,
     MIN_DIGITS,
