@@ -134,7 +134,7 @@ EDGE = 2e-7
 BANDS = ("edge: within 2e-7", "abs(x) < 1e-2", "1e-2 <= abs(x) <= 1e2", "abs(x) > 1e2")
 
 #: The names every namespace of operations (math, minigrad, torch, jax.numpy) offers.
-OPS = ("sin", "cos", "tanh", "exp", "log", "log1p", "sqrt")
+OPS = ("sin", "cos", "tan", "tanh", "exp", "log", "log1p", "sqrt")
 
 
 @dataclass(frozen=True)
@@ -154,6 +154,8 @@ class Fn:
     poles: tuple[float, ...] = ()
     max_abs: float = INF
     wrong: bool = True
+    #: Points of its own (the hard places of ``--hard``) instead of the grid.
+    at: tuple[float, ...] = ()
 
     @property
     def edges(self) -> tuple[float, ...]:
@@ -194,8 +196,60 @@ FUNCTIONS = (
 )
 
 
+#: The hard places of issue 26 (``--hard``): oscillating far out, forwards that
+#: cancel inside, poles away from 0, tiny magnitudes (benchmarks/hard.py has
+#: them as injected errors). In the custom kinds the sine is inside the rule.
+HARD_FUNCTIONS = (
+    Fn(
+        "t*t+sin(t)",
+        lambda m, x: x * x + m.sin(x),
+        lambda m, x, out: 2.0 * x + m.cos(x),
+        at=(1.2345e7, 1.7e7, 3e7),
+    ),
+    Fn("t-sin(t)", lambda m, x: x - m.sin(x), lambda m, x, out: 1.0 - m.cos(x), at=(1e15, 3e15)),
+    Fn(
+        "exp(t/10)+sin(50t)/100",
+        lambda m, x: m.exp(x / 10.0) + 0.01 * m.sin(50.0 * x),
+        lambda m, x, out: m.exp(x / 10.0) / 10.0 + 0.5 * m.cos(50.0 * x),
+        at=(3.3, 7.1),
+    ),
+    Fn(
+        "log1p(exp(x))-x",
+        lambda m, x: m.log1p(m.exp(x)) - x,
+        lambda m, x, out: -1.0 / (1.0 + m.exp(x)),
+        at=(15.2, 30.0, 100.0),
+    ),
+    Fn("cos(x)-1", lambda m, x: m.cos(x) - 1.0, lambda m, x, out: -m.sin(x), at=(1e-4, 1e-10)),
+    Fn(
+        "1/(x-1)",
+        lambda m, x: 1.0 / (x - 1.0),
+        lambda m, x, out: -out * out,
+        poles=(1.0,),
+        at=(1.0 + 1e-6, 1.0 + 1e-10, 1.0 - 1e-8),
+    ),
+    Fn(
+        "tan(x)",
+        lambda m, x: m.tan(x),
+        lambda m, x, out: 1.0 + out * out,
+        at=tuple(math.pi / 2 - d for d in (1e-6, 1e-10, 1e-13)),
+    ),
+    Fn("x*x tiny", lambda m, x: x * x, lambda m, x, out: 2.0 * x, at=(1e-100, 1e-150)),
+    Fn("1/x tiny", lambda m, x: 1.0 / x, lambda m, x, out: -out * out, at=(1e-100, 1e-150)),
+    Fn(
+        "sqrt tiny",
+        lambda m, x: m.sqrt(x),
+        lambda m, x, out: 0.5 / out,
+        lo=0.0,
+        at=(1e-200, 1e-300),
+    ),
+)
+
+
 def points(fn: Fn) -> list[float]:
-    """The sweep's points for ``fn``: the magnitudes with both signs, then near its edges."""
+    """The sweep's points for ``fn``: its own (``at``), or the magnitudes with both
+    signs, then near its edges."""
+    if fn.at:
+        return sorted(fn.at)
     xs = {s * a for a in GRID for s in (1.0, -1.0)}
     xs.update(e + s * d for e in fn.edges for d in NEAR for s in (1.0, -1.0))
     return sorted(x for x in xs if fn.inside(x))
@@ -535,19 +589,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--details", action="store_true", help="list every case not judged right, per tool"
     )
+    parser.add_argument(
+        "--hard", action="store_true", help="the hard places of issue 26 instead of the grid"
+    )
     args = parser.parse_args(argv)
     names = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = [t for t in names if t not in TOOLS]
     if unknown:
         parser.error(f"--tools: unknown {', '.join(unknown)}; choose from {', '.join(TOOLS)}")
 
-    sweep = cases()
+    functions = HARD_FUNCTIONS if args.hard else FUNCTIONS
+    sweep = cases(functions)
     right = sum(c.right for c in sweep)
     print("# Derivative checkers side by side\n")
     print(
         f"{len(sweep)} checks per tool: {right} of a right derivative, "
         f"{len(sweep) - right} of a wrong one (10% off or sign-flipped), "
-        f"over {len(FUNCTIONS)} functions; every tool at its default settings, float64. "
+        f"over {len(functions)} functions; every tool at its default settings, float64. "
         f"Python {platform.python_version()} on {platform.machine()}.\n"
     )
     by_tool: dict[str, list[Result]] = {}

@@ -221,3 +221,18 @@ def test_main_refuses_an_unknown_tool(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         sweep.main(["--tools", "minigrad,tensorflow"])
     assert "unknown tensorflow" in capsys.readouterr().err
+
+
+def test_the_hard_places_of_issue_26_in_the_sweep(capsys: pytest.CaptureFixture[str]) -> None:
+    # Built with minigrad's own ops: no false alarm at any hard place (what the
+    # numbers cannot decide passes with a warning that says so). As one custom
+    # rule, a sine inside the rule's forward is the one known false alarm: no
+    # graph shows its period. No wrong derivative passes silently.
+    assert sweep.main(["--tools", "minigrad", "--hard", "--details"]) == 0
+    out = capsys.readouterr().out
+    (built_in,) = [line for line in out.splitlines() if line.startswith("| minigrad | built-in |")]
+    checks, passed, warned, failed, raised = (int(c) for c in built_in.split("|")[3:-1])
+    assert (failed, raised) == (0, 0) and passed + warned == checks
+    alarms = [line for line in out.splitlines() if line.startswith("- false alarm")]
+    assert all("custom, right" in line and "sin(t)" in line for line in alarms), alarms
+    assert not [line for line in out.splitlines() if line.startswith("- missed")]
