@@ -1,4 +1,4 @@
-"""The ``minigrad`` command: ``check`` (the main job), ``demo`` and ``eps-curve``.
+"""The ``minigrad`` command: ``check`` (the main job), ``demo``, ``eps-curve`` and ``playground``.
 
 Results go to stdout; progress goes to stderr, and only when it is a terminal.
 Colour is used only on a terminal and never when ``NO_COLOR`` is set.
@@ -243,6 +243,37 @@ def _run_eps_curve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return epscurve.main(args.svg, out)
 
 
+def _run_playground(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from minigrad.cli.playground.server import Playground, open_browser
+
+    if not 0 <= args.port <= 65535:
+        print(f"minigrad playground: --port must be 0-65535, got {args.port}", file=err)
+        return 2
+    try:
+        playground = Playground(args.host, args.port, args.pyodide)
+    except ValueError as exc:
+        print(f"minigrad playground: {exc}", file=err)
+        return 2
+    except OSError as exc:
+        print(f"minigrad playground: cannot serve on {args.host}:{args.port}: {exc}", file=err)
+        return 2
+    print(playground.banner(), file=out, flush=True)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"minigrad playground: --host {args.host} lets other machines open the page",
+            file=err,
+        )
+    if not args.no_browser:
+        open_browser(playground.url)
+    try:
+        playground.serve_forever()
+    except KeyboardInterrupt:
+        print("\nminigrad playground: stopped", file=err)
+    finally:
+        playground.stop()
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="minigrad", description="Scalar autograd with derivative checks."
@@ -321,6 +352,29 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eps-curve", help="print the error of central differences against eps")
     e.add_argument("--svg", help="also write the figure to this SVG file")
     e.set_defaults(run=_run_eps_curve)
+    g = sub.add_parser(
+        "playground",
+        help="serve a page that runs minigrad in the browser (Pyodide)",
+        description="Serve the playground page on this machine and print its address: an "
+        "editor preloaded with a lesson (the lecture's neuron, its graph, a manual backward, "
+        "a custom op with a sign error and the check that catches it), run in the browser by "
+        "Pyodide. It serves only its own files: the page, this minigrad package and, with "
+        "--pyodide, Pyodide from a local folder (otherwise the page loads Pyodide from its "
+        "CDN, which needs the internet).",
+    )
+    g.add_argument("--port", type=int, default=8000, help="port (8000; 0: any free one)")
+    g.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (127.0.0.1: this machine only)"
+    )
+    g.add_argument(
+        "--pyodide",
+        metavar="DIR",
+        help="serve Pyodide from this folder (e.g. node_modules/pyodide) instead of its CDN",
+    )
+    g.add_argument(
+        "--no-browser", action="store_true", help="print the address, do not open a browser"
+    )
+    g.set_defaults(run=_run_playground)
     return parser
 
 
