@@ -28,7 +28,7 @@ import threading
 import webbrowser
 import zipfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 __all__ = [
     "CDN",
@@ -159,7 +159,7 @@ def pyodide_files(folder: str | Path) -> dict[str, File]:
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    files: dict[str, File] = {}
+    files: ClassVar[dict[str, File]] = {}
     server_version = "minigrad-playground"
 
     def do_GET(self) -> None:
@@ -228,7 +228,8 @@ class Playground:
     def url(self) -> str:
         """The page's address, e.g. ``http://127.0.0.1:8000/``."""
         host, port = self.httpd.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{name}]" if ":" in name else name
         return f"http://{shown}:{port}/"
 
     def banner(self) -> str:

@@ -81,9 +81,9 @@ def run(code: str) -> dict[str, object]:
             exec(compile(code, "<editor>", "exec"), namespace)
         except Exception as exc:
             # The first frame is this function's: the user's own start after it.
-            error = "".join(
-                traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next)
-            )
+            frames = exc.__traceback__
+            frames = frames.tb_next if frames is not None else None
+            error = "".join(traceback.format_exception(type(exc), exc, frames))
     return {"stdout": printed.getvalue(), "shown": shown, "error": error}
 
 
