@@ -244,7 +244,9 @@ class Playground:
 
     def start(self) -> None:
         """Serve in a background thread (tests, and the command's own use)."""
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
 
     def serve_forever(self) -> None:
