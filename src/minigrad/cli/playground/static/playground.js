@@ -92,7 +92,7 @@ async function start() {
       "importlib.invalidate_caches()\n",
   );
   session = pyodide.pyimport("minigrad.cli.playground.session");
-  if (!editor.value) editor.value = lesson;
+  if (!editor.value) editor.defaultValue = lesson;
   runButton.disabled = false;
   setState("ready", `Python ${pyodide.version} ready`);
   if (new URLSearchParams(window.location.search).has("run")) runButton.click();
