@@ -144,7 +144,8 @@ def test_without_the_flag_it_waits_for_run_with_the_lesson_loaded(
 
 def test_a_screenshot_of_the_page(page_url: str, tmp_path: Path) -> None:
     png = tmp_path / "playground.png"
-    done = _chromium(tmp_path, "--window-size=1400,1050", f"--screenshot={png}", page_url + "?run=1")
+    shot = (f"--screenshot={png}", page_url + "?run=1")
+    done = _chromium(tmp_path, "--window-size=1400,1050", *shot)
     assert done.returncode == 0, done.stderr[-2000:]
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
