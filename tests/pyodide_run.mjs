@@ -21,5 +21,11 @@ pyodide.runPython(
     "zipfile.ZipFile('/tmp/package.zip').extractall(site.getsitepackages()[0])\n" +
     "importlib.invalidate_caches()\n",
 );
-pyodide.runPython(readFileSync(scriptPath, "utf8"));
-process.stdout.write(String(pyodide.runPython(expression)));
+try {
+  pyodide.runPython(readFileSync(scriptPath, "utf8"));
+  process.stdout.write(String(pyodide.runPython(expression)));
+} catch (error) {
+  // A PythonError's message is the Python traceback: print that, not Node's stack.
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+}
