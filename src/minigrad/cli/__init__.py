@@ -117,7 +117,7 @@ def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     show = _progress(err)
     found = run_job(job, timeout=args.timeout, placeholder=_placeholder, on_result=show)
     if show is not None:
-        print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
+        print("\r" + " " * 60 + "\r", end="", file=err, flush=True)
     if found.load_error:
         line = found.load_error
         if not line.startswith("minigrad check"):  # it timed out, or the worker died
@@ -144,12 +144,20 @@ def _placeholder(name: str, why: str) -> dict[str, object]:
 
 
 def _progress(err: TextIO) -> Callable[[int, int, str], None] | None:
-    """Progress on a terminal's stderr, ``[n/N] name``; None when it is not a terminal."""
+    """Progress on a terminal's stderr: ``rule n of N: name (s)``; None off a terminal.
+
+    One line, rewritten in place (``\\r``), so a piped or redirected run
+    (stderr not a terminal) gets none of it, and the results on stdout are
+    the same either way.
+    """
     if not err.isatty():
         return None
+    started = time.perf_counter()
 
     def show(i: int, n: int, name: str) -> None:
-        print(f"\r[{i + 1}/{n}] {name[:24]:<24}", end="", file=err, flush=True)
+        seconds = time.perf_counter() - started
+        line = f"rule {i + 1} of {n}: {name[:28]} ({seconds:.1f} s)"
+        print(f"\r{line:<60}", end="", file=err, flush=True)
 
     return show
 
@@ -166,7 +174,7 @@ def _check_here(items: Sequence[Item], args: argparse.Namespace, out: TextIO, er
         found = check_item(item, args.points, args.order, rng)
         results.append((item.name, outcome(item, found, verbose=args.verbose)))
     if show is not None:
-        print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
+        print("\r" + " " * 60 + "\r", end="", file=err, flush=True)
     return _report(results, len(rules.TABLE), [], args, out, started)
 
 
