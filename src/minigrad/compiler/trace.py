@@ -35,6 +35,7 @@ from minigrad.compiler.generate import _generate
 from minigrad.compiler.templates import _NAMESPACE
 from minigrad.core import value as engine
 from minigrad.core._validate import finite_float
+from minigrad.core.closure import Closure, closure_refusal
 from minigrad.core.failures import _describe
 from minigrad.core.value import Value, toposort
 
@@ -287,6 +288,9 @@ class _Program:
         inputs = [Value(x) for x in xs]
         out = _trace(fn, _unflatten(key, iter(inputs)))
         order = toposort([out])  # the loss first
+        for node in order:
+            if type(node._rule) is Closure:
+                raise closure_refusal(node._rule, "minigrad.compile")
         is_input = {v: i for i, v in enumerate(inputs)}
         self.params: list[Value] = [
             n for n in reversed(order) if n._rule is None and n not in is_input
