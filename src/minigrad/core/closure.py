@@ -49,9 +49,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Closure", "ClosureOpError", "closure_refusal"]
+__all__ = ["Closure", "ClosureOpError", "closure_refusal", "closure_refusal_example"]
 
 _INF = float("inf")
+
+#: How many closure nodes this process has made: while 0, nothing needs to look for one.
+made = 0
 
 
 class ClosureOpError(NotImplementedError):
@@ -123,6 +126,8 @@ class Closure(Rule):
         self._written = None
         self.node = node
         self.step = _noop if step is None else step
+        global made
+        made += 1
 
     def _no_forward(self, *xs: float) -> float:
         raise closure_refusal(self, "evaluating it at another point (its forward)")
@@ -135,11 +140,13 @@ class Closure(Rule):
 
         return partial
 
-    def local_partials(self) -> list[float]:
+    def local_partials(self, upstream: float = 1.0, start: float = 0.0) -> list[float]:
         """d out / d child for each child, at the recorded point: one run of the closure.
 
-        The closure runs with ``out.grad = 1`` and every child's ``.grad`` at
-        0; every ``.grad`` it touched is put back afterwards.
+        The closure runs with ``out.grad = upstream`` and every child's
+        ``.grad`` at ``start``; what it added is returned, and every ``.grad``
+        it touched is put back afterwards. (:meth:`misbehaviour` runs it with
+        other ``upstream`` and ``start`` values.)
 
         Example:
             >>> a, b = Value(2.0), Value(3.0)
@@ -158,14 +165,52 @@ class Closure(Rule):
             saved_out = node._grad
             try:
                 for c in children:
-                    c._grad = 0.0
-                node._grad = 1.0
+                    c._grad = start
+                node._grad = upstream
                 self.step()
-                return [c._grad for c in children]
+                return [c._grad - start for c in children]
             finally:
                 node._grad = saved_out
                 for c, g in zip(children, saved, strict=True):
                     c._grad = g
+
+    def misbehaviour(self) -> str:
+        """What the closure does that no chain-rule step does, in words; ``""`` if nothing seen.
+
+        Two exact tests, at the recorded point: a step is linear in
+        ``out.grad`` (twice the upstream adds twice as much: a power of 2, so
+        exactly twice), and it adds into ``.grad`` (a child's earlier
+        gradient stays). micrograd's commonest closure bugs fail them: a
+        forgotten ``* out.grad``, and ``=`` where ``+=`` belongs.
+
+        Example:
+            >>> x = Value(3.0)
+            >>> out = Value(9.0, (x,), "square")
+            >>> def _backward():
+            ...     x.grad = 2 * x.data * out.grad
+            >>> out._backward = _backward
+            >>> out.rule.misbehaviour()  # doctest: +ELLIPSIS
+            'its _backward sets .grad (=) where it must add into it (+=)...'
+        """
+        once = self.local_partials()
+        twice = self.local_partials(upstream=2.0)
+        for a, b in zip(once, twice, strict=True):
+            if b != 2.0 * a and abs(b - 2.0 * a) > 1e-12 * abs(b):
+                ignored = b == a
+                return (
+                    "its _backward "
+                    + ("ignores out.grad" if ignored else "does not scale with out.grad")
+                    + f" (it adds {a!r} when out.grad is 1 and {b!r} when it is 2): a step "
+                    "adds local partial * out.grad, so write child.grad += ... * out.grad"
+                )
+        kept = self.local_partials(start=0.75)
+        for a, b in zip(once, kept, strict=True):
+            if b != a and abs(b - a) > 1e-12 * (abs(a) + 0.75):
+                return (
+                    "its _backward sets .grad (=) where it must add into it (+=): a child's "
+                    "gradient from its other uses is lost (x + x, or a Value used twice)"
+                )
+        return ""
 
     def __repr__(self) -> str:
         return f"Closure({self.name!r}, arity={self.arity})"
@@ -184,11 +229,6 @@ def closure_refusal(rule: Rule, what: str) -> ClosureOpError:
             y = twice(x)...
     """
     name = rule.name or "(unnamed)"
-    ident = rule.name if rule.name.isidentifier() else "my_op"
-    names = ", ".join(rule.arg_names) or "x"
-    partials = (
-        " ".join(f"lambda {names}, out: ...," for _ in rule.arg_names) or "lambda x, out: ...,"
-    )
     from minigrad.core.failures import MATH_COUNTERPARTS
 
     built_in = (
@@ -205,10 +245,25 @@ def closure_refusal(rule: Rule, what: str) -> ClosureOpError:
         "check_forward_ad) and minigrad.compile need the partial derivatives as formulas."
         f"{built_in} write the same op as a minigrad.Rule, its partials with minigrad's "
         "functions (minigrad.exp, not math.exp) so they work on floats and on Values:\n"
-        f'    {ident} = minigrad.Rule("{rule.name or ident}", lambda {names}: ..., '
-        f"({partials}))\n"
-        f"    y = {ident}({names})  # in place of the closure op",
+        f"    {closure_refusal_example(rule.name, rule.arg_names)}",
         rule.name,
+    )
+
+
+def closure_refusal_example(name: str, arg_names: Sequence[str] = ("x",)) -> str:
+    """The op ``name`` as a Rule, in two lines of code, for error messages.
+
+    Example:
+        >>> print(closure_refusal_example("cube"))
+        cube = minigrad.Rule("cube", lambda x: ..., (lambda x, out: ...,))
+            y = cube(x)  # in place of the closure op
+    """
+    ident = name if name.isidentifier() else "my_op"
+    names = ", ".join(arg_names) or "x"
+    partials = " ".join(f"lambda {names}, out: ...," for _ in arg_names) or "lambda x, out: ...,"
+    return (
+        f'{ident} = minigrad.Rule("{name or ident}", lambda {names}: ..., ({partials}))\n'
+        f"    y = {ident}({names})  # in place of the closure op"
     )
 
 
