@@ -189,8 +189,8 @@ class Closure(Rule):
             >>> def _backward():
             ...     x.grad = 2 * x.data * out.grad
             >>> out._backward = _backward
-            >>> out.rule.misbehaviour()  # doctest: +ELLIPSIS
-            'its _backward sets .grad (=) where it must add into it (+=)...'
+            >>> print(out.rule.misbehaviour())  # doctest: +ELLIPSIS
+            its _backward sets .grad (=) where it must add into it (+=)...
         """
         once = self.local_partials()
         twice = self.local_partials(upstream=2.0)
