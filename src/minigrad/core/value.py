@@ -303,6 +303,21 @@ class Value:
         def __ceil__(self):
             raise _drops_graph(self, "math.ceil(v)")
 
+        def __getattr__(self, name):
+            # Only reached when a lookup fails: a method micrograd's lecture
+            # adds by hand, or a typo. Hidden from mypy, which would otherwise
+            # accept any attribute of a Value.
+            message = f"{type(self).__name__!r} object has no attribute {name!r}"
+            if not name.startswith("_"):
+                message += (
+                    f". minigrad's ops are listed in minigrad.ops.TABLE; to add {name!r}, write "
+                    f'it as a minigrad.Rule ({name} = minigrad.Rule("{name}", forward, partials), '
+                    f"differentiable to any order), or micrograd's way (Value.{name} = {name}, "
+                    "building Value(out, (self,), op) with a _backward closure: order 1 only); "
+                    "see docs/micrograd.md"
+                )
+            raise AttributeError(message, name=name, obj=self)
+
     def zero_grad(self) -> None:
         """Set ``.grad = 0.0`` on this node and every node it was computed from.
 
