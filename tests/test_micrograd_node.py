@@ -467,3 +467,25 @@ def test_micrograd_more_ops_with_closures() -> None:
     assert f"{g.data:.4f} {a.grad:.4f} {b.grad:.4f}" == "24.7041 138.8338 645.5773"
     # The same closures, checked: every entry agrees with the numbers.
     assert mg.gradcheck(lambda u, v: (u * v + v**3 - u) ** 2 / 2.0, [Engine(-4.0), Engine(2.0)])
+
+
+@pytest.mark.parametrize("bug", ["right", "sign", "no out.grad"])
+def test_fast_mode_and_check_grads_judge_closure_ops_as_the_exhaustive_check(bug: str) -> None:
+    f = closure_exp_with(bug)
+    right = bug == "right"
+    assert mg.check(f, [Value(0.3)], fast_mode=True).ok is right
+    if right:
+        assert mg.check_grads(f, (Value(0.3),), order=1)
+    else:
+        with pytest.raises(GradcheckError, match="op 'myexp'"):
+            mg.check_grads(f, (Value(0.3),), order=1)
+
+
+def test_a_missing_method_says_how_to_add_an_op() -> None:
+    v = Value(1.0)
+    with pytest.raises(AttributeError, match=r"to add 'softmax', write it as a minigrad\.Rule"):
+        v.softmax()  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError) as caught:
+        v._private  # type: ignore[attr-defined]  # noqa: B018
+    assert "minigrad.Rule" not in str(caught.value)
+    assert getattr(v, "_repr_html_", None) is None  # Jupyter's probes still see no attribute
