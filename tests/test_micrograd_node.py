@@ -479,13 +479,3 @@ def test_fast_mode_and_check_grads_judge_closure_ops_as_the_exhaustive_check(bug
     else:
         with pytest.raises(GradcheckError, match="op 'myexp'"):
             mg.check_grads(f, (Value(0.3),), order=1)
-
-
-def test_a_missing_method_says_how_to_add_an_op() -> None:
-    v = Value(1.0)
-    with pytest.raises(AttributeError, match=r"to add 'softmax', write it as a minigrad\.Rule"):
-        v.softmax()  # type: ignore[attr-defined]
-    with pytest.raises(AttributeError) as caught:
-        v._private  # type: ignore[attr-defined]  # noqa: B018
-    assert "minigrad.Rule" not in str(caught.value)
-    assert getattr(v, "_repr_html_", None) is None  # Jupyter's probes still see no attribute
