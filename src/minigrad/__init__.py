@@ -23,6 +23,7 @@ from minigrad.checking.gradcheck import (
     gradgradcheck,
 )
 from minigrad.core import Rule, Value, apply, grad, toposort
+from minigrad.core.closure import ClosureOpError
 from minigrad.core.functional import hessian, hvp, jacobian, jvp, vjp
 from minigrad.core.rules import (
     acos,
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
     from minigrad.teach.viz import draw_dot as draw_dot
 
 __all__ = [
+    "ClosureOpError",
     "GradcheckError",
     "GradcheckWarning",
     "Report",

@@ -18,6 +18,7 @@ and methods), so a Value from anywhere in minigrad has them all.
 """
 
 from minigrad.core import backward as backward
+from minigrad.core import closure as closure
 from minigrad.core import protocol as protocol
 from minigrad.core.grad import grad
 from minigrad.core.rule import Rule, apply
