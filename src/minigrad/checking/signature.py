@@ -36,6 +36,8 @@ def how(got: float, expected: float) -> str:
     Example:
         >>> how(1.0, -1.0), how(4.0, 2.0), how(0.0, 3.0), how(0.5, 2.0)
         ('sign flipped', 'twice the right value', 'nothing arrives', 'off by a factor of 0.25')
+        >>> how(2.000002, 2.0)
+        'off by a relative 1e-06'
     """
     if got == 0.0 and expected != 0.0:
         return "nothing arrives"
@@ -45,6 +47,8 @@ def how(got: float, expected: float) -> str:
     for value, words in ((-1.0, "sign flipped"), (2.0, "twice the right value"), (0.5, "half")):
         if abs(ratio - value) <= 1e-6:
             return words
+    if 0.9 < ratio < 1.1:  # a factor would round to 1: the relative error says how far
+        return f"off by a relative {abs(ratio - 1.0):.2g}"
     return f"off by a factor of {ratio:.3g}"
 
 
@@ -90,8 +94,46 @@ def _wrong_gradient(row: Row) -> str:
     parts = []
     for e in row.entries:
         got, expected = float(e["got"]), float(e["expected"])  # type: ignore[arg-type]
-        parts.append(f"{e['role']}: got {got:.6g}, expected {expected:.6g} ({how(got, expected)})")
+        digits = 6 if f"{got:.6g}" != f"{expected:.6g}" else 12  # show where they differ
+        parts.append(
+            f"{e['role']}: got {got:.{digits}g}, expected {expected:.{digits}g} "
+            f"({how(got, expected)})"
+        )
     return "; ".join(parts) or row.note
+
+
+def _families(row: Row) -> set[str]:
+    """The ops a row's graph holds: from the engine's graph, else from the check's name."""
+    if row.ops:
+        return {_symbol_family(s) for s in row.ops}
+    name = row.name.split()
+    return {name[1]} if len(name) == 3 else set()
+
+
+def _assigns(reuse: Sequence[Row], rows: Sequence[Row], alone: str) -> str:
+    """The line for ``.grad =`` instead of ``+=``, naming the op(s) where it shows alone."""
+    ops = sorted({f for r in reuse if len(fs := _families(r)) == 1 for f in fs})
+    r = next((r for r in reuse if len(_families(r)) == 1), reuse[0])
+    if not ops:
+        return (
+            f"{alone}a node used twice gets one of its gradients only ({r.name} {_at(r)}: "
+            f"{_wrong_gradient(r)}): a _backward assigns `.grad = ...` where it must add, "
+            "`.grad += ...`"
+        )
+    named = " and ".join(f"`{op}`" for op in ops)
+    fine = [
+        f"`{f}`"
+        for x in rows
+        if x.kind == "reuse" and x.verdict == "ok" and len(fs := _families(x)) == 1
+        for f in fs
+    ]
+    unlike = f" (unlike {' and '.join(fine)})" if fine else ""
+    whose = f"the _backward of {named} assigns" if len(ops) > 1 else f"{named}'s _backward assigns"
+    return (
+        f"{alone}a node used twice by {named} gets one of its gradients only{unlike} "
+        f"({r.name} {_at(r)}: {_wrong_gradient(r)}): {whose} `.grad = ...` where it must "
+        "add, `.grad += ...`"
+    )
 
 
 def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
@@ -128,8 +170,9 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
         if r.kind == "twice" and r.first_pass:
             summary.append(
                 "backward() keeps state between calls: right on the first graph, wrong on a "
-                "second fresh graph of the same leaves (a visited set or a topological order "
-                "kept in the class, a global or a default argument such as visited=set())"
+                f"later one ({r.note}): a visited set or a topological order kept in the "
+                "class, a global or a default argument such as visited=set(); make them "
+                "afresh in every call"
             )
             notes[r.name] = "state kept between backward() calls"
 
@@ -185,32 +228,46 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
             f"({', '.join(failing_families[name][0].ops)}): fix `{other}` first"
         )
 
+    # A failing op explains a failing composite whose graph holds it; what
+    # no failing op explains is a bug of its own (two bugs, two lines).
+    failing = set(failing_families) | {family(r) for r in [*forward, *errors]}
     rest = [r for r in fails if r.name not in notes and r.kind not in ("depth", "twice")]
+    for r in rest:
+        used = _families(r)
+        if failing and (not used or used & failing):
+            notes[r.name] = "follows from the failing op(s)"
+    rest = [r for r in rest if r.name not in notes]
+    alone = "every op is right on its own, but " if not failing else ""
+    identity = [r for r in rest if r.kind == "identity"]
     reuse = [r for r in rest if r.kind == "reuse"]
     order = [r for r in rest if r.kind in ("order", "composite")]
-    if ops or forward or errors:
-        for r in rest:
-            notes[r.name] = "follows from the failing op(s)"
-    elif reuse:
-        r = reuse[0]
+    if identity:
+        r = identity[0]
         summary.append(
-            f"every op is right on its own, but a node used twice gets one of its gradients "
-            f"only ({r.name} {_at(r)}: {_wrong_gradient(r)}): a _backward assigns "
-            "`.grad = ...` where it must add, `.grad += ...`"
+            f"{alone}two nodes of equal data are taken for one ({r.name} {_at(r)}: "
+            f"{_wrong_gradient(r)}): `__eq__` and `__hash__` compare .data, so the visited "
+            "set of backward() finds `u * 1.0` there when it reaches `u`, and `u`'s "
+            "_backward never runs. Nodes must be equal only to themselves: delete "
+            "`__eq__` and `__hash__`"
         )
-        for r in rest:
+        for r in [*identity, *order]:
+            notes[r.name] = "equality by value"
+        order = []
+    if reuse:
+        summary.append(_assigns(reuse, rows, alone))
+        for r in [*reuse, *order]:
             notes[r.name] = "= instead of +=" if r.kind == "reuse" else "follows from = vs +="
     elif order:
         r = next((r for r in order if r.kind == "order"), order[0])
         summary.append(
-            "every op is right on its own and with a node used twice in one op, but where an "
-            f"intermediate node is used by two ops the gradient is wrong ({r.name} {_at(r)}: "
-            f"{_wrong_gradient(r)}): backward() runs a node's _backward before every node "
+            f"{alone}where an intermediate node is used by two ops the gradient is wrong "
+            f"({r.name} {_at(r)}: {_wrong_gradient(r)}), though it is right with a node used "
+            "twice in one op: backward() runs a node's _backward before every node "
             "that uses it has added its gradient. The topological order is wrong: list each "
             "node after all the nodes it was made from (a post-order depth-first search from "
             "the output), then walk that list in reverse"
         )
-        for r in rest:
+        for r in order:
             notes[r.name] = "topological order"
 
     for r in fails:
