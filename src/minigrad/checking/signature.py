@@ -11,7 +11,11 @@ the cause (:func:`diagnose`):
 * right for every op and for a node used twice by one op, wrong where an
   intermediate node is used by two ops: the topological order runs a node's
   ``_backward`` before all its users have added their gradient;
-* a ``RecursionError`` in a deep chain: a recursive topological sort;
+* a ``RecursionError`` in a deep chain: a recursive topological sort (a
+  failure only when the caller counts depth; else the row's verdict is
+  ``note`` and :func:`recursion` says it apart from the diagnosis);
+* right for every op, wrong where a node has a copy of the same data
+  (``u * 1.0``): ``__eq__``/``__hash__`` by value merge them in a visited set;
 * right on the first ``backward()``, wrong on a second fresh graph of the
   same leaves: state kept between calls (a visited set or an order kept in
   the class or in a default argument).
@@ -25,7 +29,7 @@ from collections.abc import Sequence
 from minigrad.checking.battery import METHODS
 from minigrad.checking.trials import Row
 
-__all__ = ["diagnose", "family", "how"]
+__all__ = ["diagnose", "family", "how", "recursion"]
 
 _OP_KINDS = ("op", "number", "reflected")
 
@@ -133,6 +137,21 @@ def _assigns(reuse: Sequence[Row], rows: Sequence[Row], alone: str) -> str:
         f"{alone}a node used twice by {named} gets one of its gradients only{unlike} "
         f"({r.name} {_at(r)}: {_wrong_gradient(r)}): {whose} `.grad = ...` where it must "
         "add, `.grad += ...`"
+    )
+
+
+def recursion(row: Row) -> str:
+    """What a RecursionError in the deep chain means, and what to do (a note or a failure).
+
+    Example:
+        >>> print(recursion(Row("chain of 5000 ops", "depth", "note", depth=991))[:57])
+        chain of 5000 ops: RecursionError at depth 991: the topol
+    """
+    return (
+        f"{row.name}: RecursionError at depth {row.depth}: the topological sort in "
+        "backward() calls itself once per node, and Python stops at about "
+        "sys.getrecursionlimit() (1000) nested calls; walk the graph with an "
+        "explicit stack (a list you push and pop) instead"
     )
 
 
@@ -272,12 +291,7 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
 
     for r in fails:
         if r.kind == "depth" and r.depth:
-            summary.append(
-                f"{r.name}: RecursionError at depth {r.depth}: the topological sort in "
-                "backward() calls itself once per node, and Python stops at about "
-                "sys.getrecursionlimit() (1000) nested calls; walk the graph with an "
-                "explicit stack (a list you push and pop) instead"
-            )
+            summary.append(recursion(r))
             notes[r.name] = f"RecursionError at depth {r.depth}"
         elif r.kind in ("depth", "twice") and r.name not in notes:
             if summary:  # wrong on the first pass too: what is wrong elsewhere explains it

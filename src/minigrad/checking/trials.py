@@ -34,8 +34,10 @@ class Row:
     Attributes:
         name: The check's name.
         kind: The check's kind.
-        verdict: ``"ok"``, ``"FAIL"``, ``"ERROR"`` (it raised or hung) or
-            ``"skip"`` (an optional form the engine refuses).
+        verdict: ``"ok"``, ``"FAIL"``, ``"ERROR"`` (it raised or hung),
+            ``"skip"`` (an optional form the engine refuses) or ``"note"``
+            (set by the caller: a failure it does not count, the deep
+            chain's RecursionError unless depth was asked for).
         operands: The names of the inputs and constants, as in ``point``.
         point: The failing point (or the last one checked): the inputs, then
             the constants.
