@@ -267,11 +267,17 @@ LAB_BUGS: dict[str, str] = {
     "no_op_mul_left": _changed("        self._op = _op\n", "")
     .replace(_SUB, _MICROGRAD_SUB)
     .replace("self.grad += other.data * out.grad", "self.grad += 2 * other.data * out.grad"),
-    "mul_and_add_assign": _in(_MUL, "self.grad += other.data", "self.grad += -other.data")
-    .replace(_ADD, _ADD.replace(".grad += ", ".grad = ")),
-    "mul_1e-6": _in(_MUL, "self.grad += other.data * out.grad", "self.grad += other.data * out.grad * (1 + 1e-6)"),
-    "visited_default": _changed("    def backward(self):", "    def backward(self, visited=set()):")
-    .replace(_ITERATIVE_SORT, _VISITED_DEFAULT),
+    "mul_and_add_assign": _in(_MUL, "self.grad += other.data", "self.grad += -other.data").replace(
+        _ADD, _ADD.replace(".grad += ", ".grad = ")
+    ),
+    "mul_1e-6": _in(
+        _MUL,
+        "self.grad += other.data * out.grad",
+        "self.grad += other.data * out.grad * (1 + 1e-6)",
+    ),
+    "visited_default": _changed(
+        "    def backward(self):", "    def backward(self, visited=set()):"
+    ).replace(_ITERATIVE_SORT, _VISITED_DEFAULT),
 }
 
 

@@ -10,6 +10,7 @@ is that student's row, never the end of the run.
 from __future__ import annotations
 
 import csv
+import inspect
 import io
 import json
 import re
@@ -20,7 +21,7 @@ from types import ModuleType
 import pytest
 from hypothesis import find, given, settings
 
-from minigrad import Value, ops, testing
+from minigrad import GradcheckError, Rule, Value, check, gradcheck, ops, testing
 from minigrad.checking.battery import battery, load_engine, support
 from minigrad.checking.signature import diagnose
 from minigrad.checking.trials import Row, run
@@ -195,7 +196,7 @@ LAB_DIAGNOSES: dict[str, tuple[list[str], list[str]]] = {
 
 @pytest.mark.parametrize("variant", sorted(LAB_DIAGNOSES))
 def test_each_bug_of_the_lab_is_named_for_what_it_is(variant: str) -> None:
-    rows, summary = _rows_of(load(LAB_BUGS[variant], variant))
+    _, summary = _rows_of(load(LAB_BUGS[variant], variant))
     text = "\n".join(summary)
     must, must_not = LAB_DIAGNOSES[variant]
     for words in must:
@@ -481,7 +482,9 @@ def test_a_class_with_every_bug_of_the_lab_and_a_recursive_sort(
     assert students["recursive"].split()[1:4] == ["PASSED", "RecursionError", "at"]
     assert _table(out)["chain of 5000 ops"][list(sorted(LAB_BUGS)).index("recursive")] == "note"
     # 13: the totals count failing checks, and say in how many engines
-    assert re.search(r"9 engines, \d+ checks .*: FAILED \(\d+ failing checks in 8 engines\); 1 note", out)
+    assert re.search(
+        r"9 engines, \d+ checks .*: FAILED \(\d+ failing checks in 8 engines\); 1 note", out
+    )
     # The correct engine alone: passed, unless depth is asked for.
     alone = tmp_path / "alone"
     alone.mkdir()
@@ -497,4 +500,49 @@ def test_a_class_with_every_bug_of_the_lab_and_a_recursive_sort(
     book = main(["check", "--engine", str(alone), "--format", "json"])
     engines = {e["student"]: e for e in json.loads(capsys.readouterr().out)["engines"]}
     assert book == 0 and engines["recursive"]["status"] == "passed"
-    assert engines["recursive"]["diagnosis"] == [] and "RecursionError" in engines["recursive"]["notes"][0]
+    assert (
+        engines["recursive"]["diagnosis"] == []
+        and "RecursionError" in engines["recursive"]["notes"][0]
+    )
+
+
+# The report in lab 03's words: input, expected (numerical), got (analytic),
+# abs diff, rel diff.
+
+
+def test_a_failed_report_says_it_in_the_labs_words_in_its_first_line() -> None:
+    cls = load(BROKEN["sign_sub"], "sign_sub")
+    report = check(lambda x, y: x - y, [cls(2.0), cls(3.0)])
+    first, header, row = str(report).splitlines()[:3]
+    assert first.endswith(
+        "worst: x[1]: expected (numerical) -1, got (analytic) 1, abs diff 2, rel diff 2"
+    ), first
+    columns = re.split(r"\s{2,}", header)
+    assert columns[3:7] == ["analytic", "numerical", "abs diff", "rel diff"]
+    assert re.split(r"\s{2,}", row)[3:7] == ["1", "-1", "2", "2"]
+    with pytest.raises(GradcheckError, match=r"expected \(numerical\) -1, got \(analytic\) 1"):
+        gradcheck(lambda x, y: x - y, [cls(2.0), cls(3.0)])
+    # Above order 1, and in several modes, the worst entry says which derivative it is.
+    wrong = Rule("wrong_sq", lambda x: x * x, (lambda x, out: 2 * x + x * x,))
+    twice = check(lambda x: wrong(x), [Value(0.5)], order=2, modes=("fwd", "rev"))
+    assert "worst: order 1 (fwd), out[0] with respect to x[0]: expected (numerical) 1," in str(
+        twice
+    )
+
+
+def test_a_passed_report_counts_in_the_singular_when_it_is_one() -> None:
+    assert str(check(lambda x: x.exp(), [Value(0.5)])).splitlines()[0] == (
+        "gradcheck passed: order 1, 1 comparison (exhaustive)"
+    )
+    assert str(check(lambda x: x.exp(), [Value(0.5)], order=2)).splitlines()[0] == (
+        "gradcheck passed: orders 1-2, 2 comparisons (exhaustive)"
+    )
+    assert "<th>order</th>" in check(lambda x: x.exp(), [Value(0.5)])._repr_html_()
+
+
+def test_help_of_gradcheck_documents_its_own_arguments() -> None:
+    text = inspect.getdoc(gradcheck) or ""  # what help(minigrad.gradcheck) shows
+    assert "as in :func:`check`" not in text and "as in check" not in text
+    args = text.split("Args:", 1)[1].split("Returns:", 1)[0]
+    for name in inspect.signature(gradcheck).parameters:
+        assert re.search(rf"^\s+{name}: \S", args, re.MULTILINE), name

@@ -12,8 +12,9 @@ fresh graph of the same leaves (where state kept between calls shows).
 Each check draws its points the way minigrad draws its own rules' points
 (:meth:`Rule.intervals <minigrad.Rule.intervals>`: inside the sample box,
 away from domain edges and kinks), and from every piece of the domain in
-turn: both sides of a kink, both sides of a pole (:class:`Draw`). :mod:`minigrad.checking.trials` runs a check,
-:mod:`minigrad.checking.signature` names the bug from the results.
+turn: both sides of a kink, both sides of a pole (:class:`Draw`).
+:mod:`minigrad.checking.trials` runs a check, :mod:`minigrad.checking.signature`
+names the bug from the results.
 """
 
 from __future__ import annotations

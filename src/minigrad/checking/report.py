@@ -10,9 +10,12 @@ Example:
     >>> e = Entry(1, 0, (), 0, analytic=-1.0, numerical=1.0, allowed=0.001, passed=False,
     ...           error=1e-10, step=1e-3, verdict="wrong", reason="wrong: 2e10 bounds apart")
     >>> print(Report(False, 1, 1, [e], ["x[0]"], entries=[e]))  # doctest: +NORMALIZE_WHITESPACE
-    gradcheck failed at order 1: 1 of 1 entries differ (exhaustive); worst: x[0]: expected (numerical) 1, got (analytic) -1, abs diff 2, rel diff 2
-    order  output  with respect to  analytic  numerical  abs diff  rel diff  error bound  step   digits  verdict
-    1      out[0]  x[0]             -1        1          2         2         1e-10        0.001  0       wrong
+    gradcheck failed at order 1: 1 of 1 entries differ (exhaustive);
+        worst: x[0]: expected (numerical) 1, got (analytic) -1, abs diff 2, rel diff 2
+    order  output  with respect to  analytic  numerical  abs diff  rel diff
+        error bound  step   digits  verdict
+    1      out[0]  x[0]             -1        1          2         2
+        1e-10        0.001  0       wrong
     x[0]: wrong: 2e10 bounds apart
     verdicts: 1 wrong
 """

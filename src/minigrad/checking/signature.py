@@ -132,8 +132,10 @@ def _assigns(reuse: Sequence[Row], rows: Sequence[Row], alone: str) -> str:
         for f in fs
     ]
     unlike = f" (unlike {' and '.join(fine)})" if fine else ""
-    whose = " and ".join(f"`{op}`'s" for op in ops) + " _backward " + (
-        "assign" if len(ops) > 1 else "assigns"
+    whose = (
+        " and ".join(f"`{op}`'s" for op in ops)
+        + " _backward "
+        + ("assign" if len(ops) > 1 else "assigns")
     )
     return (
         f"{alone}a node used twice by {named} gets one of its gradients only{unlike} "

@@ -292,14 +292,14 @@ def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
         return
     for node in nodes:
         node.grad = 0.0  # type: ignore[attr-defined]
-    on_top = out + leaves[0]  # type: ignore[operator]
+    on_top = out + leaves[0]
     on_top.backward()
-    got = [float(leaf.grad or 0.0) for leaf in leaves]  # type: ignore[attr-defined]
+    got = [float(leaf.grad or 0.0) for leaf in leaves]
     # The same graph built afresh, new leaves and all: what the engine gives
     # without state. Any difference is the state's; a gradient wrong in both
     # is a bug of an op or of the order, which other rows show.
     fresh = [cls(x) for x in point]
-    alike, _ = _grads(check, fresh, lambda y: y + fresh[0])  # type: ignore[operator]
+    alike, _ = _grads(check, fresh, lambda y: y + fresh[0])
     if all(_close(g, a, _FORWARD_RTOL) for g, a in zip(got, alike, strict=True)):
         return
     expected = [g.data for g in grad(reference + values[0], values)]
