@@ -17,8 +17,9 @@ the cause (:func:`diagnose`):
 * right for every op, wrong where a node has a copy of the same data
   (``u * 1.0``): ``__eq__``/``__hash__`` by value merge them in a visited set;
 * right on the first ``backward()``, wrong on a second fresh graph of the
-  same leaves: state kept between calls (a visited set or an order kept in
-  the class or in a default argument).
+  same leaves, or on a graph built on an earlier one's output where the same
+  graph built afresh is right: state kept between calls (a visited set or an
+  order kept in the class or in a default argument).
 """
 
 from __future__ import annotations
@@ -268,10 +269,10 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
         r = identity[0]
         summary.append(
             f"{alone}two nodes of equal data are taken for one ({r.name} {_at(r)}: "
-            f"{_wrong_gradient(r)}): `__eq__` and `__hash__` compare .data, so the visited "
-            "set of backward() finds `u * 1.0` there when it reaches `u`, and `u`'s "
-            "_backward never runs. Nodes must be equal only to themselves: delete "
-            "`__eq__` and `__hash__`"
+            f"{_wrong_gradient(r)}): `__eq__` and `__hash__` compare .data, so backward()'s "
+            "visited set, holding `u * 1.0`, takes `u` for it and skips it: `u`'s _backward "
+            "never runs. Nodes must be equal only to themselves: delete `__eq__` and "
+            "`__hash__`"
         )
         for r in [*identity, *order]:
             notes[r.name] = "equality by value"
