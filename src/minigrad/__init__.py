@@ -23,6 +23,7 @@ from minigrad.checking.gradcheck import (
     gradgradcheck,
 )
 from minigrad.core import Rule, Value, apply, grad, toposort
+from minigrad.core.closure import ClosureOpError
 from minigrad.core.functional import hessian, hvp, jacobian, jvp, vjp
 from minigrad.core.rules import (
     acos,
@@ -71,8 +72,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from minigrad.compiler import compile as compile  # noqa: A004 (loaded on first use, below)
     from minigrad.teach.viz import Graph as _Graph
+    from minigrad.teach.viz import draw_dot as draw_dot
 
 __all__ = [
+    "ClosureOpError",
     "GradcheckError",
     "GradcheckWarning",
     "Report",
@@ -96,6 +99,7 @@ __all__ = [
     "degrees",
     "digamma",
     "dist",
+    "draw_dot",
     "eps_curve",
     "erf",
     "erfc",
@@ -160,15 +164,22 @@ Value.graph = _graph  # type: ignore[method-assign]
 
 
 def __getattr__(name: str) -> object:
-    """``minigrad.compile``, loaded on first use.
+    """``minigrad.compile`` and ``minigrad.draw_dot``, loaded on first use.
 
     The compiler (tracing and code generation, with ``typing`` and ``re``) is
     about a third of minigrad's import time, and most sessions never compile:
     ``minigrad.compile`` and ``from minigrad import compile`` import it then.
+    ``draw_dot`` (micrograd's name for :func:`minigrad.teach.viz.draw_dot`)
+    lives in the teaching layer, which the engine never imports.
     """
     if name == "compile":
         from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin)
 
         globals()["compile"] = compile
         return compile
+    if name == "draw_dot":
+        from minigrad.teach.viz import draw_dot
+
+        globals()["draw_dot"] = draw_dot
+        return draw_dot
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

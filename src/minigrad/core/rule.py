@@ -52,7 +52,14 @@ else:
         return func
 
 
-__all__ = ["DEFAULT_MARGIN", "Partial", "Rule", "apply", "value_of"]
+__all__ = ["BUILT_IN", "DEFAULT_MARGIN", "Partial", "Rule", "apply", "value_of"]
+
+#: The built-in one-argument methods by name (``"exp"``: minigrad's ``Value.exp``),
+#: filled by :mod:`minigrad.core.protocol`. The functions the partials are
+#: written with (``exp(x)``) call these, not ``x.exp()``: a user who adds an op
+#: micrograd's way, ``Value.exp = exp`` with a closure, changes the method
+#: they call, never the rules that use exp (nor makes a closure of them).
+BUILT_IN: dict[str, Callable[[Value], Value]] = {}
 
 #: d out / d arg: a function of (*args, out), or a constant float.
 Partial = Callable[..., "float | Value"] | float

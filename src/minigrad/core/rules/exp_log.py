@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import math
 
-from minigrad.core.rule import _INF, Rule, _float_error, _not_a_number, _unary, overload, value_of
+from minigrad.core.rule import (
+    _INF,
+    BUILT_IN,
+    Rule,
+    _float_error,
+    _not_a_number,
+    _unary,
+    overload,
+    value_of,
+)
 from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -26,7 +35,7 @@ def exp(x: S) -> S:
         except OverflowError as exc:
             raise _float_error(EXP, (x,), exc) from None
     try:
-        return x.exp()
+        return BUILT_IN["exp"](x) if isinstance(x, Value) else x.exp()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(EXP, x) from None
 
@@ -51,7 +60,7 @@ def log(x: float | Value, base: float | Value | None = None) -> float | Value:
             except ValueError as exc:
                 raise _float_error(LOG, (x,), exc) from None
         try:
-            return x.log()
+            return BUILT_IN["log"](x) if isinstance(x, Value) else x.log()
         except AttributeError:  # neither a number nor a Value
             raise _not_a_number(LOG, x) from None
     if isinstance(base, bool) or not isinstance(base, float | int | Value):
@@ -77,7 +86,7 @@ def sqrt(x: S) -> S:
         except ValueError as exc:
             raise _float_error(SQRT, (x,), exc) from None
     try:
-        return x.sqrt()
+        return BUILT_IN["sqrt"](x) if isinstance(x, Value) else x.sqrt()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(SQRT, x) from None
 
@@ -87,7 +96,7 @@ def sigmoid(x: S) -> S:
     if isinstance(x, float | int):
         return _sigmoid(x)
     try:
-        return x.sigmoid()
+        return BUILT_IN["sigmoid"](x) if isinstance(x, Value) else x.sigmoid()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(SIGMOID, x) from None
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 
-from minigrad.core.rule import Rule, _not_a_number, _unary
+from minigrad.core.rule import BUILT_IN, Rule, _not_a_number, _unary
+from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
@@ -20,7 +21,7 @@ def erf(x: S) -> S:
     if isinstance(x, float | int):
         return math.erf(x)
     try:
-        return x.erf()
+        return BUILT_IN["erf"](x) if isinstance(x, Value) else x.erf()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(ERF, x) from None
 

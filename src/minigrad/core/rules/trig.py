@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.core.rule import _INF, Rule, _binary, _not_a_number, _unary, overload
+from minigrad.core.rule import _INF, BUILT_IN, Rule, _binary, _not_a_number, _unary, overload
 from minigrad.core.rules.arithmetic import ABS
 from minigrad.core.rules.exp_log import exp, log, sech2, sqrt
 from minigrad.core.value import Value
@@ -26,7 +26,7 @@ def sin(x: S) -> S:
     if isinstance(x, float | int):
         return math.sin(x)
     try:
-        return x.sin()
+        return BUILT_IN["sin"](x) if isinstance(x, Value) else x.sin()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(SIN, x) from None
 
@@ -36,7 +36,7 @@ def cos(x: S) -> S:
     if isinstance(x, float | int):
         return math.cos(x)
     try:
-        return x.cos()
+        return BUILT_IN["cos"](x) if isinstance(x, Value) else x.cos()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(COS, x) from None
 
@@ -46,7 +46,7 @@ def tanh(x: S) -> S:
     if isinstance(x, float | int):
         return math.tanh(x)
     try:
-        return x.tanh()
+        return BUILT_IN["tanh"](x) if isinstance(x, Value) else x.tanh()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(TANH, x) from None
 
