@@ -41,14 +41,19 @@ def _failing_gradcheck() -> str:
     return "gradcheck passed a wrong rule"
 
 
-def _neuron_graph() -> str:
+def _neuron() -> Value:
     x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
     w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
     b = Value(6.8813735870195432, label="b")
     o = (x1 * w1 + x2 * w2 + b).tanh()
     o.label = "o"
     o.backward()
-    return o.graph().svg()
+    return o
+
+
+def _draw_dot() -> list[str]:
+    picture = mg.draw_dot(_neuron())
+    return [repr(picture), picture._repr_svg_()]
 
 
 def _check_command() -> list[object]:
@@ -84,7 +89,8 @@ def probe() -> dict[str, object]:
         "failure": _failing_gradcheck,
         "check command": _check_command,
         "demo": _demo,
-        "graph": _neuron_graph,
+        "graph": lambda: _neuron().graph().svg(),
+        "draw_dot": _draw_dot,
     }
     return {name: _attempt(work) for name, work in parts.items()}
 

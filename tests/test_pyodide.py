@@ -113,3 +113,14 @@ def test_the_graph_picture_is_the_same_svg(
     for text in (">x1<", ">w1<", ">tanh<", "data 0.7071", "grad -1.5"):
         assert text in svg, text
     assert svg == in_cpython["graph"]
+
+
+def test_draw_dot_draws_the_lectures_neuron(
+    in_pyodide: dict[str, object], in_cpython: dict[str, object]
+) -> None:
+    drawn = in_pyodide["draw_dot"]
+    assert isinstance(drawn, list), drawn
+    text, svg = drawn
+    assert text == "Diagram(values=10, ops=5, constants=0, format='svg', rankdir='LR')"
+    assert svg.startswith("<svg") and ">tanh<" in svg and "grad -1.5" in svg
+    assert drawn == in_cpython["draw_dot"]
