@@ -131,6 +131,7 @@ def _fake_mlp(bench: suite.Bench, sizes: Sequence[int]) -> None:
     print("a table")
     for name, ratio in ((MINIGRAD, 1.0), (BARE, 0.8), (MICROGRAD, 8.0)):
         bench.found.numbers[f"mlp {name}"] = ratio
+    bench.found.numbers["gradcheck torch 10"] = 0.2  # minigrad's time over torch's
 
 
 def test_readme_writes_the_report_and_the_summary_and_nothing_else(
@@ -153,6 +154,7 @@ def test_readme_writes_the_report_and_the_summary_and_nothing_else(
     assert written.endswith(f"{publish.END}\n# bottom\n")
     assert "stale" not in written
     assert f"| {MICROGRAD} | 8.00x slower |  |  |" in written
+    assert "| N = 10 | 5.00x slower |" in written  # torch's gradcheck, against minigrad's
     # The floor and the targets are the project's own: in results.md, not on the front page.
     assert BARE not in written and "| t |" not in written
     assert "| t | not measured | not measured |" in printed
