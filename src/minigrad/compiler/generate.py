@@ -31,7 +31,7 @@ How the code is written:
   every call: their branches are not frozen.
 * An op that can turn a number that is not finite into a finite one
   (``tanh(inf)`` is 1.0) is guarded, and a rule called by reference is called
-  through a check (:func:`~minigrad.compiler.templates.guarded`), so that
+  through a check (:func:`~minigrad.compiler.templates.checked`), so that
   where eager evaluation raises, the loss comes out NaN and the call is
   evaluated eagerly: compiled results equal eager ones, errors included.
 * Above :data:`~minigrad.compiler.straight.CHUNK_ABOVE` statements the code is
