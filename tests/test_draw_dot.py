@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import minigrad
+from lecture import neuron
 from minigrad import Value
 from minigrad.teach.viz import Diagram, graph
 
@@ -45,19 +46,7 @@ _ECHO = "sys.stdout.buffer.write(sys.argv[1].encode() + b'\\n' + sys.stdin.buffe
 
 def _lecture_neuron() -> Value:
     # The lecture's tanh neuron, built with labels as in the lecture.
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1*w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2*w2"
-    x1w1x2w2 = x1w1 + x2w2
-    x1w1x2w2.label = "x1*w1 + x2*w2"
-    n = x1w1x2w2 + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
+    o = neuron()["o"]
     o.backward()
     return o
 

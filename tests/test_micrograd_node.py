@@ -19,6 +19,7 @@ import pytest
 import sympy
 
 import minigrad as mg
+from lecture import more_ops, neuron
 from minigrad import ClosureOpError, GradcheckError, Value
 from minigrad.core.closure import Closure
 
@@ -26,25 +27,8 @@ Op = Callable[[Value], Value]
 
 
 def lecture_neuron() -> tuple[dict[str, Value], Value]:
-    """The lecture's neuron, cell by cell: o = tanh(x1*w1 + x2*w2 + b)."""
-    x1 = Value(2.0, label="x1")
-    x2 = Value(0.0, label="x2")
-    w1 = Value(-3.0, label="w1")
-    w2 = Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1*w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2*w2"
-    x1w1x2w2 = x1w1 + x2w2
-    x1w1x2w2.label = "x1*w1 + x2*w2"
-    n = x1w1x2w2 + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    nodes = {"x1": x1, "x2": x2, "w1": w1, "w2": w2, "b": b, "x1w1": x1w1, "x2w2": x2w2}
-    nodes.update({"x1w1x2w2": x1w1x2w2, "n": n, "o": o})
-    return nodes, o
+    named = neuron()
+    return named, named["o"]
 
 
 # The lecture's numbers: o = 0.7071, and the leaves' gradients.
@@ -440,16 +424,7 @@ def test_micrograd_sanity_check_with_closures() -> None:
 def test_micrograd_more_ops_with_closures() -> None:
     a = Engine(-4.0)
     b = Engine(2.0)
-    c = a + b
-    d = a * b + b**3
-    c += c + 1
-    c += 1 + c + (-a)
-    d += d * 2 + (b + a).relu()
-    d += 3 * d + (b - a).relu()
-    e = c - d
-    f = e**2
-    g = f / 2.0
-    g += 10.0 / f
+    g = more_ops(a, b)
     g.backward()
     sa, sb = sympy.symbols("a b")
     cs = sa + sb
@@ -467,3 +442,15 @@ def test_micrograd_more_ops_with_closures() -> None:
     assert f"{g.data:.4f} {a.grad:.4f} {b.grad:.4f}" == "24.7041 138.8338 645.5773"
     # The same closures, checked: every entry agrees with the numbers.
     assert mg.gradcheck(lambda u, v: (u * v + v**3 - u) ** 2 / 2.0, [Engine(-4.0), Engine(2.0)])
+
+
+@pytest.mark.parametrize("bug", ["right", "sign", "no out.grad"])
+def test_fast_mode_and_check_grads_judge_closure_ops_as_the_exhaustive_check(bug: str) -> None:
+    f = closure_exp_with(bug)
+    right = bug == "right"
+    assert mg.check(f, [Value(0.3)], fast_mode=True).ok is right
+    if right:
+        assert mg.check_grads(f, (Value(0.3),), order=1)
+    else:
+        with pytest.raises(GradcheckError, match="op 'myexp'"):
+            mg.check_grads(f, (Value(0.3),), order=1)

@@ -250,9 +250,49 @@ def gradcheck(
 ) -> bool:
     """Check first derivatives: every output against every input.
 
-    ``check_backward_ad`` checks reverse mode and ``check_forward_ad``
-    forward mode (the jvp with each unit tangent), PyTorch's names; at
-    least one must be True. Other arguments as in :func:`check`.
+    Each derivative is compared with a numerical one, a central difference
+    ``(f(x + h) - f(x - h)) / 2h`` (extrapolated over several steps where
+    one does not decide), as PyTorch's ``gradcheck`` and lab 03's do.
+
+    Args:
+        func: Takes the inputs, returns a Value or a tuple of Values; every
+            output is checked against every input (the full Jacobian).
+        inputs: The Values to perturb, each exactly once; a number becomes a
+            fresh Value. A micrograd-style engine's nodes are checked by
+            their own ``backward()``. Every ``.data`` and ``.grad`` is put
+            back as it was, also when the check fails or ``func`` raises.
+        eps: The nominal step h of the central difference (for |x| > 1 it
+            grows as ``eps * sqrt(|x|)``). None: the checker chooses the
+            step for each input.
+        atol: Absolute tolerance. With ``atol`` and ``rtol`` both None each
+            derivative is judged by the numerical one's error bound (wrong,
+            agrees to k digits, or undecided; what stays undecided is judged
+            at PyTorch's tolerances). Given either, an entry passes when
+            ``|analytic - numerical| <= atol + rtol * |numerical|``.
+        rtol: Relative tolerance of that test (the other takes PyTorch's
+            default: atol 1e-5, rtol 1e-3).
+        raise_exception: On a mismatch, raise :class:`GradcheckError` (True)
+            or return False.
+        nondet_tol: How far two backward passes over one graph may differ
+            (0: a second pass runs only for rules minigrad does not know).
+        fast_mode: First compare one random directional derivative (3
+            evaluations of ``func``); compare every entry only if it fails.
+        method: ``"central"``, or ``"richardson"`` (the difference at eps
+            and eps/2, extrapolated).
+        check_forward_ad: Also check forward mode (the jvp with each unit
+            tangent), PyTorch's name.
+        check_backward_ad: Check reverse mode (``backward``); at least one
+            of the two must be True.
+
+    Returns:
+        True when every derivative agrees.
+
+    Raises:
+        GradcheckError: A derivative differs (unless ``raise_exception`` is
+            False). Its message names the output and input, the expected
+            (numerical) and got (analytic) values, abs diff and rel diff.
+        TypeError: ``func`` or ``inputs`` are not what they must be.
+        ValueError: Empty inputs, a non-positive eps, negative tolerances.
 
     Example:
         >>> from minigrad import Value
