@@ -454,3 +454,13 @@ def test_fast_mode_and_check_grads_judge_closure_ops_as_the_exhaustive_check(bug
     else:
         with pytest.raises(GradcheckError, match="op 'myexp'"):
             mg.check_grads(f, (Value(0.3),), order=1)
+
+
+def test_a_closure_rule_fills_every_slot_of_a_rule() -> None:
+    # Closure sets Rule's slots by hand (it has no forward or partials to
+    # validate): a slot added to Rule must be given a value there too.
+    x = Value(1.0)
+    rule = Value(2.0, (x,), "f").rule
+    assert isinstance(rule, Closure)
+    missing = [name for name in mg.Rule.__slots__ if not hasattr(rule, name)]
+    assert missing == []

@@ -18,7 +18,6 @@ from minigrad.checking.gradcheck import (
     Report,
     check,
     check_grads,
-    eps_curve,
     gradcheck,
     gradgradcheck,
 )
@@ -71,6 +70,7 @@ from minigrad.core.rules import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from minigrad.compiler import compile as compile  # noqa: A004 (loaded on first use, below)
+    from minigrad.teach.epscurve import eps_curve as eps_curve
     from minigrad.teach.viz import Graph as _Graph
     from minigrad.teach.viz import draw_dot as draw_dot
 
@@ -164,19 +164,25 @@ Value.graph = _graph  # type: ignore[method-assign]
 
 
 def __getattr__(name: str) -> object:
-    """``minigrad.compile`` and ``minigrad.draw_dot``, loaded on first use.
+    """``minigrad.compile``, ``minigrad.draw_dot`` and ``minigrad.eps_curve``, loaded on first use.
 
     The compiler (tracing and code generation, with ``typing`` and ``re``) is
     about a third of minigrad's import time, and most sessions never compile:
     ``minigrad.compile`` and ``from minigrad import compile`` import it then.
     ``draw_dot`` (micrograd's name for :func:`minigrad.teach.viz.draw_dot`)
-    lives in the teaching layer, which the engine never imports.
+    and ``eps_curve`` (:func:`minigrad.teach.epscurve.eps_curve`) live in the
+    teaching layer, which the engine never imports.
     """
     if name == "compile":
         from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin)
 
         globals()["compile"] = compile
         return compile
+    if name == "eps_curve":
+        from minigrad.teach.epscurve import eps_curve
+
+        globals()["eps_curve"] = eps_curve
+        return eps_curve
     if name == "draw_dot":
         from minigrad.teach.viz import draw_dot
 

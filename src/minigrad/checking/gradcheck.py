@@ -24,19 +24,16 @@ How an entry is judged, and how a failure is explained, is in
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from minigrad.checking.compare import run_check
 from minigrad.checking.levels import Func
-from minigrad.checking.numeric import central, nominal_step
 from minigrad.checking.report import Entry, Report
 from minigrad.checking.settings import MODES as MODES  # importable here, as before the split
 from minigrad.checking.settings import Settings, modes_from_flags
-from minigrad.core._validate import as_bool, positive
-from minigrad.core.grad import grad
+from minigrad.core._validate import as_bool
 from minigrad.core.value import Value
 
 TYPE_CHECKING = False
@@ -51,7 +48,6 @@ __all__ = [
     "Settings",
     "check",
     "check_grads",
-    "eps_curve",
     "gradcheck",
     "gradgradcheck",
 ]
@@ -356,50 +352,3 @@ def gradgradcheck(
     )
     settings = Settings.of("gradgradcheck", locals(), modes=modes)
     return _conclude(run_check(func, inputs, 2, grad_outputs, settings), raise_exception)
-
-
-def eps_curve(
-    func: Callable[[Value], Value], x: float, epsilons: Sequence[float] | None = None
-) -> list[tuple[float, float]]:
-    """The error of the central difference against the analytic derivative, per eps.
-
-    Plotted on log axes it is U-shaped: round-off (about 1e-16 * |f| / h) on
-    the left, truncation (about h**2 * |f'''| / 6) on the right. The step at
-    each eps is the checker's: ``h = eps * max(1, sqrt(|x|))``, never so small that
-    ``x + h == x``; an eps whose step leaves ``func``'s domain gives NaN.
-
-    Args:
-        func: A one-input function of a Value.
-        x: The point.
-        epsilons: The values of eps; by default 1e-1 down to 1e-13, two per decade.
-
-    Returns:
-        ``(eps, |central difference - analytic|)`` pairs, largest eps first.
-
-    Example:
-        >>> curve = eps_curve(lambda v: v.sin(), 1.0)
-        >>> best = min(curve, key=lambda pair: pair[1])[0]
-        >>> 1e-8 <= best <= 1e-3
-        True
-    """
-    steps = list(epsilons) if epsilons is not None else [10 ** (-k / 2) for k in range(2, 27)]
-    leaf = Value(x)
-    (d,) = grad(func(leaf), [leaf])
-    exact = d.data
-
-    def evaluate(t: float) -> list[float] | None:
-        try:
-            return [func(Value(t)).data]
-        except (ArithmeticError, ValueError):
-            return None
-
-    out = []
-    for eps in steps:
-        eps = positive(eps, "eps_curve: epsilons[i]")
-        sides = central(evaluate, x, nominal_step(x, eps))
-        if sides is None:
-            out.append((eps, math.nan))
-            continue
-        up, down, half = sides
-        out.append((eps, abs((up[0] - down[0]) / (2.0 * half) - exact)))
-    return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-__all__ = ["Entry", "Report", "escape_html", "mode_label", "modes_in_words"]
+__all__ = ["Entry", "Report", "mode_label", "modes_in_words"]
 
 # Rows of a report shown outside pytest before "... and N more".
 _SHORT_ROWS = 8
@@ -406,6 +406,8 @@ class Report:
         return self.text(full=True)
 
     def _repr_html_(self) -> str:
+        from html import escape as escape_html  # an import paid only where HTML is shown
+
         status = "passed" if self.ok else "failed"
         orders = "order" if self.order == 1 else "orders"
         summary = (
@@ -542,21 +544,3 @@ def _table(
     return "\n".join(
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
     )
-
-
-def escape_html(text: str) -> str:
-    """Text made safe inside HTML (the ``html`` module costs an import).
-
-    Example:
-        >>> escape_html("<b>'x' & y</b>")
-        '&lt;b&gt;&#x27;x&#x27; &amp; y&lt;/b&gt;'
-    """
-    for raw, safe in (
-        ("&", "&amp;"),
-        ("<", "&lt;"),
-        (">", "&gt;"),
-        ('"', "&quot;"),
-        ("'", "&#x27;"),
-    ):
-        text = text.replace(raw, safe)
-    return text

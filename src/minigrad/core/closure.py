@@ -124,6 +124,7 @@ class Closure(Rule):
         self.spelling = f"{name or 'op'}({', '.join(self.arg_names)})"
         self.commutative = False
         self._written = None
+        self.inline = None  # never inlined: compile refuses a closure node
         self.node = node
         self.step = _noop if step is None else step
         global made

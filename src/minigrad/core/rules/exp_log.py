@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from minigrad.core.inline import Inline
 from minigrad.core.rule import (
     _INF,
     BUILT_IN,
@@ -284,7 +285,13 @@ _ONE_THIRD = 1.0 / 3.0
 # The rules.
 
 EXP = Rule(
-    "exp", math.exp, (lambda x, out: out,), math="exp(x)", sample=((-4.0, 4.0),), spelling="x.exp()"
+    "exp",
+    math.exp,
+    (lambda x, out: out,),
+    math="exp(x)",
+    sample=((-4.0, 4.0),),
+    spelling="x.exp()",
+    inline=Inline("_exp({0})", ("{out}",), names={"_exp": math.exp}, absorbing=(0,)),
 )
 # The slopes of the logarithms are 1/x written as e**-log(x): equal (to
 # 1e-13 relative at worst, the rounding of log(x) times |log(x)|), but the
@@ -301,6 +308,7 @@ LOG = Rule(
     sample=((0.05, 8.0),),
     requires="input must be > 0",
     spelling="x.log()",
+    inline=Inline("_log({0})", ("_exp(-{out})",), names={"_log": math.log, "_exp": math.exp}),
 )
 LOG1P = Rule(
     "log1p",
@@ -311,6 +319,7 @@ LOG1P = Rule(
     sample=((-0.9, 5.0),),
     requires="input must be > -1",
     spelling="x.log1p()",
+    inline=Inline("_log1p({0})", ("_exp(-{out})",), names={"_log1p": math.log1p, "_exp": math.exp}),
 )
 SQRT = Rule(
     "sqrt",
@@ -321,6 +330,7 @@ SQRT = Rule(
     sample=((0.05, 8.0),),
     requires="input must be >= 0",
     spelling="x.sqrt()",
+    inline=Inline("_sqrt({0})", ("(0.5 / {out})",), names={"_sqrt": math.sqrt}),
 )
 SIGMOID = Rule(
     "sigmoid",
@@ -331,6 +341,12 @@ SIGMOID = Rule(
     math="1/(1 + exp(-x))",
     sample=((-4.0, 4.0),),
     spelling="x.sigmoid()",
+    inline=Inline(
+        "_sigmoid({0})",
+        ("(0.25 * _sech2(0.5 * {0}))",),
+        names={"_sigmoid": _sigmoid, "_sech2": _sech2},
+        absorbing=(0,),
+    ),
 )
 SOFTPLUS = Rule(
     "softplus",
@@ -339,6 +355,12 @@ SOFTPLUS = Rule(
     math="log(1 + exp(x))",
     sample=((-4.0, 4.0),),
     spelling="x.softplus()",
+    inline=Inline(
+        "_softplus({0})",
+        ("_sigmoid({0})",),
+        names={"_softplus": _softplus, "_sigmoid": _sigmoid},
+        absorbing=(0,),
+    ),
 )
 EXPM1 = Rule(
     "expm1",

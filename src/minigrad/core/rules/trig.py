@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.core.inline import Inline
 from minigrad.core.rule import _INF, BUILT_IN, Rule, _binary, _not_a_number, _unary, overload
 from minigrad.core.rules.arithmetic import ABS
-from minigrad.core.rules.exp_log import exp, log, sech2, sqrt
+from minigrad.core.rules.exp_log import _sech2, exp, log, sech2, sqrt
 from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -423,6 +424,7 @@ SIN = Rule(
     math="sin(x)",
     sample=((-4.0, 4.0),),
     spelling="x.sin()",
+    inline=Inline("_sin({0})", ("_cos({0})",), names={"_sin": math.sin, "_cos": math.cos}),
 )
 COS = Rule(
     "cos",
@@ -431,6 +433,7 @@ COS = Rule(
     math="cos(x)",
     sample=((-4.0, 4.0),),
     spelling="x.cos()",
+    inline=Inline("_cos({0})", ("(-_sin({0}))",), names={"_sin": math.sin, "_cos": math.cos}),
 )
 TANH = Rule(
     "tanh",
@@ -440,6 +443,9 @@ TANH = Rule(
     math="tanh(x)",
     sample=((-3.0, 3.0),),
     spelling="x.tanh()",
+    inline=Inline(
+        "_tanh({0})", ("_sech2({0})",), names={"_tanh": math.tanh, "_sech2": _sech2}, absorbing=(0,)
+    ),
 )
 TAN = Rule(
     "tan",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from minigrad.teach.viz.scene import _LEAF_FILL, _Edge, _escape, _Node, _Scene
+from minigrad.teach.svg import escape as _escape
+from minigrad.teach.viz.scene import _LEAF_FILL, _Edge, _Node, _Scene
 
 
 def _dot(scene: _Scene, rankdir: str = "LR") -> str:

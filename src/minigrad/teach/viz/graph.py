@@ -3,7 +3,7 @@
 :func:`graph` walks back from the root Values and describes what to draw as
 a scene (:mod:`minigrad.teach.viz.scene`); :class:`Graph` holds it and writes
 it out as DOT text (:mod:`~minigrad.teach.viz.dot`), as minigrad's own SVG
-(:mod:`~minigrad.teach.viz.svg`), or through Graphviz's ``dot`` program.
+(:mod:`~minigrad.teach.viz.drawing`), or through Graphviz's ``dot`` program.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from minigrad.core._validate import as_int
 from minigrad.core.inputs import value_list
 from minigrad.core.value import Value
 from minigrad.teach.viz.dot import _dot
+from minigrad.teach.viz.drawing import _svg
 from minigrad.teach.viz.scene import _Edge, _Node, _number, _Scene, _value_node
-from minigrad.teach.viz.svg import _svg
 
 __all__ = ["DotNotFoundError", "Graph", "graph"]
 
