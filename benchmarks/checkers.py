@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import minigrad
-from engines import COMPILED
+from engines import COMPILED, TORCH
 from harness import Target, fmt_ratio, fmt_time, progress, table, timed_runs
 from suite import Bench, Prepare, no_setup
 from workloads import manual_first, manual_second, random_leaves, ring
@@ -66,6 +67,7 @@ def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
         bench.found.numbers["gradcheck"] = worst
     rows += _compiled_check(bench, [n for n in sizes if n <= 30])
     rows += _fast_mode(bench)
+    rows += _versus_torch(bench, sizes)
     header = ["check", "inputs N", "the work it must do", "median", "that work, done by hand"]
     print(table([*header, "ratio", ""], rows))
     print(
@@ -80,7 +82,10 @@ def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
         "ratio within a round (the two cases run alternately). "
         f"`{COMPILED}(f).check()` checks generated code: the compiled loss and gradients "
         "against one eager pass (1e-12), then eager's gradients by gradcheck; its ratio is "
-        "to gradcheck of the eager function alone."
+        "to gradcheck of the eager function alone. `torch.autograd.gradcheck` (when torch "
+        "is installed) checks the same ring on N 0-d float64 tensors at its defaults (eps "
+        "1e-6, atol 1e-5, rtol 1e-3: 2N evaluations and one backward per output); the ratio "
+        "is minigrad's gradcheck per call over torch's, below 1 when minigrad's is faster."
     )
 
 
@@ -152,3 +157,44 @@ CHECK_TARGETS = (
         lambda m: f"{fmt_ratio(m['fast_mode'])} faster",
     ),
 )
+
+
+def _versus_torch(bench: Bench, sizes: Sequence[int]) -> list[list[object]]:
+    """``minigrad.gradcheck`` against ``torch.autograd.gradcheck`` on the same ring, per call."""
+    if not bench.has(TORCH):
+        return []
+    torch: Any = importlib.import_module("torch")
+
+    rows: list[list[object]] = []
+    for n in sizes:
+        values = random_leaves(minigrad.Value, n, seed=n)
+        tensors = tuple(
+            torch.tensor(v.data, dtype=torch.float64, requires_grad=True) for v in values
+        )
+        progress(f"torch gradcheck N={n}")
+        if not torch.autograd.gradcheck(ring, tensors):
+            print(f"torch.autograd.gradcheck returned False on the ring at N={n}")
+            continue
+
+        def mine(values: list[Any] = values) -> object:
+            return minigrad.gradcheck(ring, values)
+
+        def theirs(tensors: tuple[Any, ...] = tensors) -> object:
+            return torch.autograd.gradcheck(ring, tensors)
+
+        runs = max(bench.reps, 21) if n <= 30 else bench.reps
+        result = timed_runs([("minigrad", no_setup(mine)), ("torch", no_setup(theirs))], runs)
+        ratio = result["minigrad"].over(result["torch"])
+        bench.found.numbers[f"gradcheck torch {n}"] = ratio
+        rows.append(
+            [
+                "gradcheck vs torch.autograd.gradcheck",
+                n,
+                "the same check, per call",
+                fmt_time(result["minigrad"].median),
+                f"torch: {fmt_time(result['torch'].median)}",
+                fmt_ratio(ratio),
+                "",
+            ]
+        )
+    return rows

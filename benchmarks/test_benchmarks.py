@@ -20,7 +20,7 @@ import run
 import sections
 import sensitivity
 import suite
-from engines import BARE, MINIGRAD, bare_engine, minigrad_engine
+from engines import BARE, MICROGRAD, MINIGRAD, bare_engine, minigrad_engine
 from harness import Measurements, Target
 from workloads import flat, handwritten_step, make_data, make_layers, mlp_loss, to_engine
 
@@ -129,8 +129,9 @@ def test_each_readme_holds_one_block_for_the_summary() -> None:
 
 def _fake_mlp(bench: suite.Bench, sizes: Sequence[int]) -> None:
     print("a table")
-    for name, ratio in ((MINIGRAD, 1.0), (BARE, 0.8)):
+    for name, ratio in ((MINIGRAD, 1.0), (BARE, 0.8), (MICROGRAD, 8.0)):
         bench.found.numbers[f"mlp {name}"] = ratio
+    bench.found.numbers["gradcheck torch 10"] = 0.2  # minigrad's time over torch's
 
 
 def test_readme_writes_the_report_and_the_summary_and_nothing_else(
@@ -152,8 +153,12 @@ def test_readme_writes_the_report_and_the_summary_and_nothing_else(
     assert written.startswith(f"# top\n{publish.BEGIN}\nOne run of `python benchmarks/run.py")
     assert written.endswith(f"{publish.END}\n# bottom\n")
     assert "stale" not in written
-    assert f"| {BARE} | 1.25x faster |  |  |" in written
-    assert "| t | not measured | not measured |" in written
+    assert f"| {MICROGRAD} | 8.00x slower |  |  |" in written
+    assert "| N = 10 | 5.00x slower |" in written  # torch's gradcheck, against minigrad's
+    # The floor and the targets are the project's own: in results.md, not on the front page.
+    assert BARE not in written and "| t |" not in written
+    assert "| t | not measured | not measured |" in printed
+    assert "targets with whether each is met, are in [benchmarks/results.md]" in written
 
 
 def test_readme_refuses_a_partial_run(capsys: pytest.CaptureFixture[str]) -> None:

@@ -135,6 +135,15 @@ class Value:
         out._backward = _backward
         return out
 
+    def __abs__(self):
+        out = Value(abs(self.data), (self,), "abs")
+
+        def _backward():
+            self.grad += (1.0 if self.data > 0 else -1.0) * out.grad
+
+        out._backward = _backward
+        return out
+
     def __neg__(self):
         return self * -1
 
@@ -200,6 +209,75 @@ BROKEN: dict[str, str] = {
     "pow_derivative": _changed("self.data ** (other - 1)", "self.data**other"),
     "preorder": _changed(_ITERATIVE_SORT, _PREORDER_SORT),
     "recursive": _changed(_ITERATIVE_SORT, _RECURSIVE_SORT),
+}
+
+
+_MUL = ENGINE[ENGINE.index("    def __mul__") : ENGINE.index("    def __pow__")]
+_ADD = ENGINE[ENGINE.index("    def __add__") : ENGINE.index("    def __sub__")]
+_SUB = ENGINE[ENGINE.index("    def __sub__") : ENGINE.index("    def __mul__")]
+
+#: The micrograd way to subtract: a graph of `+` and `*` (no node of its own).
+_MICROGRAD_SUB = """    def __sub__(self, other):
+        return self + (-other)
+
+"""
+
+_VISITED_DEFAULT = """        topo, stack = [], [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                topo.append(node)
+            elif node not in visited:
+                visited.add(node)
+                stack.append((node, True))
+                stack.extend((child, False) for child in node._prev)
+        self.grad = 1.0
+        for node in reversed(topo):
+            node._backward()
+"""
+
+_BY_VALUE = """    def __eq__(self, other):
+        return isinstance(other, Value) and self.data == other.data
+
+    def __hash__(self):
+        return hash(self.data)
+
+"""
+
+
+def _in(part: str, old: str, new: str) -> str:
+    """ENGINE with ``old`` replaced by ``new`` inside ``part`` (one method) only."""
+    assert part in ENGINE and old in part, old
+    return ENGINE.replace(part, part.replace(old, new))
+
+
+#: The bugs of issue 26 (items 11-13), and a correct engine whose sort is
+#: the lecture's recursive ``build_topo``; by the name a teacher's table shows.
+LAB_BUGS: dict[str, str] = {
+    # 11: right on one side of a kink only
+    "relu_mask": _changed("self.grad += (out.data > 0) * out.grad", "self.grad += out.grad"),
+    "abs_sign": _changed(
+        "self.grad += (1.0 if self.data > 0 else -1.0) * out.grad", "self.grad += out.grad"
+    ),
+    # 12: correct, with a sort that stops at Python's recursion limit
+    "recursive": _changed(_ITERATIVE_SORT, _RECURSIVE_SORT),
+    # 13: bugs whose diagnosis named the wrong thing, or nothing
+    "mul_assign": _in(_MUL, ".grad += ", ".grad = "),
+    "by_value": _changed("    def __repr__(self):", _BY_VALUE + "    def __repr__(self):"),
+    "no_op_mul_left": _changed("        self._op = _op\n", "")
+    .replace(_SUB, _MICROGRAD_SUB)
+    .replace("self.grad += other.data * out.grad", "self.grad += 2 * other.data * out.grad"),
+    "mul_and_add_assign": _in(_MUL, "self.grad += other.data", "self.grad += -other.data").replace(
+        _ADD, _ADD.replace(".grad += ", ".grad = ")
+    ),
+    "mul_1e-6": _in(
+        _MUL,
+        "self.grad += other.data * out.grad",
+        "self.grad += other.data * out.grad * (1 + 1e-6)",
+    ),
+    "visited_default": _changed(
+        "    def backward(self):", "    def backward(self, visited=set()):"
+    ).replace(_ITERATIVE_SORT, _VISITED_DEFAULT),
 }
 
 

@@ -90,6 +90,40 @@ def test_progress_stays_off_a_non_terminal_stderr(capsys: pytest.CaptureFixture[
     captured = capsys.readouterr()
     assert captured.err == ""
     assert "\033[" not in captured.out  # no colour off a terminal
+    assert re.search(r"passed in \d+\.\d s\n$", captured.out)  # the time it took, at the end
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal needs a POSIX system")
+def test_on_a_terminal_stderr_counts_the_rules_and_stdout_ends_with_the_time() -> None:
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "minigrad", "check", "--points", "2", "--order", "1"]
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=follower, text=True, env=env
+    ) as process:
+        os.close(follower)
+        terminal = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child closed the terminal (EIO on Linux)
+                break
+            if not chunk:
+                break
+            terminal += chunk
+        out = process.stdout.read() if process.stdout else ""
+        assert process.wait(timeout=60) == 0
+    os.close(leader)
+    total = len(ops.TABLE) + len(COMPOSITES)
+    shown = terminal.decode()
+    counts = [int(n) for n in re.findall(r"rule (\d+) of " + str(total) + ": ", shown)]
+    assert counts == list(range(1, total + 1))
+    assert shown.endswith("\r" + " " * 60 + "\r")  # the line is wiped before the results
+    assert f" of {total}: " not in out and f"{len(ops.TABLE)} rule(s)" in out
+    assert re.search(r"passed in \d+\.\d s\n$", out)
 
 
 def test_eps_curve_writes_the_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -413,7 +447,7 @@ def test_on_a_terminal_results_are_coloured_unless_no_color(
         assert main(["check", str(path), "--points", "2"]) == 1
         tables.append(out.getvalue())
         # Progress is on the terminal's stderr, never in the results.
-        assert "[3/3]" in err.getvalue() and "[3/3]" not in out.getvalue()
+        assert "rule 3 of 3: " in err.getvalue() and "rule 3 of" not in out.getvalue()
     coloured, plain = tables
     assert "\033[" in coloured and "\033[" not in plain
     # The colour is on the verdict words only; the rows read the same without it.

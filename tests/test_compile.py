@@ -15,8 +15,8 @@ import minigrad.compiler.straight
 import minigrad.compiler.templates
 import sympy_oracle
 from minigrad import Rule, Value, ops
-from minigrad.compiler.templates import TEMPLATES
 from minigrad.compiler.trace import CheckError, CompiledValue, TracingError
+from minigrad.core.inline import Inline
 from minigrad.teach.nn import MLP
 
 RTOL = 1e-12
@@ -173,10 +173,15 @@ def test_every_rule_through_compiled_code(rule: Rule) -> None:
             assert all(close(a, b) for a, b in zip(got, want, strict=True)), (rule.name, point)
 
 
-@pytest.mark.parametrize("rule", list(TEMPLATES), ids=lambda r: r.name)
-def test_each_template_is_its_rule(rule: Rule) -> None:
-    forward, partials = TEMPLATES[rule]
-    namespace = dict(minigrad.compiler.templates._NAMESPACE)
+INLINED = [rule for rule in ops.TABLE if rule.inline is not None]
+
+
+@pytest.mark.parametrize("rule", INLINED, ids=lambda r: r.name)
+def test_each_inline_form_is_its_rule(rule: Rule) -> None:
+    assert rule.inline is not None
+    forward, partials = rule.inline.forward, rule.inline.partials
+    namespace = {**minigrad.compiler.templates._NAMESPACE}
+    assert minigrad.compiler.templates.bind(rule.inline, namespace)
     rng = random.Random(3)
     syms = sympy_oracle.SYMBOLS[: rule.arity]
     expr = sympy_oracle.rule_sympy(rule)
@@ -201,7 +206,7 @@ def test_each_template_is_its_rule(rule: Rule) -> None:
 def test_rules_without_a_template_are_called_by_reference() -> None:
     # The table's rules without an inline form (tan, gamma, ...) go through
     # their own functions, as custom rules do; every rule is compiled above.
-    untemplated = [rule for rule in ops.TABLE if rule not in TEMPLATES]
+    untemplated = [rule for rule in ops.TABLE if rule.inline is None]
     assert ops.TAN in untemplated
     w = Value(0.3)
     step = minigrad.compile(lambda x: ops.TAN(w * x))
@@ -209,6 +214,53 @@ def test_rules_without_a_template_are_called_by_reference() -> None:
     assert "_f0(" in source and "_d0_0(" in source  # the rule's forward and partial, called
     assert "math.tan" not in source
     assert step(1.0).data == ops.TAN(w * 1.0).data
+
+
+def test_the_built_in_inline_forms_share_their_names() -> None:
+    # Two rules that call _exp bind the same function: none of the table's
+    # forms is pushed back to a call by reference by another one's names.
+    names: dict[str, object] = {}
+    assert all(minigrad.compiler.templates.bind(rule.inline, names) for rule in INLINED)  # type: ignore[arg-type]
+    assert names["_exp"] is math.exp
+    assert ops.TANH.inline is not None and ops.SIGMOID.inline is not None
+    assert names["_sech2"] is ops.TANH.inline.names["_sech2"] is ops.SIGMOID.inline.names["_sech2"]
+
+
+def test_a_custom_rule_with_an_inline_form_is_written_inline() -> None:
+    # The compiler reads the form from the rule, built-in or not; a form whose
+    # names clash with the compiler's own, or with another rule's, is called
+    # by reference instead, with the same results.
+    def cube_form(name: str) -> Inline:
+        return Inline("({0} * {0} * {0})", (name + "({0})",), names={name: lambda x: 3.0 * x * x})
+
+    w = Value(0.7)
+    results = []
+    # With _exp, cube is met first and binds it: exp is then called by reference.
+    for name in ("_three", "_f0", "_exp"):
+        cube = Rule(
+            "cube", lambda x: x * x * x, (lambda x, out: 3.0 * x * x,), inline=cube_form(name)
+        )
+        step = minigrad.compile(lambda x: cube(w * x).exp())  # noqa: B023
+        source = step.program(1.5).source
+        assert ("_f0(" in source) is (name != "_three"), name
+        assert ("(t0 * t0 * t0)" in source) is (name != "_f0"), name  # cube written inline
+        w.grad = 0.0
+        loss = step(1.5)
+        loss.backward()
+        results.append((loss.data, w.grad))
+    eager = cube(w * 1.5).exp()
+    w.grad = 0.0
+    eager.backward()
+    assert results == [(eager.data, w.grad)] * 3
+
+
+def test_an_inline_form_must_fit_its_rule() -> None:
+    with pytest.raises(TypeError, match="inline must be an Inline with 1 partials"):
+        Rule("sq", lambda x: x * x, (lambda x, out: 2.0 * x,), inline=Inline("{0}", (1.0, 1.0)))
+    with pytest.raises(TypeError, match="identifier starting with _"):
+        Inline("sq({0})", ("{0}",), names={"sq": abs})
+    with pytest.raises(TypeError, match="argument indices below 1"):
+        Inline("({0} * {0})", ("{0}",), absorbing=(1,))
 
 
 def test_a_new_argument_structure_traces_again() -> None:

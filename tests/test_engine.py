@@ -326,8 +326,8 @@ def test_leaf_attributes() -> None:
         _set_data(x, "5")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="label"):
         Value(1.0, label=3)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        Value(1.0, "x")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="_children must be a tuple of Values"):
+        Value(1.0, "x")  # type: ignore[arg-type]
 
 
 def _set_data(v: Value, data: float) -> None:

@@ -216,11 +216,11 @@ def test_second_order_entries_in_forward_mode_are_forward_over_reverse() -> None
 def test_default_checks_reverse_mode_only_and_says_nothing_of_modes() -> None:
     report = check(lambda a: a.exp(), [Value(0.5)])
     assert report.modes == ("rev",)
-    assert str(report).splitlines()[0] == "gradcheck passed: orders 1-1, 1 comparisons (exhaustive)"
+    assert str(report).splitlines()[0] == "gradcheck passed: order 1, 1 comparison (exhaustive)"
     assert "mode" not in str(report)
     both = check(lambda a: a.exp(), [Value(0.5)], modes=("fwd", "rev"))
     assert str(both).splitlines()[0] == (
-        "gradcheck passed: orders 1-1, 2 comparisons (exhaustive; forward and reverse mode)"
+        "gradcheck passed: order 1, 2 comparisons (exhaustive; forward and reverse mode)"
     )
 
 

@@ -8,6 +8,7 @@ import pickle
 import random
 from itertools import pairwise
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given
@@ -223,7 +224,13 @@ def test_without_rng_two_models_differ() -> None:
         (lambda: MLP(2, [16, 0, 1]), ValueError, r"MLP: nouts\[1\] must be >= 1, got 0"),
         (lambda: MLP(0, [1]), ValueError, "MLP: nin must be >= 1, got 0"),
         (lambda: MLP(2, [1], nonlin="ReLU"), ValueError, "nonlin must be one of 'relu', 'tanh'"),
-        (lambda: Neuron(2, nonlin=None), TypeError, "Neuron: nonlin must be a str, got NoneType"),  # type: ignore[arg-type]
+        (lambda: Neuron(2, nonlin=None), TypeError, "Neuron: nonlin must be a str .*NoneType None"),  # type: ignore[arg-type]
+        (lambda: Neuron(2, 1), TypeError, "Neuron: nonlin must be a str .*, got int 1"),  # type: ignore[arg-type]
+        (
+            lambda: Layer(2, 2, nonlin="Linear"),
+            ValueError,
+            "Layer: nonlin must be one of .*'Linear'",
+        ),
         (lambda: MLP(2, [1], rng=random), TypeError, "MLP: rng must be a random.Random"),  # type: ignore[arg-type]
         (lambda: Layer(2, 2, rng=42), TypeError, "Layer: rng must be a random.Random.*got int 42"),  # type: ignore[arg-type]
     ],
@@ -232,6 +239,21 @@ def test_bad_model_arguments(make: object, error: type[Exception], message: str)
     assert callable(make)
     with pytest.raises(error, match=message):
         make()
+
+
+def test_a_wrong_nonlin_is_told_about_micrograds_true_and_false() -> None:
+    with pytest.raises(TypeError) as caught:
+        Neuron(2, nonlin=None)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "Neuron: nonlin must be a str such as 'relu' (or micrograd's True or False), "
+        "got NoneType None"
+    )
+    with pytest.raises(ValueError) as wrong:
+        MLP(2, [1], nonlin="ReLU")
+    assert str(wrong.value) == (
+        "MLP: nonlin must be one of 'relu', 'tanh', 'sigmoid', 'gelu', 'softplus', 'linear' "
+        "(or micrograd's True or False), got 'ReLU'"
+    )
 
 
 def test_wrong_number_of_inputs_is_a_clear_error() -> None:
@@ -416,6 +438,7 @@ def _with(**changes: object) -> str:
         (_with(version=2), "format version 2; this minigrad reads version 1"),
         (_with(nouts=None), "'nouts' is missing"),
         (_with(nouts=[2, 0]), r"the architecture is not valid: nouts\[1\] must be >= 1, got 0"),
+        (_with(nonlin=True), "'nonlin' must be a name such as 'relu', got bool True"),
         (_with(nonlin="swish"), "the architecture is not valid: nonlin must be one of"),
         (_with(layers=[[]]), "'layers' must be a list of 2 layers, got a list of 1"),
         (_with(layers="x"), "'layers' must be a list of 2 layers, got str 'x'"),
@@ -475,3 +498,90 @@ def test_from_state_refuses_a_parameter_that_is_not_finite() -> None:
         ValueError, match=r"^MLP: state: layers\[1\]\[0\]\[0\] must be finite, got inf$"
     ):
         MLP.from_state(state)
+
+
+# micrograd's call forms and texts, beside minigrad's own.
+
+
+def _micrograd_nn() -> ModuleType:
+    # A test dependency (pyproject's dev extra); skipped where it is not installed.
+    module: ModuleType = pytest.importorskip(
+        "micrograd.nn", reason="micrograd==0.1.0 is a test dependency"
+    )
+    return module
+
+
+def test_micrograds_nonlin_true_and_false_positionally_and_by_keyword() -> None:
+    x = [1.0, -2.0, 0.5]
+    for linear in (Neuron(3, False, rng=random.Random(0)), Neuron(3, nonlin=False)):
+        assert linear.nonlin == "linear" and repr(linear) == "Neuron(3, nonlin='linear')"
+        y = linear(x)
+        assert y.op == "+"
+        assert y.data == pytest.approx(sum(w.data * xi for w, xi in zip(linear.w, x, strict=True)))
+    for relu in (Neuron(3, True, rng=random.Random(0)), Neuron(3, nonlin=True)):
+        assert relu.nonlin == "relu" and relu(x).op == "relu"
+    # minigrad's names keep working, positionally too now.
+    assert Neuron(3, "tanh")(x).op == "tanh"
+    assert Neuron(3, nonlin="sigmoid")(x).op == "sigmoid"
+    # A Layer passes nonlin to its neurons, as micrograd's **kwargs does; so does an MLP.
+    assert [y.op for y in Layer(3, 2, nonlin=False).forward(x)] == ["+", "+"]
+    assert [y.op for y in Layer(3, 2, nonlin=True).forward(x)] == ["relu", "relu"]
+    assert [layer.nonlin for layer in MLP(3, [2, 2, 1], nonlin=False).layers] == ["linear"] * 3
+
+
+def test_str_is_micrograds_text_and_repr_minigrads_call() -> None:
+    rng = random.Random(0)
+    assert str(Neuron(3, nonlin=False, rng=rng)) == "LinearNeuron(3)"
+    assert str(Neuron(2, rng=rng)) == "ReLUNeuron(2)"
+    assert str(Neuron(2, nonlin="tanh", rng=rng)) == "TanhNeuron(2)"
+    assert str(Layer(2, 2, rng=rng)) == "Layer of [ReLUNeuron(2), ReLUNeuron(2)]"
+    model = MLP(2, [3, 1], rng=rng)
+    assert str(model) == (
+        "MLP of [Layer of [ReLUNeuron(2), ReLUNeuron(2), ReLUNeuron(2)], "
+        "Layer of [LinearNeuron(3)]]"
+    )
+    assert repr(model) == "MLP(2, [3, 1], nonlin='relu')"
+    assert [str(Neuron(1, nonlin=name, rng=rng)) for name in NONLINEARITIES] == [
+        "ReLUNeuron(1)",
+        "TanhNeuron(1)",
+        "SigmoidNeuron(1)",
+        "GELUNeuron(1)",
+        "SoftplusNeuron(1)",
+        "LinearNeuron(1)",
+    ]
+
+
+def test_micrograds_modules_print_as_micrograds_do() -> None:
+    nn = _micrograd_nn()
+    pairs = [
+        (Neuron(3, nonlin=False), nn.Neuron(3, nonlin=False)),
+        (Neuron(2), nn.Neuron(2)),
+        (Layer(3, 2, nonlin=False), nn.Layer(3, 2, nonlin=False)),
+        (Layer(2, 4), nn.Layer(2, 4)),
+        (MLP(2, [16, 16, 1]), nn.MLP(2, [16, 16, 1])),
+        (MLP(3, [4, 4, 1]), nn.MLP(3, [4, 4, 1])),
+    ]
+    for ours, theirs in pairs:
+        assert str(ours) == str(theirs)
+        assert len(ours.parameters()) == len(theirs.parameters())
+
+
+def test_with_micrograds_weights_an_mlp_computes_micrograds_numbers() -> None:
+    nn = _micrograd_nn()
+    theirs = nn.MLP(3, [4, 4, 1])
+    ours = MLP(3, [4, 4, 1])
+    rng = random.Random(3)  # weights of both from one seed: no dead ReLU by chance
+    for p, q in zip(ours.parameters(), theirs.parameters(), strict=True):
+        p.data = q.data = rng.uniform(-1.0, 1.0)
+    x = [2.0, 3.0, -1.0]
+    y, their_y = ours(x), theirs(x)
+    assert isinstance(y, Value)
+    (y * y).backward()
+    (their_y * their_y).backward()
+    assert y.data == pytest.approx(their_y.data, rel=1e-12, abs=1e-15)
+    grads = [p.grad for p in ours.parameters()]
+    assert grads == pytest.approx([q.grad for q in theirs.parameters()], rel=1e-12, abs=1e-15)
+    assert any(g != 0.0 for g in grads)
+    # zero_grad, micrograd's name, clears every parameter of the model.
+    ours.zero_grad()
+    assert [p.grad for p in ours.parameters()] == [0.0] * 41

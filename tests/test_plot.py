@@ -286,3 +286,25 @@ def test_bad_arguments(make: object, error: type[Exception], message: str) -> No
     assert callable(make)
     with pytest.raises(error, match=message):
         make()
+
+
+def test_teach_has_one_svg_writer_and_its_own_escaping() -> None:
+    # Issue 28: plot.py and viz/svg.py each wrote SVG, and plot.py escaped its
+    # text with the checker's report. Now teach/svg.py alone opens an <svg>
+    # document, and no module of teach/ reads the report.
+    import minigrad.teach
+
+    teach = Path(minigrad.teach.__file__).parent
+    sources = {str(p.relative_to(teach)): p.read_text() for p in teach.rglob("*.py")}
+    writers = sorted(
+        name for name, text in sources.items() if 'http://www.w3.org/2000/svg" w' in text
+    )
+    assert writers == ["svg.py"]
+    assert not [name for name, text in sources.items() if "checking.report" in text]
+
+
+def test_eps_curve_is_public_where_it_was_and_lives_with_its_pictures() -> None:
+    import minigrad
+
+    assert minigrad.eps_curve is eps_curve is epscurve.eps_curve
+    assert "eps_curve" in minigrad.__all__

@@ -22,7 +22,7 @@ import pytest
 from minigrad import Rule, Value, toposort
 from minigrad.teach.nn import MLP
 from minigrad.teach.viz import DotNotFoundError, Graph, graph
-from minigrad.teach.viz import svg as viz_svg
+from minigrad.teach.viz import drawing as viz_drawing
 
 DOCS_IMG = Path(__file__).resolve().parent.parent / "docs" / "img"
 
@@ -732,7 +732,7 @@ def test_ordering_removes_the_crossings_of_a_naive_order() -> None:
     a, b, c = Value(1.0, label="a"), Value(2.0, label="b"), Value(3.0, label="c")
     g = graph(b * (b * c) + a * (c * a))
     # sweeps=0 keeps that order: each rank as the DOT text lists it.
-    naive = Drawing(viz_svg._svg(g._scene, sweeps=0))
+    naive = Drawing(viz_drawing._svg(g._scene, sweeps=0))
     ordered = Drawing(g.svg())
     assert naive.crossings() > 0
     assert ordered.crossings() < naive.crossings()

@@ -18,11 +18,11 @@ from minigrad.checking.gradcheck import (
     Report,
     check,
     check_grads,
-    eps_curve,
     gradcheck,
     gradgradcheck,
 )
 from minigrad.core import Rule, Value, apply, grad, toposort
+from minigrad.core.closure import ClosureOpError
 from minigrad.core.functional import hessian, hvp, jacobian, jvp, vjp
 from minigrad.core.rules import (
     acos,
@@ -70,9 +70,12 @@ from minigrad.core.rules import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from minigrad.compiler import compile as compile  # noqa: A004 (loaded on first use, below)
+    from minigrad.teach.epscurve import eps_curve as eps_curve
     from minigrad.teach.viz import Graph as _Graph
+    from minigrad.teach.viz import draw_dot as draw_dot
 
 __all__ = [
+    "ClosureOpError",
     "GradcheckError",
     "GradcheckWarning",
     "Report",
@@ -96,6 +99,7 @@ __all__ = [
     "degrees",
     "digamma",
     "dist",
+    "draw_dot",
     "eps_curve",
     "erf",
     "erfc",
@@ -160,15 +164,28 @@ Value.graph = _graph  # type: ignore[method-assign]
 
 
 def __getattr__(name: str) -> object:
-    """``minigrad.compile``, loaded on first use.
+    """``minigrad.compile``, ``minigrad.draw_dot`` and ``minigrad.eps_curve``, loaded on first use.
 
     The compiler (tracing and code generation, with ``typing`` and ``re``) is
     about a third of minigrad's import time, and most sessions never compile:
     ``minigrad.compile`` and ``from minigrad import compile`` import it then.
+    ``draw_dot`` (micrograd's name for :func:`minigrad.teach.viz.draw_dot`)
+    and ``eps_curve`` (:func:`minigrad.teach.epscurve.eps_curve`) live in the
+    teaching layer, which the engine never imports.
     """
     if name == "compile":
         from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin)
 
         globals()["compile"] = compile
         return compile
+    if name == "eps_curve":
+        from minigrad.teach.epscurve import eps_curve
+
+        globals()["eps_curve"] = eps_curve
+        return eps_curve
+    if name == "draw_dot":
+        from minigrad.teach.viz import draw_dot
+
+        globals()["draw_dot"] = draw_dot
+        return draw_dot
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

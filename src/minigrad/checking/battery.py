@@ -4,14 +4,17 @@
 (:func:`support`): every operator and method on its own, with nodes on both
 sides and a number on either side; powers with a number exponent; the three
 composites of lab 03; a node used twice in one op and in two ops; shared
-intermediate nodes (where a wrong topological order shows); a deep chain
+intermediate nodes (where a wrong topological order shows); a node and a
+copy of it of the same data (where equality by value shows); a deep chain
 (where a recursive topological sort shows); and ``backward()`` on a second
 fresh graph of the same leaves (where state kept between calls shows).
 
 Each check draws its points the way minigrad draws its own rules' points
-(:meth:`Rule.sample <minigrad.Rule.sample>`: inside the sample box, away from
-domain edges and kinks). :mod:`minigrad.checking.trials` runs a check,
-:mod:`minigrad.checking.signature` names the bug from the results.
+(:meth:`Rule.intervals <minigrad.Rule.intervals>`: inside the sample box,
+away from domain edges and kinks), and from every piece of the domain in
+turn: both sides of a kink, both sides of a pole (:class:`Draw`).
+:mod:`minigrad.checking.trials` runs a check, :mod:`minigrad.checking.signature`
+names the bug from the results.
 """
 
 from __future__ import annotations
@@ -59,7 +62,17 @@ METHODS = (
 )
 
 #: The kinds of check, in the order rows are listed.
-KINDS = ("op", "number", "reflected", "reuse", "composite", "order", "depth", "twice")
+KINDS = (
+    "op",
+    "number",
+    "reflected",
+    "reuse",
+    "composite",
+    "order",
+    "identity",
+    "depth",
+    "twice",
+)
 
 #: Features: what a check needs of the engine (see :func:`support`).
 _BINARY = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__"}
@@ -78,8 +91,8 @@ class Check:
         operands: The names of the inputs that are nodes (``x``, ``y``).
         build: ``build(*nodes, *constants)`` returns the output (any engine's
             nodes, minigrad's Values included).
-        draw: ``draw(rng)`` returns a point: the inputs' floats, then the
-            constants'.
+        draw: ``draw(rng, k)`` returns point ``k``: the inputs' floats, then
+            the constants' (see :class:`Draw`).
         roles: What each input is to the op, for a diagnosis ("the right
             operand y", "the base x").
         constants: The names of the constants (``c``), drawn after the inputs.
@@ -91,10 +104,14 @@ class Check:
     kind: str
     operands: tuple[str, ...]
     build: Build
-    draw: Callable[[random.Random], tuple[float, ...]]
+    draw: Draw
     roles: tuple[str, ...] = ()
     constants: tuple[str, ...] = ()
     optional: bool = False
+
+    def points(self, asked: int) -> int:
+        """How many points to check: ``asked``, and at least one per piece of the domain."""
+        return max(asked, self.draw.pieces)
 
 
 def one_line(exc: BaseException) -> str:
@@ -187,16 +204,47 @@ def _pieces(rule: Rule, index: int) -> tuple[tuple[float, float], ...]:
     return rule.intervals(index)
 
 
-def _uniform(rng: random.Random, pieces: Sequence[tuple[float, float]]) -> float:
-    lo, hi = rng.choices(list(pieces), weights=[h - lo for lo, h in pieces])[0]
+def _uniform(rng: random.Random, piece: tuple[float, float]) -> float:
+    lo, hi = piece
     return min(max(rng.uniform(lo, hi), lo), hi)
 
 
-def _drawer(*boxes: Sequence[tuple[float, float]]) -> Callable[[random.Random], tuple[float, ...]]:
-    def draw(rng: random.Random) -> tuple[float, ...]:
-        return tuple(_uniform(rng, pieces) for pieces in boxes)
+class Draw:
+    """Draws a check's points: point ``k`` from a piece of each input's domain.
 
-    return draw
+    An input whose domain is cut into pieces (relu's and abs' by their kink,
+    a divisor's by its pole) gets its pieces in turn, so that the first
+    :attr:`pieces` points visit every piece of every input: a backward that
+    is right on one side of a kink only (relu's mask forgotten, abs' sign)
+    cannot pass by chance. Later points shift the pieces of the second input
+    against the first, to meet every combination in time.
+
+    Args:
+        boxes: One tuple of disjoint ``(lo, hi)`` pieces per input or constant.
+
+    Example:
+        >>> draw = Draw(((-3.0, -1.0), (1.0, 3.0)))
+        >>> rng = random.Random(0)
+        >>> [draw(rng, k)[0] > 0 for k in range(draw.pieces)]
+        [False, True]
+    """
+
+    def __init__(self, *boxes: Sequence[tuple[float, float]]) -> None:
+        self.boxes = [tuple(pieces) for pieces in boxes]
+        #: Points needed to visit every piece of every input once.
+        self.pieces = max((len(pieces) for pieces in self.boxes), default=1)
+
+    def __call__(self, rng: random.Random, k: int = 0) -> tuple[float, ...]:
+        """Point ``k`` (0-based)."""
+        turn = k // self.pieces
+        return tuple(
+            _uniform(rng, pieces[(k + j * turn) % len(pieces)])
+            for j, pieces in enumerate(self.boxes)
+        )
+
+
+def _drawer(*boxes: Sequence[tuple[float, float]]) -> Draw:
+    return Draw(*boxes)
 
 
 _RULES = {rule.name: rule for rule in rules.TABLE}
@@ -386,6 +434,19 @@ def _lab(add: Callable[..., None], has: dict[str, str]) -> None:
         "*",
     )
     add(Check("ladder of shared nodes", "order", ("x",), _ladder, _drawer(_ANY)), "+", "*")
+    add(Check("u = x*y; (u * 1.0) * 2.0", "identity", ("x", "y"), _copy, _drawer(_ANY, _ANY)), "*")
+
+
+def _copy(x: object, y: object) -> object:
+    """``u * 1.0``: a node of the same data as ``u``, and another node.
+
+    A chain, with no node used twice, so no order of it is wrong; but an
+    engine whose ``__eq__``/``__hash__`` go by value finds ``u * 1.0`` in
+    its visited set when it reaches ``u``, never runs ``u``'s ``_backward``,
+    and x and y get nothing.
+    """
+    u = x * y  # type: ignore[operator]
+    return u * 1.0 * 2.0
 
 
 def chain(x: object, n: int) -> object:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric import Evaluate, central
 from minigrad.checking.report import Report
+from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, toposort
 
@@ -113,12 +114,27 @@ def find_fault(outputs: Sequence[Value], k: int, run: RunCheck) -> str:
     return faulty_node(outputs, k, run)[0]
 
 
-def faulty_node(outputs: Sequence[Value], k: int, run: RunCheck) -> tuple[str, Value | None]:
-    """:func:`find_fault`'s words, and the node whose rule is wrong (None if none)."""
+def faulty_node(
+    outputs: Sequence[Value], k: int, run: RunCheck, *, flipped: bool = False
+) -> tuple[str, Value | None]:
+    """:func:`find_fault`'s words, and the node whose rule is wrong (None if none).
+
+    ``flipped``: every failing entry's analytic value is minus its numerical
+    one, worth saying when the fault is a closure's.
+    """
     seen: set[tuple[int, tuple[float, ...]]] = set()
+    closures: dict[str, None] = {}
     for node in reversed(toposort(outputs)):
         rule = node.rule
         if rule is None:
+            continue
+        if type(rule) is Closure:
+            # A closure has no forward to check it against; what it does
+            # that no chain-rule step does is seen exactly, at its point.
+            problem = rule.misbehaviour()
+            if problem:
+                return f"op {rule.name!r}{_labelled(node)}: {problem}", None
+            closures[rule.name or "(unnamed)"] = None
             continue
         args = node.args
         key = (id(rule), tuple(a.data if isinstance(a, Value) else a for a in args))
@@ -131,11 +147,29 @@ def faulty_node(outputs: Sequence[Value], k: int, run: RunCheck) -> tuple[str, V
         if report is not None and not report.ok:
             wrong = any(e.verdict == "wrong" for e in report.failures)
             return _describe(node, rule, args, report), node if wrong else None
+    if closures:
+        names = ", ".join(repr(name) for name in closures)
+        which = f"op {names}" if len(closures) == 1 else f"one of the ops {names}"
+        return (
+            f"{which}, written as a _backward closure: every built-in op's rule agrees with "
+            "a numerical derivative of its forward here, so the closure adds the wrong "
+            "local partial"
+            + (
+                ": the analytic derivative is minus the numerical one, so its sign is flipped "
+                "(-= for +=, or a minus lost)"
+                if flipped
+                else " (a sign, a factor, or the derivative of another function)"
+            )
+        ), None
     return (
         "every op's own rule agrees with a numerical derivative of its forward at its "
         "inputs, so the derivative is lost between the ops: does func read .data, call "
         "float() on a Value, or use a value computed outside minigrad?"
     ), None
+
+
+def _labelled(node: Value) -> str:
+    return f" (label {node.label!r})" if node.label else ""
 
 
 def _check_rule(

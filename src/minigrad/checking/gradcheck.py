@@ -24,19 +24,16 @@ How an entry is judged, and how a failure is explained, is in
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from minigrad.checking.compare import run_check
 from minigrad.checking.levels import Func
-from minigrad.checking.numeric import central, nominal_step
 from minigrad.checking.report import Entry, Report
 from minigrad.checking.settings import MODES as MODES  # importable here, as before the split
 from minigrad.checking.settings import Settings, modes_from_flags
-from minigrad.core._validate import as_bool, positive
-from minigrad.core.grad import grad
+from minigrad.core._validate import as_bool
 from minigrad.core.value import Value
 
 TYPE_CHECKING = False
@@ -51,7 +48,6 @@ __all__ = [
     "Settings",
     "check",
     "check_grads",
-    "eps_curve",
     "gradcheck",
     "gradgradcheck",
 ]
@@ -254,9 +250,49 @@ def gradcheck(
 ) -> bool:
     """Check first derivatives: every output against every input.
 
-    ``check_backward_ad`` checks reverse mode and ``check_forward_ad``
-    forward mode (the jvp with each unit tangent), PyTorch's names; at
-    least one must be True. Other arguments as in :func:`check`.
+    Each derivative is compared with a numerical one, a central difference
+    ``(f(x + h) - f(x - h)) / 2h`` (extrapolated over several steps where
+    one does not decide), as PyTorch's ``gradcheck`` and lab 03's do.
+
+    Args:
+        func: Takes the inputs, returns a Value or a tuple of Values; every
+            output is checked against every input (the full Jacobian).
+        inputs: The Values to perturb, each exactly once; a number becomes a
+            fresh Value. A micrograd-style engine's nodes are checked by
+            their own ``backward()``. Every ``.data`` and ``.grad`` is put
+            back as it was, also when the check fails or ``func`` raises.
+        eps: The nominal step h of the central difference (for |x| > 1 it
+            grows as ``eps * sqrt(|x|)``). None: the checker chooses the
+            step for each input.
+        atol: Absolute tolerance. With ``atol`` and ``rtol`` both None each
+            derivative is judged by the numerical one's error bound (wrong,
+            agrees to k digits, or undecided; what stays undecided is judged
+            at PyTorch's tolerances). Given either, an entry passes when
+            ``|analytic - numerical| <= atol + rtol * |numerical|``.
+        rtol: Relative tolerance of that test (the other takes PyTorch's
+            default: atol 1e-5, rtol 1e-3).
+        raise_exception: On a mismatch, raise :class:`GradcheckError` (True)
+            or return False.
+        nondet_tol: How far two backward passes over one graph may differ
+            (0: a second pass runs only for rules minigrad does not know).
+        fast_mode: First compare one random directional derivative (3
+            evaluations of ``func``); compare every entry only if it fails.
+        method: ``"central"``, or ``"richardson"`` (the difference at eps
+            and eps/2, extrapolated).
+        check_forward_ad: Also check forward mode (the jvp with each unit
+            tangent), PyTorch's name.
+        check_backward_ad: Check reverse mode (``backward``); at least one
+            of the two must be True.
+
+    Returns:
+        True when every derivative agrees.
+
+    Raises:
+        GradcheckError: A derivative differs (unless ``raise_exception`` is
+            False). Its message names the output and input, the expected
+            (numerical) and got (analytic) values, abs diff and rel diff.
+        TypeError: ``func`` or ``inputs`` are not what they must be.
+        ValueError: Empty inputs, a non-positive eps, negative tolerances.
 
     Example:
         >>> from minigrad import Value
@@ -316,50 +352,3 @@ def gradgradcheck(
     )
     settings = Settings.of("gradgradcheck", locals(), modes=modes)
     return _conclude(run_check(func, inputs, 2, grad_outputs, settings), raise_exception)
-
-
-def eps_curve(
-    func: Callable[[Value], Value], x: float, epsilons: Sequence[float] | None = None
-) -> list[tuple[float, float]]:
-    """The error of the central difference against the analytic derivative, per eps.
-
-    Plotted on log axes it is U-shaped: round-off (about 1e-16 * |f| / h) on
-    the left, truncation (about h**2 * |f'''| / 6) on the right. The step at
-    each eps is the checker's: ``h = eps * max(1, sqrt(|x|))``, never so small that
-    ``x + h == x``; an eps whose step leaves ``func``'s domain gives NaN.
-
-    Args:
-        func: A one-input function of a Value.
-        x: The point.
-        epsilons: The values of eps; by default 1e-1 down to 1e-13, two per decade.
-
-    Returns:
-        ``(eps, |central difference - analytic|)`` pairs, largest eps first.
-
-    Example:
-        >>> curve = eps_curve(lambda v: v.sin(), 1.0)
-        >>> best = min(curve, key=lambda pair: pair[1])[0]
-        >>> 1e-8 <= best <= 1e-3
-        True
-    """
-    steps = list(epsilons) if epsilons is not None else [10 ** (-k / 2) for k in range(2, 27)]
-    leaf = Value(x)
-    (d,) = grad(func(leaf), [leaf])
-    exact = d.data
-
-    def evaluate(t: float) -> list[float] | None:
-        try:
-            return [func(Value(t)).data]
-        except (ArithmeticError, ValueError):
-            return None
-
-    out = []
-    for eps in steps:
-        eps = positive(eps, "eps_curve: epsilons[i]")
-        sides = central(evaluate, x, nominal_step(x, eps))
-        if sides is None:
-            out.append((eps, math.nan))
-            continue
-        up, down, half = sides
-        out.append((eps, abs((up[0] - down[0]) / (2.0 * half) - exact)))
-    return out

@@ -26,6 +26,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric import Evaluate
+from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
 from minigrad.core.grad import grad
@@ -148,12 +149,32 @@ class DerivativeError(Exception):
         self.mode = mode
 
 
+#: The upstream weight of a pass through ``_backward`` closures (the result is
+#: divided by it again, exactly: a power of 2). A closure that forgets
+#: ``* out.grad`` is right whenever the gradient reaching it is 1, as it is
+#: for ``func = my_op(x)``; under this weight it is not.
+CLOSURE_SEED = 0.125
+
+
 def derivatives(f: Value, xs: Sequence[Value], create_graph: bool) -> tuple[Value, ...]:
-    """``grad(f, xs)``, with a failing partial turned into :class:`DerivativeError`."""
+    """``grad(f, xs)``, with a failing partial turned into :class:`DerivativeError`.
+
+    Through a ``_backward`` closure (first order only: ``create_graph``
+    raises :class:`~minigrad.core.closure.ClosureOpError` there), the pass is
+    seeded with :data:`CLOSURE_SEED` and divided by it again.
+    """
     try:
+        if not create_graph and closure.made and has_closure(f):
+            scaled = grad(f, xs, [CLOSURE_SEED])
+            return tuple(Value(g._data / CLOSURE_SEED) for g in scaled)
         return grad(f, xs, create_graph=create_graph)
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise DerivativeError(exc) from exc
+
+
+def has_closure(f: Value) -> bool:
+    """Whether ``f``'s graph holds a node made micrograd's way (a ``_backward`` closure)."""
+    return any(type(node._rule) is closure.Closure for node in toposort([f]))
 
 
 def forward_jacobian(

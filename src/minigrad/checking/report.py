@@ -10,9 +10,12 @@ Example:
     >>> e = Entry(1, 0, (), 0, analytic=-1.0, numerical=1.0, allowed=0.001, passed=False,
     ...           error=1e-10, step=1e-3, verdict="wrong", reason="wrong: 2e10 bounds apart")
     >>> print(Report(False, 1, 1, [e], ["x[0]"], entries=[e]))  # doctest: +NORMALIZE_WHITESPACE
-    gradcheck failed at order 1: 1 of 1 entries differ (exhaustive); worst first:
-    order  output  with respect to  analytic  numerical  |diff|  error bound  step   digits  verdict
-    1      out[0]  x[0]             -1        1          2       1e-10        0.001  0       wrong
+    gradcheck failed at order 1: 1 of 1 entries differ (exhaustive);
+        worst: x[0]: expected (numerical) 1, got (analytic) -1, abs diff 2, rel diff 2
+    order  output  with respect to  analytic  numerical  abs diff  rel diff
+        error bound  step   digits  verdict
+    1      out[0]  x[0]             -1        1          2         2
+        1e-10        0.001  0       wrong
     x[0]: wrong: 2e10 bounds apart
     verdicts: 1 wrong
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-__all__ = ["Entry", "Report", "escape_html", "mode_label", "modes_in_words"]
+__all__ = ["Entry", "Report", "mode_label", "modes_in_words"]
 
 # Rows of a report shown outside pytest before "... and N more".
 _SHORT_ROWS = 8
@@ -134,6 +137,14 @@ class Entry:
         """|analytic - numerical| (inf when either is not finite)."""
         d = abs(self.analytic - self.numerical)
         return d if math.isfinite(d) else math.inf
+
+    @property
+    def rel(self) -> float:
+        """|analytic - numerical| / |numerical|: lab 03's rel diff (0 when both are 0)."""
+        d = self.diff
+        if d == 0.0:
+            return 0.0
+        return d / abs(self.numerical) if self.numerical and math.isfinite(d) else math.inf
 
     def replace(
         self,
@@ -346,8 +357,8 @@ class Report:
         tally = self.tally()
         if self.ok:
             passed = (
-                f"gradcheck passed: orders 1-{self.order}, {self.checked} comparisons "
-                f"({self._mode()})"
+                f"gradcheck passed: {_orders(self.order)}, "
+                f"{self.checked} comparison{'s' * (self.checked != 1)} ({self._mode()})"
             )
             return "\n".join(
                 [passed, *([tally] if tally else []), *self.remarks]
@@ -358,7 +369,7 @@ class Report:
         lines = [
             f"gradcheck failed at order {worst.order}{self._failed_modes()}: "
             f"{len(self.failures)} of {self.checked} entries differ ({self._mode()}); "
-            "worst first:",
+            f"worst: {self._lab_words(worst)}",
             _table(shown, self.names, self._named(), self._classic()),
         ]
         if not full and len(self.failures) > _SHORT_ROWS:
@@ -371,6 +382,15 @@ class Report:
         if tally:
             lines.append(tally)
         return "\n".join(lines)
+
+    def _lab_words(self, e: Entry) -> str:
+        """An entry as lab 03 prints a failure: input, expected, got, abs diff, rel diff."""
+        one = e.order == 1 and e.output == 0 and not self._named() and e.wrt >= 0
+        label = row(e, self.names)[2] if one else where(e, self.names)
+        return (
+            f"{label}: expected (numerical) {e.numerical:.9g}, got (analytic) "
+            f"{e.analytic:.9g}, abs diff {e.diff:.3g}, rel diff {e.rel:.3g}"
+        )
 
     def _classic(self) -> bool:
         return self.tolerances is not None
@@ -386,10 +406,13 @@ class Report:
         return self.text(full=True)
 
     def _repr_html_(self) -> str:
+        from html import escape as escape_html  # an import paid only where HTML is shown
+
         status = "passed" if self.ok else "failed"
+        orders = "order" if self.order == 1 else "orders"
         summary = (
-            "<table><tr><th>result</th><th>orders</th><th>compared</th><th>mode</th></tr>"
-            f"<tr><td><b>gradcheck {status}</b></td><td>1-{self.order}</td>"
+            f"<table><tr><th>result</th><th>{orders}</th><th>compared</th><th>mode</th></tr>"
+            f"<tr><td><b>gradcheck {status}</b></td><td>{_orders(self.order).split()[1]}</td>"
             f"<td>{self.checked}</td><td>{self._mode()}</td></tr></table>"
         )
         tally = self.tally()
@@ -414,13 +437,19 @@ class Report:
         return f"{summary}<table><tr>{header}</tr>{cells}</table>{notes}{fault}"
 
 
+def _orders(order: int) -> str:
+    """``order 1``, ``orders 1-3``."""
+    return "order 1" if order == 1 else f"orders 1-{order}"
+
+
 _HEADER = (
     "order",
     "output",
     "with respect to",
     "analytic",
     "numerical",
-    "|diff|",
+    "abs diff",
+    "rel diff",
     "allowed",
     "error bound",
     "step",
@@ -450,7 +479,7 @@ def _header(named: bool, classic: bool = True) -> tuple[str, ...]:
 def _cells(e: Entry, names: Sequence[str], named: bool, classic: bool = True) -> tuple[str, ...]:
     cells = row(e, names)
     if not classic:
-        cells = (*cells[:6], *cells[7:])
+        cells = (*cells[:7], *cells[8:])
     return (cells[0], mode_label(e.mode, e.order), *cells[1:]) if named else cells
 
 
@@ -487,6 +516,7 @@ def row(e: Entry, names: Sequence[str]) -> tuple[str, ...]:
         f"{e.analytic:.9g}",
         f"{e.numerical:.9g}",
         f"{e.diff:.3g}",
+        f"{e.rel:.3g}",
         f"{e.allowed:.3g}",
         _maybe(e.error),
         _maybe(e.step),
@@ -514,21 +544,3 @@ def _table(
     return "\n".join(
         "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
     )
-
-
-def escape_html(text: str) -> str:
-    """Text made safe inside HTML (the ``html`` module costs an import).
-
-    Example:
-        >>> escape_html("<b>'x' & y</b>")
-        '&lt;b&gt;&#x27;x&#x27; &amp; y&lt;/b&gt;'
-    """
-    for raw, safe in (
-        ("&", "&amp;"),
-        ("<", "&lt;"),
-        (">", "&gt;"),
-        ('"', "&quot;"),
-        ("'", "&#x27;"),
-    ):
-        text = text.replace(raw, safe)
-    return text

@@ -11,10 +11,15 @@ the cause (:func:`diagnose`):
 * right for every op and for a node used twice by one op, wrong where an
   intermediate node is used by two ops: the topological order runs a node's
   ``_backward`` before all its users have added their gradient;
-* a ``RecursionError`` in a deep chain: a recursive topological sort;
+* a ``RecursionError`` in a deep chain: a recursive topological sort (a
+  failure only when the caller counts depth; else the row's verdict is
+  ``note`` and :func:`recursion` says it apart from the diagnosis);
+* right for every op, wrong where a node has a copy of the same data
+  (``u * 1.0``): ``__eq__``/``__hash__`` by value merge them in a visited set;
 * right on the first ``backward()``, wrong on a second fresh graph of the
-  same leaves: state kept between calls (a visited set or an order kept in
-  the class or in a default argument).
+  same leaves, or on a graph built on an earlier one's output where the same
+  graph built afresh is right: state kept between calls (a visited set or an
+  order kept in the class or in a default argument).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Sequence
 from minigrad.checking.battery import METHODS
 from minigrad.checking.trials import Row
 
-__all__ = ["diagnose", "family", "how"]
+__all__ = ["diagnose", "family", "how", "recursion"]
 
 _OP_KINDS = ("op", "number", "reflected")
 
@@ -36,6 +41,8 @@ def how(got: float, expected: float) -> str:
     Example:
         >>> how(1.0, -1.0), how(4.0, 2.0), how(0.0, 3.0), how(0.5, 2.0)
         ('sign flipped', 'twice the right value', 'nothing arrives', 'off by a factor of 0.25')
+        >>> how(2.000002, 2.0)
+        'off by a relative 1e-06'
     """
     if got == 0.0 and expected != 0.0:
         return "nothing arrives"
@@ -45,6 +52,8 @@ def how(got: float, expected: float) -> str:
     for value, words in ((-1.0, "sign flipped"), (2.0, "twice the right value"), (0.5, "half")):
         if abs(ratio - value) <= 1e-6:
             return words
+    if 0.9 < ratio < 1.1:  # a factor would round to 1: the relative error says how far
+        return f"off by a relative {abs(ratio - 1.0):.2g}"
     return f"off by a factor of {ratio:.3g}"
 
 
@@ -90,8 +99,65 @@ def _wrong_gradient(row: Row) -> str:
     parts = []
     for e in row.entries:
         got, expected = float(e["got"]), float(e["expected"])  # type: ignore[arg-type]
-        parts.append(f"{e['role']}: got {got:.6g}, expected {expected:.6g} ({how(got, expected)})")
+        digits = 6 if f"{got:.6g}" != f"{expected:.6g}" else 12  # show where they differ
+        parts.append(
+            f"{e['role']}: got {got:.{digits}g}, expected {expected:.{digits}g} "
+            f"({how(got, expected)})"
+        )
     return "; ".join(parts) or row.note
+
+
+def _families(row: Row) -> set[str]:
+    """The ops a row's graph holds: from the engine's graph, else from the check's name."""
+    if row.ops:
+        return {_symbol_family(s) for s in row.ops}
+    name = row.name.split()
+    return {name[1]} if len(name) == 3 else set()
+
+
+def _assigns(reuse: Sequence[Row], rows: Sequence[Row], alone: str) -> str:
+    """The line for ``.grad =`` instead of ``+=``, naming the op(s) where it shows alone."""
+    ops = sorted({f for r in reuse if len(fs := _families(r)) == 1 for f in fs})
+    r = next((r for r in reuse if len(_families(r)) == 1), reuse[0])
+    if not ops:
+        return (
+            f"{alone}a node used twice gets one of its gradients only ({r.name} {_at(r)}: "
+            f"{_wrong_gradient(r)}): a _backward assigns `.grad = ...` where it must add, "
+            "`.grad += ...`"
+        )
+    named = " and ".join(f"`{op}`" for op in ops)
+    fine = [
+        f"`{f}`"
+        for x in rows
+        if x.kind == "reuse" and x.verdict == "ok" and len(fs := _families(x)) == 1
+        for f in fs
+    ]
+    unlike = f" (unlike {' and '.join(fine)})" if fine else ""
+    whose = (
+        " and ".join(f"`{op}`'s" for op in ops)
+        + " _backward "
+        + ("assign" if len(ops) > 1 else "assigns")
+    )
+    return (
+        f"{alone}a node used twice by {named} gets one of its gradients only{unlike} "
+        f"({r.name} {_at(r)}: {_wrong_gradient(r)}): {whose} `.grad = ...` where it must "
+        "add, `.grad += ...`"
+    )
+
+
+def recursion(row: Row) -> str:
+    """What a RecursionError in the deep chain means, and what to do (a note or a failure).
+
+    Example:
+        >>> print(recursion(Row("chain of 5000 ops", "depth", "note", depth=991))[:57])
+        chain of 5000 ops: RecursionError at depth 991: the topol
+    """
+    return (
+        f"{row.name}: RecursionError at depth {row.depth}: the topological sort in "
+        "backward() calls itself once per node, and Python stops at about "
+        "sys.getrecursionlimit() (1000) nested calls; walk the graph with an "
+        "explicit stack (a list you push and pop) instead"
+    )
 
 
 def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
@@ -128,8 +194,9 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
         if r.kind == "twice" and r.first_pass:
             summary.append(
                 "backward() keeps state between calls: right on the first graph, wrong on a "
-                "second fresh graph of the same leaves (a visited set or a topological order "
-                "kept in the class, a global or a default argument such as visited=set())"
+                f"later one ({r.note}): a visited set or a topological order kept in the "
+                "class, a global or a default argument such as visited=set(); make them "
+                "afresh in every call"
             )
             notes[r.name] = "state kept between backward() calls"
 
@@ -185,42 +252,51 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
             f"({', '.join(failing_families[name][0].ops)}): fix `{other}` first"
         )
 
+    # A failing op explains a failing composite whose graph holds it; what
+    # no failing op explains is a bug of its own (two bugs, two lines).
+    failing = set(failing_families) | {family(r) for r in [*forward, *errors]}
     rest = [r for r in fails if r.name not in notes and r.kind not in ("depth", "twice")]
+    for r in rest:
+        used = _families(r)
+        if failing and (not used or used & failing):
+            notes[r.name] = "follows from the failing op(s)"
+    rest = [r for r in rest if r.name not in notes]
+    alone = "every op is right on its own, but " if not failing else ""
+    identity = [r for r in rest if r.kind == "identity"]
     reuse = [r for r in rest if r.kind == "reuse"]
     order = [r for r in rest if r.kind in ("order", "composite")]
-    if ops or forward or errors:
-        for r in rest:
-            notes[r.name] = "follows from the failing op(s)"
-    elif reuse:
-        r = reuse[0]
+    if identity:
+        r = identity[0]
         summary.append(
-            f"every op is right on its own, but a node used twice gets one of its gradients "
-            f"only ({r.name} {_at(r)}: {_wrong_gradient(r)}): a _backward assigns "
-            "`.grad = ...` where it must add, `.grad += ...`"
+            f"{alone}two nodes of equal data are taken for one ({r.name} {_at(r)}: "
+            f"{_wrong_gradient(r)}): `__eq__` and `__hash__` compare .data, so backward()'s "
+            "visited set, holding `u * 1.0`, takes `u` for it and skips it: `u`'s _backward "
+            "never runs. Nodes must be equal only to themselves: delete `__eq__` and "
+            "`__hash__`"
         )
-        for r in rest:
+        for r in [*identity, *order]:
+            notes[r.name] = "equality by value"
+        order = []
+    if reuse:
+        summary.append(_assigns(reuse, rows, alone))
+        for r in [*reuse, *order]:
             notes[r.name] = "= instead of +=" if r.kind == "reuse" else "follows from = vs +="
     elif order:
         r = next((r for r in order if r.kind == "order"), order[0])
         summary.append(
-            "every op is right on its own and with a node used twice in one op, but where an "
-            f"intermediate node is used by two ops the gradient is wrong ({r.name} {_at(r)}: "
-            f"{_wrong_gradient(r)}): backward() runs a node's _backward before every node "
+            f"{alone}where an intermediate node is used by two ops the gradient is wrong "
+            f"({r.name} {_at(r)}: {_wrong_gradient(r)}), though it is right with a node used "
+            "twice in one op: backward() runs a node's _backward before every node "
             "that uses it has added its gradient. The topological order is wrong: list each "
             "node after all the nodes it was made from (a post-order depth-first search from "
             "the output), then walk that list in reverse"
         )
-        for r in rest:
+        for r in order:
             notes[r.name] = "topological order"
 
     for r in fails:
         if r.kind == "depth" and r.depth:
-            summary.append(
-                f"{r.name}: RecursionError at depth {r.depth}: the topological sort in "
-                "backward() calls itself once per node, and Python stops at about "
-                "sys.getrecursionlimit() (1000) nested calls; walk the graph with an "
-                "explicit stack (a list you push and pop) instead"
-            )
+            summary.append(recursion(r))
             notes[r.name] = f"RecursionError at depth {r.depth}"
         elif r.kind in ("depth", "twice") and r.name not in notes:
             if summary:  # wrong on the first pass too: what is wrong elsewhere explains it

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
-from minigrad.checking.battery import Check, chain, one_line, refused
+from minigrad.checking.battery import METHODS, Check, chain, one_line, refused
 from minigrad.checking.engines import fits
 from minigrad.checking.gradcheck import check as gradcheck_report
 from minigrad.checking.levels import Func
@@ -34,8 +34,10 @@ class Row:
     Attributes:
         name: The check's name.
         kind: The check's kind.
-        verdict: ``"ok"``, ``"FAIL"``, ``"ERROR"`` (it raised or hung) or
-            ``"skip"`` (an optional form the engine refuses).
+        verdict: ``"ok"``, ``"FAIL"``, ``"ERROR"`` (it raised or hung),
+            ``"skip"`` (an optional form the engine refuses) or ``"note"``
+            (set by the caller: a failure it does not count, the deep
+            chain's RecursionError unless depth was asked for).
         operands: The names of the inputs and constants, as in ``point``.
         point: The failing point (or the last one checked): the inputs, then
             the constants.
@@ -82,8 +84,44 @@ def _close(got: float, expected: float, rtol: float) -> bool:
     return abs(got - expected) <= rtol * max(1.0, abs(expected))
 
 
+#: The dunder a node of the engine was made in -> the op's symbol.
+_DUNDERS = {
+    "__add__": "+",
+    "__radd__": "+",
+    "__sub__": "-",
+    "__rsub__": "-",
+    "__mul__": "*",
+    "__rmul__": "*",
+    "__truediv__": "/",
+    "__rtruediv__": "/",
+    "__pow__": "**",
+    "__rpow__": "**",
+    "__neg__": "neg",
+    "__abs__": "abs",
+}
+
+
+def _made_in(node: object) -> str:
+    """The op a node was made by, from its closure: ``*`` for ``Value.__mul__.<locals>._backward``.
+
+    For an engine without ``_op``: its nodes' ``_backward`` closures are
+    defined inside the method that made them. "" when that cannot be told
+    (a leaf's, or a closure defined elsewhere).
+    """
+    qualname = getattr(getattr(node, "_backward", None), "__qualname__", "")
+    parts = qualname.split(".") if isinstance(qualname, str) else []
+    if "<locals>" not in parts[1:]:
+        return ""
+    method = parts[parts.index("<locals>") - 1]
+    return _DUNDERS.get(method, method if method in METHODS else "")
+
+
 def _ops(out: object) -> list[str]:
-    """The op symbols in the engine's graph of ``out`` (micrograd's ``_prev`` and ``_op``)."""
+    """The op symbols in the engine's graph of ``out``.
+
+    Read from micrograd's ``_op`` through ``_prev``; where a node has no
+    ``_op``, from the method its ``_backward`` closure was defined in.
+    """
     found: set[str] = set()
     seen: set[int] = set()
     stack = [out]
@@ -93,7 +131,8 @@ def _ops(out: object) -> list[str]:
             continue
         seen.add(id(node))
         op = getattr(node, "_op", "")
-        if isinstance(op, str) and op:
+        op = op if isinstance(op, str) and op else _made_in(node)
+        if op:
             found.add(op)
         parents = getattr(node, "_prev", ())
         if not isinstance(parents, set | frozenset | tuple | list):
@@ -120,7 +159,8 @@ def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
     Args:
         check: One of :func:`battery`'s checks.
         cls: The engine's node class.
-        points: How many points to draw (the first failing one is reported).
+        points: How many points to draw (the first failing one is reported);
+            at least one on each piece of a domain cut by a kink or a pole.
         seed: Seeds the points; each check draws its own, so a check's points
             do not depend on which checks ran before it.
 
@@ -142,8 +182,8 @@ def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
         elif check.kind == "twice":
             _run_twice(check, cls, row, rng)
         else:
-            for _ in range(points):
-                if not _run_point(check, cls, row, rng):
+            for k in range(check.points(points)):
+                if not _run_point(check, cls, row, rng, k):
                     break
     except RecursionError as exc:
         row.verdict, row.note = "ERROR", f"{one_line(exc)} at {_shown(row.point)}"
@@ -156,9 +196,9 @@ def _shown(point: Sequence[float]) -> str:
     return "(" + ", ".join(f"{x:.6g}" for x in point) + ")"
 
 
-def _run_point(check: Check, cls: type, row: Row, rng: random.Random) -> bool:
-    """Check one point; False once the row has failed."""
-    point = check.draw(rng)
+def _run_point(check: Check, cls: type, row: Row, rng: random.Random, k: int) -> bool:
+    """Check point ``k``; False once the row has failed."""
+    point = check.draw(rng, k)
     row.point = list(point)
     n = len(check.operands)
     xs, consts = point[:n], point[n:]
@@ -200,46 +240,110 @@ def _run_point(check: Check, cls: type, row: Row, rng: random.Random) -> bool:
     return False
 
 
-def _grads(cls: type, check: Check, leaves: list[object]) -> list[float]:
-    """One backward pass on a fresh graph of ``leaves``: their ``.grad``."""
+def _grads(
+    check: Check, leaves: list[object], then: Callable[[object], object] | None = None
+) -> tuple[list[float], object]:
+    """One backward pass on a fresh graph of ``leaves``: their ``.grad``, and the graph's output.
+
+    ``then``, when given, is applied to the check's output before the pass.
+    """
     for leaf in leaves:
         leaf.grad = 0.0  # type: ignore[attr-defined]
     out = check.build(*leaves)
+    if then is not None:
+        out = then(out)
     out.backward()  # type: ignore[attr-defined]
-    return [float(leaf.grad or 0.0) for leaf in leaves]  # type: ignore[attr-defined]
+    return [float(leaf.grad or 0.0) for leaf in leaves], out  # type: ignore[attr-defined]
 
 
 def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
-    """Two passes, each on a fresh graph of the same leaves, against minigrad's gradient."""
-    point = check.draw(rng)
+    """Passes on later graphs of the same leaves, against minigrad's gradient.
+
+    The first two passes are each on a fresh graph of the same leaves (a
+    topological order kept between calls runs the first graph's nodes
+    again). The third is on a graph built on the second one's output, its
+    nodes' ``.grad`` zeroed: a visited set kept between calls (a default
+    argument ``visited=set()``) holds that output, skips it and what it was
+    made from, and the leaves get too little. Fresh nodes alone could never
+    show that: only the leaves would be in the set, and a leaf has no
+    ``_backward`` to skip.
+    """
+    point = check.draw(rng, 0)
     row.point = list(point)
     values = [Value(x) for x in point]
     reference = check.build(*values)
     assert isinstance(reference, Value)
     expected = [g.data for g in grad(reference, values)]
     leaves = [cls(x) for x in point]
+    out: object = None
     for first in (True, False):
-        got = _grads(cls, check, leaves)
-        if all(_close(g, e, _FORWARD_RTOL) for g, e in zip(got, expected, strict=True)):
+        got, out = _grads(check, leaves)
+        if not _wrong(row, check, expected, got):
             continue
-        row.verdict, row.first_pass = "FAIL", not first
-        row.entries = [
-            _entry(check, i, e, g)
-            for i, (e, g) in enumerate(zip(expected, got, strict=True))
-            if not _close(g, e, _FORWARD_RTOL)
-        ]
+        row.first_pass = not first
         if not first:
             row.note = (
                 "the first backward() was right; the second, on a fresh graph of the same "
                 "leaves (their .grad zeroed), was not"
             )
         return
+    nodes = _graph(out)
+    if nodes is None:  # no _prev: its nodes' .grad cannot be zeroed
+        return
+    for node in nodes:
+        node.grad = 0.0  # type: ignore[attr-defined]
+    on_top = out + leaves[0]
+    on_top.backward()
+    got = [float(leaf.grad or 0.0) for leaf in leaves]
+    # The same graph built afresh, new leaves and all: what the engine gives
+    # without state. Any difference is the state's; a gradient wrong in both
+    # is a bug of an op or of the order, which other rows show.
+    fresh = [cls(x) for x in point]
+    alike, _ = _grads(check, fresh, lambda y: y + fresh[0])
+    if all(_close(g, a, _FORWARD_RTOL) for g, a in zip(got, alike, strict=True)):
+        return
+    expected = [g.data for g in grad(reference + values[0], values)]
+    if _wrong(row, check, expected, got):
+        row.note = (
+            "the first two backward() calls were right; a third, on a graph built on the "
+            "second one's output (every .grad zeroed), was not, and the same graph built "
+            "afresh was"
+        )
+
+
+def _wrong(row: Row, check: Check, expected: list[float], got: list[float]) -> bool:
+    """Whether ``got`` differs from ``expected``; if so, the row says how."""
+    if all(_close(g, e, _FORWARD_RTOL) for g, e in zip(got, expected, strict=True)):
+        return False
+    row.verdict = "FAIL"
+    row.entries = [
+        _entry(check, i, e, g)
+        for i, (e, g) in enumerate(zip(expected, got, strict=True))
+        if not _close(g, e, _FORWARD_RTOL)
+    ]
+    return True
+
+
+def _graph(out: object) -> list[object] | None:
+    """Every node of the engine's graph of ``out`` (through ``_prev``); None without ``_prev``."""
+    found: dict[int, object] = {}
+    stack = [out]
+    while stack:
+        node = stack.pop()
+        if id(node) in found:
+            continue
+        found[id(node)] = node
+        parents = getattr(node, "_prev", None)
+        if not isinstance(parents, set | frozenset | tuple | list):
+            return None
+        stack.extend(parents)
+    return list(found.values())
 
 
 def _run_chain(check: Check, cls: type, row: Row, rng: random.Random) -> None:
     """The deep chain; on RecursionError, the depth where it starts (by bisection)."""
     depth = int(check.name.split()[2])
-    x0 = check.draw(rng)[0]
+    x0 = check.draw(rng, 0)[0]
     row.point = [x0]
 
     def backward_at(n: int) -> float:

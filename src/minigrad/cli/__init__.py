@@ -1,4 +1,4 @@
-"""The ``minigrad`` command: ``check`` (the main job), ``demo`` and ``eps-curve``.
+"""The ``minigrad`` command: ``check`` (the main job), ``demo``, ``eps-curve`` and ``playground``.
 
 Results go to stdout; progress goes to stderr, and only when it is a terminal.
 Colour is used only on a terminal and never when ``NO_COLOR`` is set.
@@ -117,7 +117,7 @@ def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     show = _progress(err)
     found = run_job(job, timeout=args.timeout, placeholder=_placeholder, on_result=show)
     if show is not None:
-        print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
+        print("\r" + " " * 60 + "\r", end="", file=err, flush=True)
     if found.load_error:
         line = found.load_error
         if not line.startswith("minigrad check"):  # it timed out, or the worker died
@@ -144,12 +144,20 @@ def _placeholder(name: str, why: str) -> dict[str, object]:
 
 
 def _progress(err: TextIO) -> Callable[[int, int, str], None] | None:
-    """Progress on a terminal's stderr, ``[n/N] name``; None when it is not a terminal."""
+    """Progress on a terminal's stderr: ``rule n of N: name (s)``; None off a terminal.
+
+    One line, rewritten in place (``\\r``), so a piped or redirected run
+    (stderr not a terminal) gets none of it, and the results on stdout are
+    the same either way.
+    """
     if not err.isatty():
         return None
+    started = time.perf_counter()
 
     def show(i: int, n: int, name: str) -> None:
-        print(f"\r[{i + 1}/{n}] {name[:24]:<24}", end="", file=err, flush=True)
+        seconds = time.perf_counter() - started
+        line = f"rule {i + 1} of {n}: {name[:28]} ({seconds:.1f} s)"
+        print(f"\r{line:<60}", end="", file=err, flush=True)
 
     return show
 
@@ -166,7 +174,7 @@ def _check_here(items: Sequence[Item], args: argparse.Namespace, out: TextIO, er
         found = check_item(item, args.points, args.order, rng)
         results.append((item.name, outcome(item, found, verbose=args.verbose)))
     if show is not None:
-        print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
+        print("\r" + " " * 60 + "\r", end="", file=err, flush=True)
     return _report(results, len(rules.TABLE), [], args, out, started)
 
 
@@ -243,6 +251,37 @@ def _run_eps_curve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return epscurve.main(args.svg, out)
 
 
+def _run_playground(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from minigrad.cli.playground.server import Playground, open_browser
+
+    if not 0 <= args.port <= 65535:
+        print(f"minigrad playground: --port must be 0-65535, got {args.port}", file=err)
+        return 2
+    try:
+        playground = Playground(args.host, args.port, args.pyodide)
+    except ValueError as exc:
+        print(f"minigrad playground: {exc}", file=err)
+        return 2
+    except OSError as exc:
+        print(f"minigrad playground: cannot serve on {args.host}:{args.port}: {exc}", file=err)
+        return 2
+    print(playground.banner(), file=out, flush=True)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"minigrad playground: --host {args.host} lets other machines open the page",
+            file=err,
+        )
+    if not args.no_browser:
+        open_browser(playground.url)
+    try:
+        playground.serve_forever()
+    except KeyboardInterrupt:
+        print("\nminigrad playground: stopped", file=err)
+    finally:
+        playground.stop()
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="minigrad", description="Scalar autograd with derivative checks."
@@ -284,8 +323,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--depth",
         type=int,
-        default=5000,
-        help="with --engine: the deep chain's ops; a recursive sort fails there (5000; 0: none)",
+        default=None,
+        help="with --engine: the deep chain's ops, and a recursive sort's RecursionError there "
+        "counts as a failure (without --depth: a chain of 5000 ops, its RecursionError a "
+        "note; 0: no chain)",
     )
     p.add_argument(
         "-v",
@@ -321,6 +362,29 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eps-curve", help="print the error of central differences against eps")
     e.add_argument("--svg", help="also write the figure to this SVG file")
     e.set_defaults(run=_run_eps_curve)
+    g = sub.add_parser(
+        "playground",
+        help="serve a page that runs minigrad in the browser (Pyodide)",
+        description="Serve the playground page on this machine and print its address: an "
+        "editor preloaded with a lesson (the lecture's neuron, its graph, a manual backward, "
+        "a custom op with a sign error and the check that catches it), run in the browser by "
+        "Pyodide. It serves only its own files: the page, this minigrad package and, with "
+        "--pyodide, Pyodide from a local folder (otherwise the page loads Pyodide from its "
+        "CDN, which needs the internet).",
+    )
+    g.add_argument("--port", type=int, default=8000, help="port (8000; 0: any free one)")
+    g.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (127.0.0.1: this machine only)"
+    )
+    g.add_argument(
+        "--pyodide",
+        metavar="DIR",
+        help="serve Pyodide from this folder (e.g. node_modules/pyodide) instead of its CDN",
+    )
+    g.add_argument(
+        "--no-browser", action="store_true", help="print the address, do not open a browser"
+    )
+    g.set_defaults(run=_run_playground)
     return parser
 
 
@@ -339,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         if args.points is None:
             args.points = 3 if args.engine else 40
-        if not args.timeout > 0 or args.depth < 0:
+        if not args.timeout > 0 or (args.depth is not None and args.depth < 0):
             print("minigrad: --timeout must be > 0 and --depth >= 0", file=sys.stderr)
             return 2
     if getattr(args, "points", 1) < 1 or getattr(args, "order", 1) < 1:

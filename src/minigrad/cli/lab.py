@@ -32,7 +32,7 @@ from pathlib import Path
 
 from minigrad.checking.battery import battery, load_engine, one_line
 from minigrad.checking.engines import engine_name
-from minigrad.checking.signature import diagnose
+from minigrad.checking.signature import diagnose, recursion
 from minigrad.checking.trials import Row, run
 from minigrad.cli.rulefile import FileError, load_file
 from minigrad.cli.sandbox import Job, run_job
@@ -47,6 +47,9 @@ __all__ = ["Engine", "grade", "load_class", "targets"]
 
 #: The class a target names when it names none.
 DEFAULT_CLASS = "Value"
+
+#: The deep chain's length when ``--depth`` is not given (its failure a note).
+DEFAULT_DEPTH = 5000
 
 
 def _split(spec: str) -> tuple[str, str]:
@@ -151,12 +154,25 @@ class Engine:
         trace: The traceback of that error, when there is one.
         summary: The diagnosis, one line per cause.
         notes: ``{check: note}`` for each check that did not pass.
+        depth: Where ``backward()`` stops with RecursionError in the deep
+            chain (0 when it does not, or the chain was left out).
+
+    Args:
+        target: The target.
+        job: What its worker found.
+        depth_counts: Whether a RecursionError in the deep chain fails the
+            engine (``--depth`` given); if not, it is a note: a recursive
+            sort is the lecture's, and no derivative is wrong.
     """
 
-    def __init__(self, target: dict[str, str], job: Job) -> None:
+    def __init__(self, target: dict[str, str], job: Job, depth_counts: bool = True) -> None:
         self.target = target
         self.name = str(job.loaded.get("engine", ""))
         self.rows = [Row.from_dict(r) for r in job.results]
+        self.depth = next((r.depth for r in self.rows if r.kind == "depth" and r.depth), 0)
+        for row in self.rows:
+            if row.kind == "depth" and row.depth and not depth_counts:
+                row.verdict = "note"
         missing = job.loaded.get("missing", {})
         self.missing: dict[str, str] = dict(missing) if isinstance(missing, dict) else {}
         self.error = job.load_error
@@ -181,7 +197,7 @@ def grade(
     *,
     points: int = 3,
     seed: int = 0,
-    depth: int = 5000,
+    depth: int | None = None,
     timeout: float = 20.0,
     fmt: str = "text",
     verbose: bool = False,
@@ -189,6 +205,19 @@ def grade(
     err: TextIO,
 ) -> int:
     """Run the battery on every target; print the results; the exit status.
+
+    Args:
+        specs: The targets (see :func:`targets`).
+        points: Random points per check (more where a domain has pieces).
+        seed: Seeds the points.
+        depth: The deep chain's length, its RecursionError a failure; None
+            for a chain of :data:`DEFAULT_DEPTH` whose RecursionError is a
+            note (the exit status does not count it); 0 for no chain.
+        timeout: Seconds one check may take.
+        fmt: ``text``, ``json`` or ``csv``.
+        verbose: Print the traceback of a target that does not load.
+        out: Where the results go.
+        err: Where progress and load errors go.
 
     Returns:
         0 when every engine passed every check, 1 when one failed (or, among
@@ -201,14 +230,14 @@ def grade(
     interrupted = False
     for target in targets(specs):
         job_spec = {"kind": "engine", "target": target, "points": points, "seed": seed}
-        job_spec["depth"] = depth
+        job_spec["depth"] = DEFAULT_DEPTH if depth is None else depth
 
         def show(i: int, n: int, name: str, student: str = target["student"]) -> None:
             if progress:
                 print(f"\r{student[:16]} [{i + 1}/{n}] {name[:24]:<24}", end="", file=err)
 
         job = run_job(job_spec, timeout=timeout, placeholder=_placeholder, on_result=show)
-        engines.append(Engine(target, job))
+        engines.append(Engine(target, job, depth_counts=depth is not None))
         if job.interrupted:
             interrupted = True
             break
@@ -268,7 +297,7 @@ def _one(engine: Engine, out: TextIO) -> None:
     table = [header]
     for row in engine.rows:
         table.append([row.name, _cell(row.verdict)])
-        if row.verdict in ("ERROR", "skip"):
+        if row.verdict in ("ERROR", "skip", "note"):
             table[-1].append(row.note)
         elif row.forward is not None:
             expected, got = row.forward["expected"], row.forward["got"]
@@ -290,6 +319,11 @@ def _one(engine: Engine, out: TextIO) -> None:
         print("\ndiagnosis:", file=out)
         for line in engine.summary:
             print(f"  {line}", file=out)
+    noted = [recursion(r) for r in engine.rows if r.verdict == "note"]
+    if noted:
+        print("\nnote (not a wrong derivative; --depth N counts it as a failure):", file=out)
+        for line in noted:
+            print(f"  {line}", file=out)
 
 
 def _table(engines: list[Engine], verbose: bool, out: TextIO) -> None:
@@ -310,26 +344,60 @@ def _table(engines: list[Engine], verbose: bool, out: TextIO) -> None:
     for line in _columns(table):
         print(line, file=out)
     width = max(len(s) for s in ["student", *students])
-    print(f"\n{'student':<{width}}  {'result':<10}  diagnosis", file=out)
+    depths = {e.target["student"]: _depth_cell(e) for e in engines}
+    deep = any(depths.values())
+    dwidth = max(len(d) for d in ["depth", *depths.values()]) if deep else 0
+    head = f"{'student':<{width}}  {'result':<10}  " + (f"{'depth':<{dwidth}}  " if deep else "")
+    print(f"\n{head}diagnosis", file=out)
     for e in engines:
         lines = [e.error] if e.error else e.summary or [""]
         status = e.status.upper()
-        print(f"{e.target['student']:<{width}}  {status:<10}  {lines[0]}".rstrip(), file=out)
+        depth = f"{depths[e.target['student']]:<{dwidth}}  " if deep else ""
+        first = f"{e.target['student']:<{width}}  {status:<10}  {depth}{lines[0]}"
+        print(first.rstrip(), file=out)
         for line in lines[1:]:
-            print(f"{'':<{width}}  {'':<10}  {line}", file=out)
+            print(f"{'':<{len(head)}}{line}", file=out)
         if verbose and e.trace:
             print(e.trace, file=out)
     print("\n(-: not supported by that engine; n/a: the engine could not be loaded)", file=out)
+    if any(e.depth for e in engines):
+        print(
+            "(depth: where backward() stops with RecursionError in the chain, a recursive "
+            "topological sort: a note, not a wrong derivative, unless --depth is given)",
+            file=out,
+        )
+
+
+def _depth_cell(engine: Engine) -> str:
+    """The depth column: ``ok``, ``RecursionError at 991``, or "" when the chain did not run."""
+    row = next((r for r in engine.rows if r.kind == "depth"), None)
+    if row is None:
+        return ""
+    return f"RecursionError at {engine.depth}" if engine.depth else _cell(row.verdict)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _totals(engines: list[Engine], points: int, seconds: float, out: TextIO) -> None:
-    failed = sum(e.status == "failed" for e in engines)
+    failed = [e for e in engines if e.status == "failed"]
     unloaded = sum(e.status == "not loaded" for e in engines)
-    bad = [f"{failed} failing"] if failed else []
-    bad += [f"{unloaded} not loaded"] if unloaded else []
+    bad = []
+    if failed:
+        checks = sum(r.verdict in ("FAIL", "ERROR") for e in failed for r in e.rows)
+        bad.append(_plural(checks, "failing check"))
+        if len(engines) > 1:
+            bad[-1] += f" in {_plural(len(failed), 'engine')}"
+    if unloaded:
+        bad.append(f"{_plural(unloaded, 'engine')} not loaded")
+    notes = sum(r.verdict == "note" for e in engines for r in e.rows)
     verdict = f"FAILED ({', '.join(bad)})" if bad else "passed"
+    if notes:
+        verdict += f"; {_plural(notes, 'note')} (depth)"
     checks = sum(len(e.rows) for e in engines)
-    what = f"{len(engines)} engine(s), {checks} checks at up to {points} random points each"
+    what = f"{_plural(len(engines), 'engine')}, {_plural(checks, 'check')}"
+    what += f" at up to {_plural(points, 'random point')} each"
     print(f"\n{what}: {verdict} in {seconds:.1f} s", file=out)
 
 
@@ -355,6 +423,7 @@ def _as_json(engines: list[Engine]) -> object:
                     "status": e.status,
                     "error": e.error,
                     "diagnosis": e.summary,
+                    "notes": [recursion(r) for r in e.rows if r.verdict == "note"],
                     "not_supported": e.missing,
                     "checks": [
                         {**row.as_dict(), "diagnosis": e.notes.get(row.name, "")} for row in e.rows
@@ -372,12 +441,13 @@ def _as_csv(engines: list[Engine]) -> str:
         names += [r.name for r in e.rows if r.name not in names]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "target", "status", "diagnosis", *names])
+    writer.writerow(["student", "target", "status", "diagnosis", "depth", *names])
     for e in engines:
         verdicts = {r.name: _cell(r.verdict) for r in e.rows}
         cells = [verdicts.get(n, "-" if n in e.missing else "") for n in names]
         diagnosis = e.error or " | ".join(e.summary)
-        writer.writerow([e.target["student"], e.target["spec"], e.status, diagnosis, *cells])
+        row = [e.target["student"], e.target["spec"], e.status, diagnosis, _depth_cell(e)]
+        writer.writerow([*row, *cells])
     return buffer.getvalue()
 
 

@@ -9,10 +9,10 @@ itself with ``gradcheck``). Inside, each module imports only those listed after 
   (fusion, the reverse pass), handed to one of the two forms;
 * :mod:`~minigrad.compiler.loop`: one loop over a batch's repeated examples;
 * :mod:`~minigrad.compiler.straight`: the statements written out one after another;
-* :mod:`~minigrad.compiler.templates`: :data:`TEMPLATES` and the pieces both forms share.
+* :mod:`~minigrad.compiler.templates`: the ops' inline forms bound, guarded, and the
+  pieces both forms share.
 """
 
-from minigrad.compiler.templates import TEMPLATES
 from minigrad.compiler.trace import (
     CheckError,
     Compiled,
@@ -21,7 +21,7 @@ from minigrad.compiler.trace import (
     compile,  # noqa: A004 (the public minigrad.compile)
 )
 
-__all__ = ["TEMPLATES", "CheckError", "Compiled", "CompiledValue", "TracingError", "compile"]
+__all__ = ["CheckError", "Compiled", "CompiledValue", "TracingError", "compile"]
 
 # Shown by their public names in tracebacks, wherever the modules inside live.
 CheckError.__module__ = TracingError.__module__ = "minigrad.compiler"

@@ -8,11 +8,12 @@ or, when the examples do not repeat, one statement after another
 
 How the code is written:
 
-* Built-in ops are inlined as expressions
-  (:data:`~minigrad.compiler.templates.TEMPLATES`, one per built-in rule; a
-  test proves each equal to its rule's functions). A custom rule's
-  ``forward`` and ``partials`` are called by reference: the rule stays the one
-  source of truth.
+* An op whose rule declares an inline form (``Rule.inline``, an
+  :class:`~minigrad.core.inline.Inline`: the built-in ones beside their rules
+  in :mod:`minigrad.core.rules`, where a test proves each equal to its rule's
+  functions) is written as those expressions. Any other rule's ``forward``
+  and ``partials`` are called by reference: the rule stays the one source of
+  truth.
 * A temporary used once, whose value the reverse pass does not need, is fused
   into the expression that uses it (``b + w0 * x0 + w1 * x1 ...``), up to
   :data:`MAX_DEPTH` levels and :data:`MAX_FUSED` ops per expression (CPython
@@ -29,8 +30,8 @@ How the code is written:
 * relu and abs are expressions (``x if x > 0.0 else 0.0 ...``) evaluated on
   every call: their branches are not frozen.
 * An op that can turn a number that is not finite into a finite one
-  (``tanh(inf)`` is 1.0) is guarded, and a rule without a template is called
-  through a check (:data:`~minigrad.compiler.templates.ABSORBING`), so that
+  (``tanh(inf)`` is 1.0) is guarded, and a rule called by reference is called
+  through a check (:func:`~minigrad.compiler.templates.checked`), so that
   where eager evaluation raises, the loss comes out NaN and the call is
   evaluated eagerly: compiled results equal eager ones, errors included.
 * Above :data:`~minigrad.compiler.straight.CHUNK_ABOVE` statements the code is
@@ -45,7 +46,8 @@ import re
 
 from minigrad.compiler.loop import _Units, _units, _write_loop
 from minigrad.compiler.straight import _write
-from minigrad.compiler.templates import TEMPLATES, _Block, _Code, _const, _ref, checked, guarded
+from minigrad.compiler.templates import _Block, _Code, _const, _ref, bind, checked, guarded
+from minigrad.core.inline import Inline
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, _args
 
@@ -80,13 +82,18 @@ def _generate(
     names: dict[str, object] = {}
     custom: dict[int, tuple[str, tuple[float | str, ...]]] = {}
 
+    inlined: dict[int, Inline] = {}  # id(rule) -> its form, for the rules written inline
+
     def template(rule: Rule) -> tuple[str, tuple[float | str, ...]]:
-        t = TEMPLATES.get(rule)
+        t = custom.get(id(rule))
         if t is not None:
             return t
-        t = custom.get(id(rule))
-        if t is None:
-            k = len(custom)
+        form = rule.inline
+        if form is not None and bind(form, names):
+            inlined[id(rule)] = form
+            t = custom[id(rule)] = (form.forward, form.partials)
+        else:
+            k = len(custom) - len(inlined)  # _f0, _f1, ...: the rules called by reference
             names[f"_f{k}"] = checked(rule.forward)
             slots = ", ".join(f"{{{i}}}" for i in range(rule.arity))
             partials: list[float | str] = []
@@ -133,9 +140,13 @@ def _generate(
                 kept.add(n)
     # A guarded argument is named three times in its user's forward: never fused.
     for n in fwd:
-        if n._rule is not None and n._rule in TEMPLATES:
+        if n._rule is None:
+            continue
+        template(n._rule)  # a rule first met here, where no gradient is needed
+        form = inlined.get(id(n._rule))
+        if form is not None:
             args = _args(n)
-            kept.update(args[i] for i in guarded(n._rule, args))  # type: ignore[misc]
+            kept.update(args[i] for i in guarded(form, args))  # type: ignore[misc]
 
     # Variable numbering: a slot per forward variable and per gradient.
     slots = 0
@@ -174,8 +185,9 @@ def _generate(
             else:
                 parts.append(_const(a))
         text = forward.format(*parts)
-        if rule in TEMPLATES:
-            for i in guarded(rule, _args(n)):
+        form = inlined.get(id(rule))
+        if form is not None:
+            for i in guarded(form, _args(n)):
                 text = f"({text} - ({parts[i]} - {parts[i]}))"
         fusable = uses.get(n, 0) == 1 and n not in kept
         if fusable and depth + 1 < MAX_DEPTH and size < MAX_FUSED:

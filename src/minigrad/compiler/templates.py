@@ -1,7 +1,9 @@
-"""What the generated code is made of: the op templates, their names, placeholders, statements.
+"""What the generated code is made of: the ops' forms, their names, placeholders, statements.
 
-:data:`TEMPLATES` gives each built-in rule's forward and partials as Python
-expressions, bound to the names in :data:`_NAMESPACE`. Code is written first
+A rule's forward and partials come as Python expressions from the rule itself
+(its :class:`~minigrad.core.inline.Inline`, declared in
+:mod:`minigrad.core.rules`), with the names they call bound by :func:`bind`;
+a rule without one is called by reference, through :func:`checked`. Code is written first
 with placeholders for its variables (:func:`_ref`, :data:`_TOKEN`), named once
 the form is known (:func:`_name_of`). :class:`_Code` holds the statements so
 written by :func:`minigrad.compiler.generate._generate`; the straight form
@@ -16,8 +18,6 @@ import math
 import re
 from typing import NamedTuple
 
-from minigrad.core import rules
-from minigrad.core.rule import Rule
 from minigrad.core.value import Value
 
 TYPE_CHECKING = False
@@ -25,85 +25,51 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["ABSORBING", "TEMPLATES"]
+    from minigrad.core.inline import Inline
 
-#: Per built-in rule with an inline form (the others, and custom rules, are
-#: called by reference): the forward as an expression in ``{0}``, ``{1}``, and per
-#: argument the partial: a constant slope, or an expression in the arguments and
-#: ``{out}``. Each reads as its rule's own functions, operation for operation,
-#: so compiled results equal eager ones bit for bit (``tests/test_compile.py``);
-#: relu's slope tests its output, positive exactly when its input is, so the
-#: reverse pass keeps one number per relu instead of two. relu's forward gives
-#: 0.0 where it is not positive only for a finite x, and NaN for NaN and -inf,
-#: which reach the loss (see :data:`ABSORBING`): a test against the most
-#: negative float, which costs nothing measurable where ``x - x`` cost the MLP
-#: step's forward pass 6%.
-TEMPLATES: dict[Rule, tuple[str, tuple[float | str, ...]]] = {
-    rules.ADD: ("({0} + {1})", (1.0, 1.0)),
-    rules.SUB: ("({0} - {1})", (1.0, -1.0)),
-    rules.MUL: ("({0} * {1})", ("{1}", "{0}")),
-    rules.DIV: ("({0} / {1})", ("(1.0 / {1})", "(-{out} / {1})")),
-    rules.POW: ("_pow({0}, {1})", ("_pow_x({0}, {1})", "_pow_y({0}, {1})")),
-    rules.NEG: ("(-{0})", (-1.0,)),
-    rules.ABS: ("abs({0})", ("(1.0 if {0} > 0.0 else -1.0 if {0} < 0.0 else 0.0)",)),
-    rules.EXP: ("_exp({0})", ("{out}",)),
-    rules.LOG: ("_log({0})", ("_exp(-{out})",)),
-    rules.LOG1P: ("_log1p({0})", ("_exp(-{out})",)),
-    rules.SQRT: ("_sqrt({0})", ("(0.5 / {out})",)),
-    rules.SIN: ("_sin({0})", ("_cos({0})",)),
-    rules.COS: ("_cos({0})", ("(-_sin({0}))",)),
-    rules.TANH: ("_tanh({0})", ("_sech2({0})",)),
-    rules.SIGMOID: ("_sigmoid({0})", ("(0.25 * _sech2(0.5 * {0}))",)),
-    rules.RELU: (
-        "({0} if {0} > 0.0 else 0.0 if {0} >= -1.7976931348623157e+308 else _NAN)",
-        ("(1.0 if {out} > 0.0 else 0.0)",),
-    ),
-    rules.SOFTPLUS: ("_softplus({0})", ("_sigmoid({0})",)),
-    rules.ERF: ("_erf({0})", ("(_TWO_OVER_SQRT_PI * _gauss({0}))",)),
-    rules.GELU: (
-        "(0.5 * {0} * _erfc(-{0} * _INV_SQRT2))",
-        ("(0.5 * _erfc(-{0} * _INV_SQRT2) + {0} * _half_gauss({0}) * _INV_SQRT_2PI)",),
-    ),
-}
+__all__ = ["bind", "checked", "guarded"]
+
+#: Names the compiler binds in generated code itself; a rule's inline form
+#: that uses one of them is called by reference instead (see :func:`bind`).
+_RESERVED = re.compile(r"_f\d+|_d\d+_\d+|_IDX|_G|_run")
 
 
-#: Per built-in rule with a template, the arguments through which its forward
-#: can turn a number that is not finite into a finite one: tanh(inf) is 1.0,
-#: 1.0 / inf is 0.0, exp(-inf) is 0.0, nan ** 0.0 is 1.0. Eager evaluation
-#: raises at the op that made such a number (an overflow, or a NaN or an
-#: infinity given as an argument); generated code that carried on would
-#: return a finite loss where eager raises. So the forward of such an op is
-#: guarded on each such argument ``a`` that is a variable (:func:`guarded`):
-#: ``f - (a - a)`` is ``f`` itself for a finite ``a`` (``a - a`` is +0.0, and
-#: ``f - 0.0`` is ``f``, -0.0 included) and NaN otherwise. NaN then reaches the
-#: loss, and the call is evaluated eagerly (see ``_Program.call``), which gives
-#: eager's result or error. Every other argument of a template carries a
-#: number that is not finite on, or raises (tests/test_compile.py probes each),
-#: and relu's template guards itself. A rule without a template is called
-#: through :func:`checked`.
-ABSORBING: dict[Rule, tuple[int, ...]] = {
-    rules.DIV: (1,),
-    rules.POW: (0, 1),
-    rules.EXP: (0,),
-    rules.TANH: (0,),
-    rules.SIGMOID: (0,),
-    rules.SOFTPLUS: (0,),
-    rules.ERF: (0,),
-}
+def bind(form: Inline, names: dict[str, object]) -> bool:
+    """Add the names ``form`` uses to ``names``, the generated code's globals, if they fit.
 
-
-def guarded(rule: Rule, args: tuple[Value | float, ...]) -> tuple[int, ...]:
-    """The arguments of a node of ``rule`` whose forward must be guarded (see :data:`ABSORBING`).
-
-    Only Values: a constant argument is the same number in eager evaluation,
-    where ``Value(1.0) / math.inf`` is 0.0 too. ``x ** c`` with a constant
-    ``c > 0`` (the square of an error, say) keeps inf and NaN, so ``x`` needs
-    no guard there.
+    They fit where no name is the compiler's own (:data:`_RESERVED`) or bound
+    already to another object (two rules that both call ``_exp`` share it).
+    Returns False, and adds nothing, where one does not: that rule is then
+    called by reference, like a rule without an inline form.
     """
-    found = ABSORBING.get(rule, ())
-    if rule is rules.POW and type(args[1]) is float and args[1] > 0.0:
-        found = (1,)
-    return tuple(i for i in found if isinstance(args[i], Value))
+    for name, obj in form.names.items():
+        if _RESERVED.fullmatch(name):
+            return False
+        if names.get(name, obj) is not obj or _NAMESPACE.get(name, obj) is not obj:
+            return False
+    names.update(form.names)
+    return True
+
+
+def guarded(form: Inline, args: tuple[Value | float, ...]) -> tuple[int, ...]:
+    """The arguments of a node written as ``form`` whose forward must be guarded.
+
+    Eager evaluation raises at the op that makes a number that is not finite
+    (an overflow, or a NaN or an infinity given as an argument); generated
+    code that carried on through an op that turns it into a finite one
+    (``tanh(inf)`` is 1.0: the form's ``absorbing`` arguments) would return a
+    finite loss where eager raises. So the forward is guarded on each such
+    argument ``a`` that is a variable: ``f - (a - a)`` is ``f`` itself for a
+    finite ``a`` (``a - a`` is +0.0, and ``f - 0.0`` is ``f``, -0.0 included)
+    and NaN otherwise. NaN then reaches the loss, and the call is evaluated
+    eagerly (see ``_Program.call``), which gives eager's result or error.
+    Every other argument of a built-in form carries a number that is not
+    finite on, or raises (``tests/test_compile_nonfinite.py`` probes each). A
+    constant argument needs no guard: it is the same number in eager
+    evaluation, where ``Value(1.0) / math.inf`` is 0.0 too. A rule called by
+    reference goes through :func:`checked` instead.
+    """
+    return form.guards(tuple(None if isinstance(a, Value) else a for a in args))
 
 
 def checked(forward: Callable[..., Any]) -> Callable[..., float]:
@@ -113,7 +79,7 @@ def checked(forward: Callable[..., Any]) -> Callable[..., float]:
     int is converted); its arguments, being Values' data or constants, may be
     anything. Here an argument that is not finite, or a result that eager
     would refuse, gives NaN, which reaches the loss, and the call is then
-    evaluated eagerly (see :data:`ABSORBING`).
+    evaluated eagerly (see :func:`guarded`).
     """
 
     def run(*xs: float) -> float:
@@ -132,31 +98,9 @@ def checked(forward: Callable[..., Any]) -> Callable[..., float]:
 
 _NAN = math.nan
 
-#: The names the templates use, bound in the generated code's globals.
-_NAMESPACE: dict[str, object] = {
-    "_pow": rules._pow,
-    "_pow_x": rules._pow_x,
-    "_pow_y": rules._pow_y,
-    "_exp": math.exp,
-    "_log": math.log,
-    "_log1p": math.log1p,
-    "_sqrt": math.sqrt,
-    "_sin": math.sin,
-    "_cos": math.cos,
-    "_tanh": math.tanh,
-    "_erf": math.erf,
-    "_erfc": math.erfc,
-    "_sech2": rules._sech2,
-    "_gauss": rules._gauss,
-    "_half_gauss": rules._half_gauss,
-    "_sigmoid": rules._sigmoid,
-    "_softplus": rules._softplus,
-    "_TWO_OVER_SQRT_PI": rules._TWO_OVER_SQRT_PI,
-    "_INV_SQRT2": rules._INV_SQRT2,
-    "_INV_SQRT_2PI": rules._INV_SQRT_2PI,
-    "_INF": math.inf,
-    "_NAN": math.nan,
-}
+#: The names generated code uses besides those of the rules' inline forms
+#: (:func:`bind`): the constants that are not names in Python.
+_NAMESPACE: dict[str, object] = {"_INF": math.inf, "_NAN": _NAN}
 
 
 def _const(x: float) -> str:

@@ -30,11 +30,13 @@ import builtins
 import collections
 import math
 import operator
+import sys
 
 from minigrad.compiler.generate import _generate
 from minigrad.compiler.templates import _NAMESPACE
 from minigrad.core import value as engine
 from minigrad.core._validate import finite_float
+from minigrad.core.closure import Closure, closure_refusal, closure_refusal_example
 from minigrad.core.failures import _describe
 from minigrad.core.value import Value, toposort
 
@@ -287,6 +289,9 @@ class _Program:
         inputs = [Value(x) for x in xs]
         out = _trace(fn, _unflatten(key, iter(inputs)))
         order = toposort([out])  # the loss first
+        for node in order:
+            if type(node._rule) is Closure:
+                raise closure_refusal(node._rule, "minigrad.compile")
         is_input = {v: i for i, v in enumerate(inputs)}
         self.params: list[Value] = [
             n for n in reversed(order) if n._rule is None and n not in is_input
@@ -338,6 +343,35 @@ def _name(fn: object) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
+def _closure_op_hint(node: Value) -> str:
+    """Where the read is a method of ``node``'s class written micrograd's way, say so by name.
+
+    Such an op (``Value.exp = exp``, its forward on ``self.data`` and its
+    derivative a ``_backward`` closure) reads ``.data`` before its node
+    exists, so the read is where a trace meets it. Frames: 0 this, 1 the
+    hook, 2 the ``.data`` property, 3 the reader.
+    """
+    try:
+        reader = sys._getframe(3).f_code
+    except ValueError:
+        return ""
+    # The method's name on the class, which may not be the function's own
+    # (Value.exp = my_exp).
+    names = [
+        name
+        for klass in type(node).__mro__
+        for name, attr in vars(klass).items()
+        if getattr(attr, "__code__", None) is reader
+    ]
+    if not names:
+        return ""
+    return (
+        f". Here the reader is the method {names[0]}() of {type(node).__name__}, an op "
+        "written micrograd's way (its forward on .data, its derivative a _backward closure); "
+        f"minigrad.compile needs it as a minigrad.Rule: {closure_refusal_example(names[0])}"
+    )
+
+
 def _trace(fn: Callable[..., Value], args: list[Any]) -> Value:
     """Run ``fn`` eagerly with every ``.data`` read refused; its result."""
     name = _name(fn)
@@ -348,7 +382,7 @@ def _trace(fn: Callable[..., Value], args: list[Any]) -> Value:
             "code replays the recorded ops and would freeze this value (Python control flow on "
             "it, or a float made from it) at this call's number. Use ops such as relu() or abs(), "
             "whose branches are evaluated on every call, read values outside the compiled "
-            "function, or run it eagerly"
+            f"function, or run it eagerly{_closure_op_hint(node)}"
         )
 
     # Only this thread's reads are refused: another thread may read .data

@@ -8,8 +8,12 @@ by :func:`minigrad.grad` without ``create_graph``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from minigrad.core._validate import finite_float
-from minigrad.core.failures import _describe, _failure, _grad_of, _NotFiniteError
+from minigrad.core.closure import Closure, _noop, closure_failed, set_step
+from minigrad.core.failures import _CAUGHT, _describe, _failure, _grad_of, _NotFiniteError
 from minigrad.core.value import Value, _args, _lock, _postorder
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -106,7 +110,10 @@ def backward(self: Value, grad: float = 1.0) -> None:
                 # Explained before the grads are put back: the explanation
                 # reads the gradients that reached the nodes done so far.
                 done = order[order.index(node) + 1 :]
-                error = _failure(exc, node, done, _grad_of, None)
+                if type(node._rule) is Closure and isinstance(exc, _CAUGHT):
+                    error: Exception | None = closure_failed(node, exc)
+                else:
+                    error = _failure(exc, node, done, _grad_of, None)
             finally:
                 for n in order:
                     n._grad = prior.get(n, 0.0)
@@ -140,6 +147,12 @@ def _float_step(
     """
     rule = node._rule
     assert rule is not None
+    if type(rule) is Closure:
+        # The user's own step (micrograd's _backward): it adds into the
+        # children's .grad itself, reading node.grad (grad() never comes here
+        # with acc: it runs closure graphs in the .grad slots).
+        rule.step()
+        return
     args: tuple[Any, ...] = _args(node)  # Values of any class and float constants
     partials: tuple[Any, ...] = rule.partials
     xs: list[Any] | None = None
@@ -160,5 +173,39 @@ def _float_step(
                 acc[p] = g * d if old is None else old + g * d
 
 
-# A method of every Value (declared in value.py's class body for mypy).
+def _own_step(node: Value) -> None:
+    """A built-in node's step: add ``partial * node.grad`` into each argument's ``.grad``."""
+    g = node._grad
+    if g:
+        _float_step(node, g, None, None)
+
+
+def _get_step(self: Value) -> Callable[[], None]:
+    """micrograd's ``_backward``: this node's own step of the chain rule, on floats.
+
+    It adds ``d self / d child * self.grad`` into the ``.grad`` of each
+    child, and does nothing else: calling it on every node in reverse
+    topological order, after ``root.grad = 1.0``, is ``root.backward()`` done
+    by hand. A built-in node's step is its rule, made on each read (the node
+    holds no closure); a leaf's does nothing; a node whose ``_backward`` was
+    assigned returns that function.
+
+    Example:
+        >>> a, b = Value(2.0), Value(-3.0)
+        >>> c = a * b
+        >>> c.grad = 1.0
+        >>> c._backward()
+        >>> a.grad, b.grad
+        (-3.0, 2.0)
+    """
+    rule = self._rule
+    if rule is None:
+        return _noop
+    if type(rule) is Closure:
+        return rule.step
+    return partial(_own_step, self)
+
+
+# Methods of every Value (declared in value.py's class body for mypy).
 Value.backward = backward  # type: ignore[method-assign]
+Value._backward = property(_get_step, set_step, doc=_get_step.__doc__)  # type: ignore[method-assign, assignment]

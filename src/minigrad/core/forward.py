@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from minigrad.core.closure import Closure, closure_refusal
 from minigrad.core.value import Value, _args, toposort
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -79,6 +80,8 @@ class Tangents:
             p: Any  # a Value of any class, or a float constant
             for p in _args(node):
                 if type(p) is not float and p in reached:
+                    if type(node._rule) is Closure:
+                        raise closure_refusal(node._rule, "forward mode (jvp)")
                     reached.add(node)
                     self.order.append(node)
                     break

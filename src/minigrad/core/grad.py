@@ -13,10 +13,12 @@ from collections.abc import Sequence
 
 from minigrad.core._validate import as_bool
 from minigrad.core.backward import _float_step
+from minigrad.core.closure import Closure, closure_failed, closure_refusal
 from minigrad.core.failures import (
     _CAUGHT,
     _OVERFLOW_ADVICE,
     _failure,
+    _grad_of,
     _not_a_slope,
     _NotFiniteError,
     _partial_raised,
@@ -69,6 +71,50 @@ def _propagate_floats(
         if error is None:
             raise
         raise error from (None if isinstance(exc, _NotFiniteError) else exc)
+    return kept
+
+
+def _propagate_in_slots(
+    order: list[Value], acc: dict[Value, float], keep: set[Value], wanted: set[Value]
+) -> dict[Value, float]:
+    """As :func:`_propagate_floats`, through ``_backward`` closures: in the ``.grad`` slots.
+
+    A closure adds into its children's ``.grad`` itself, so the pass runs
+    where ``backward`` runs it, in the slots: every node's ``.grad`` is set
+    aside, the pass runs from zero, the results are read and every ``.grad``
+    is put back, also when the pass fails. The caller holds ``_lock``. A
+    closure that writes the ``.grad`` of a Value outside the graph is beyond
+    what can be put back; a micrograd closure writes only its children's.
+    """
+    kept: dict[Value, float] = {}
+    every = _postorder(list(acc))  # the whole graph: a closure writes all its children
+    saved = [n._grad for n in every]
+    node = None
+    try:
+        for n in every:
+            n._grad = 0.0
+        for out, seed in acc.items():
+            out._grad += seed
+        for node in order:
+            g = node._grad
+            if g - g != 0.0:
+                raise _NotFiniteError  # as in backward
+            if node in keep:
+                kept[node] = g
+                continue  # an input: held fixed while the others move
+            if g and node._rule is not None:
+                _float_step(node, g, wanted, None)
+    except BaseException as exc:
+        assert node is not None
+        if type(node._rule) is Closure and isinstance(exc, _CAUGHT):
+            raise closure_failed(node, exc) from exc
+        error = _failure(exc, node, order[: order.index(node)], _grad_of, None)
+        if error is None:
+            raise
+        raise error from (None if isinstance(exc, _NotFiniteError) else exc)
+    finally:
+        for n, g in zip(every, saved, strict=True):
+            n._grad = g
     return kept
 
 
@@ -201,16 +247,24 @@ def grad(
         # Only nodes that depend on some input need their rule run: walk from
         # the leaves up, marking every node with a marked argument.
         needed = set(keep)
+        closure: Closure | None = None
         for node in reversed(order):
-            if node._rule is None or node in needed:
+            rule = node._rule
+            if rule is None or node in needed:
                 continue
             for p in _args(node):
                 if type(p) is not float and p in needed:
                     needed.add(node)
+                    if type(rule) is Closure:
+                        closure = rule
                     break
         order = [node for node in order if node in needed]
-        if create_graph:
-            kept: dict[Value, Any] = _propagate_values(order, acc, keep, needed)
+        if closure is not None:
+            if create_graph:
+                raise closure_refusal(closure, "grad(..., create_graph=True)")
+            kept: dict[Value, Any] = _propagate_in_slots(order, acc, keep, needed)
+        elif create_graph:
+            kept = _propagate_values(order, acc, keep, needed)
         else:
             kept = _propagate_floats(order, acc, keep, needed)
     result: list[Value] = []

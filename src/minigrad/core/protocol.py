@@ -21,7 +21,7 @@ from collections.abc import Callable
 from minigrad.core import rules
 from minigrad.core._validate import as_float
 from minigrad.core.failures import _domain_error
-from minigrad.core.rule import Rule
+from minigrad.core.rule import BUILT_IN, Rule
 from minigrad.core.value import Value, _new
 
 
@@ -183,7 +183,8 @@ for _stem, _rule in _BINARY:
     setattr(Value, f"__{_stem}__", _operator(_rule))
     setattr(Value, f"__r{_stem}__", _operator(_rule, reflected=True))
 for _name, _rule, _doc in _METHODS:
-    setattr(Value, _name, _method(_rule, _doc))
+    BUILT_IN[_name] = _method(_rule, _doc)
+    setattr(Value, _name, BUILT_IN[_name])
 for _symbol, (_dunder, _) in _COMPARISONS.items():
     setattr(Value, _dunder, _comparison(_symbol))
 del _stem, _name, _rule, _doc, _symbol, _dunder

@@ -14,7 +14,8 @@ A rule also carries the rest of its op's contract, so no other module keeps a
 copy: where the op is defined (``domain``), where tests and checkers draw
 points (``sample`` and ``avoid``, read through :meth:`Rule.intervals`), how it
 is written in Python (``spelling``), whether it is ``commutative`` and what
-its arguments are called (``arg_names``).
+its arguments are called (``arg_names``) and the expressions ``minigrad.compile``
+writes in its place (``inline``, an :class:`~minigrad.core.inline.Inline`).
 
 Example:
     >>> from minigrad import Value
@@ -34,6 +35,7 @@ from collections.abc import Callable, Sequence
 
 from minigrad.core._validate import as_float, finite_float, signature_problem
 from minigrad.core.failures import _domain_error, _show
+from minigrad.core.inline import Inline
 from minigrad.core.value import Value, _node
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -52,7 +54,14 @@ else:
         return func
 
 
-__all__ = ["DEFAULT_MARGIN", "Partial", "Rule", "apply", "value_of"]
+__all__ = ["BUILT_IN", "DEFAULT_MARGIN", "Partial", "Rule", "apply", "value_of"]
+
+#: The built-in one-argument methods by name (``"exp"``: minigrad's ``Value.exp``),
+#: filled by :mod:`minigrad.core.protocol`. The functions the partials are
+#: written with (``exp(x)``) call these, not ``x.exp()``: a user who adds an op
+#: micrograd's way, ``Value.exp = exp`` with a closure, changes the method
+#: they call, never the rules that use exp (nor makes a closure of them).
+BUILT_IN: dict[str, Callable[[Value], Value]] = {}
 
 #: d out / d arg: a function of (*args, out), or a constant float.
 Partial = Callable[..., "float | Value"] | float
@@ -112,6 +121,10 @@ class Rule:
         arg_names: One identifier per argument, used in error messages,
             spellings and pictures. Default: ``x, y, z, u, v, w`` (the
             symbols of ``math``), or ``x0, x1, ...`` beyond six arguments.
+        inline: The op as Python expressions (:class:`~minigrad.core.inline.Inline`),
+            which ``minigrad.compile`` writes into generated code. They must
+            compute what ``forward`` and ``partials`` compute, bit for bit.
+            Default None: compiled code calls ``forward`` and the partials.
 
     Calling a rule applies it: ``rule(x, y)`` returns a new Value, exactly
     as the built-in operators do.
@@ -134,6 +147,7 @@ class Rule:
         "commutative",
         "domain",
         "forward",
+        "inline",
         "math",
         "name",
         "partials",
@@ -156,6 +170,7 @@ class Rule:
         spelling: str | None = None,
         commutative: bool = False,
         arg_names: tuple[str, ...] | None = None,
+        inline: Inline | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise TypeError(f"Rule: name must be a non-empty str, got {name!r}")
@@ -208,6 +223,10 @@ class Rule:
                 f"Rule {name!r}: commutative must be a bool, and True only for two or more "
                 f"arguments ({arity}), got {commutative!r}"
             )
+        if inline is not None and (not isinstance(inline, Inline) or inline.arity != arity):
+            raise TypeError(
+                f"Rule {name!r}: inline must be an Inline with {arity} partials, got {inline!r}"
+            )
         arg_names = names
         written: Callable[..., Value] | None = None
         if spelling is None:
@@ -226,6 +245,7 @@ class Rule:
         self.spelling = spelling
         self.commutative = commutative
         self.arg_names = arg_names
+        self.inline = inline
         self._written = written
 
     def intervals(

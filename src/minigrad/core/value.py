@@ -75,6 +75,11 @@ def _set_trace_hook(hook: Callable[[Value], None] | None) -> Callable[[Value], N
     return before
 
 
+def _make_closure_node(node: Value, children: object, op: object) -> None:
+    """Installed by :mod:`minigrad.core.closure`, which knows rules (this module does not)."""
+    raise NotImplementedError("minigrad.core.closure is not imported")
+
+
 # Finite means ``x - x == 0.0`` everywhere in minigrad (see minigrad._validate):
 # inf - inf and nan - nan are nan, and it costs a subtraction and a comparison.
 
@@ -98,6 +103,10 @@ class Value:
 
     Args:
         data: The number (an int is stored as a float).
+        _children: micrograd's form: the Values this node was computed from,
+            for a node whose ``_backward`` the caller assigns (see
+            :mod:`minigrad.core.closure`). Leave it out for a leaf.
+        _op: micrograd's form: the op's name, shown as ``op``.
         label: A name for reports and pictures of the graph.
 
     Example:
@@ -122,7 +131,13 @@ class Value:
     # Traversal mark: which token of which sort last saw this node.
     _mark: object
 
-    def __init__(self, data: float, *, label: str = "") -> None:
+    def __init__(
+        self,
+        data: float,
+        _children: Iterable[Value] = (),
+        _op: str = "",
+        label: str = "",
+    ) -> None:
         self._data = as_float(data, "Value: data")
         if not isinstance(label, str):
             raise TypeError(f"Value: label must be a str, got {type(label).__name__} {label!r}")
@@ -132,6 +147,10 @@ class Value:
         self._a = None
         self._b = None
         self._mark = None
+        if _children != () or _op != "":
+            # micrograd's constructor: a node whose step is its _backward
+            # closure (a no-op until one is assigned); see core/closure.py.
+            _make_closure_node(self, _children, _op)
 
     @property
     def data(self) -> float:
@@ -252,6 +271,9 @@ class Value:
         """
         return self.data != 0.0  # the property: under a trace, `if v:` is refused
 
+    # No __getattr__ (a hint for a missing method would be welcome): a class
+    # that defines one loses CPython's specialised slot reads, and every
+    # .data and .grad in the engine's loops gets ~30% slower (measured).
     # Hidden from mypy, so that float(v) and math.sin(v) stay type errors
     # there too (a __float__ makes a class SupportsFloat, even one that raises).
     if not TYPE_CHECKING:
@@ -349,6 +371,10 @@ class Value:
         def gamma(self) -> Value: ...
         def digamma(self) -> Value: ...
         def backward(self, grad: float = 1.0) -> None: ...
+        @property
+        def _backward(self) -> Callable[[], None]: ...
+        @_backward.setter
+        def _backward(self, fn: Callable[[], None]) -> None: ...
         def graph(self, *, max_nodes: int = 100) -> Graph: ...
 
 

@@ -1,23 +1,28 @@
 """The eps curve: how the central difference's error depends on the step.
 
-``python -m minigrad eps-curve --svg docs/img/eps_curve.svg`` prints the
-curves and redraws the figure in docs/checking.md with the standard library
-alone; :func:`plot` draws the same on a matplotlib axis (the ``plot`` extra).
+:func:`eps_curve` (``minigrad.eps_curve``) computes it, with the checker's
+steps and central difference. ``python -m minigrad eps-curve --svg
+docs/img/eps_curve.svg`` prints the curves and redraws the figure in
+docs/checking.md with the standard library alone; :func:`plot` draws the same
+on a matplotlib axis (the ``plot`` extra).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from minigrad.checking.gradcheck import eps_curve
+from minigrad.checking.numeric import central, nominal_step
+from minigrad.core._validate import positive
+from minigrad.core.grad import grad
 from minigrad.core.value import Value
 
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CASES", "main", "plot", "svg"]
+__all__ = ["CASES", "eps_curve", "main", "plot", "svg"]
 
 #: The functions drawn in the docs: name, function, point.
 CASES: tuple[tuple[str, Callable[[Value], Value], float], ...] = (
@@ -25,6 +30,53 @@ CASES: tuple[tuple[str, Callable[[Value], Value], float], ...] = (
     ("exp(x) at 2", lambda v: v.exp(), 2.0),
     ("tanh(3x) at 0.2", lambda v: (3.0 * v).tanh(), 0.2),
 )
+
+
+def eps_curve(
+    func: Callable[[Value], Value], x: float, epsilons: Sequence[float] | None = None
+) -> list[tuple[float, float]]:
+    """The error of the central difference against the analytic derivative, per eps.
+
+    Plotted on log axes it is U-shaped: round-off (about 1e-16 * |f| / h) on
+    the left, truncation (about h**2 * |f'''| / 6) on the right. The step at
+    each eps is the checker's: ``h = eps * max(1, sqrt(|x|))``, never so small that
+    ``x + h == x``; an eps whose step leaves ``func``'s domain gives NaN.
+
+    Args:
+        func: A one-input function of a Value.
+        x: The point.
+        epsilons: The values of eps; by default 1e-1 down to 1e-13, two per decade.
+
+    Returns:
+        ``(eps, |central difference - analytic|)`` pairs, largest eps first.
+
+    Example:
+        >>> curve = eps_curve(lambda v: v.sin(), 1.0)
+        >>> best = min(curve, key=lambda pair: pair[1])[0]
+        >>> 1e-8 <= best <= 1e-3
+        True
+    """
+    steps = list(epsilons) if epsilons is not None else [10 ** (-k / 2) for k in range(2, 27)]
+    leaf = Value(x)
+    (d,) = grad(func(leaf), [leaf])
+    exact = d.data
+
+    def evaluate(t: float) -> list[float] | None:
+        try:
+            return [func(Value(t)).data]
+        except (ArithmeticError, ValueError):
+            return None
+
+    out = []
+    for eps in steps:
+        eps = positive(eps, "eps_curve: epsilons[i]")
+        sides = central(evaluate, x, nominal_step(x, eps))
+        if sides is None:
+            out.append((eps, math.nan))
+            continue
+        up, down, half = sides
+        out.append((eps, abs((up[0] - down[0]) / (2.0 * half) - exact)))
+    return out
 
 
 def svg(curves: Sequence[tuple[str, list[tuple[float, float]]]], *, width: int = 640) -> str:

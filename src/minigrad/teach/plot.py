@@ -1,6 +1,7 @@
 """Small pictures as SVG, drawn with the standard library: points, curves, decision boundaries.
 
-Each function returns a :class:`Picture`: SVG text that a notebook shows by
+Each function returns a :class:`Picture`: SVG text (written with
+:mod:`minigrad.teach.svg`, as the graph pictures are) that a notebook shows by
 itself (``_repr_svg_``) and :meth:`Picture.save` writes to a file. Nothing
 needs to be installed, so the pictures work where matplotlib does not (a
 browser notebook, a locked-down lab machine). :func:`grid` gives the numbers
@@ -26,8 +27,9 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from minigrad.checking.report import escape_html
 from minigrad.core._validate import as_int
+from minigrad.teach.svg import document, element, num
+from minigrad.teach.svg import points as polyline
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -41,6 +43,8 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 _CLASS_COLOURS = {-1: ("#1f77b4", "#cfe2f3"), 1: ("#d62728", "#f8d0cd")}
 
 _FONT = 12
+_INK = "#555"  # the frame and the ticks
+_GRID = "#e5e5e5"
 _CHAR = 7.0  # a generous width of one character at _FONT, for laying out text
 
 
@@ -124,8 +128,9 @@ def scatter(
     """
     _check_points(points, labels, "scatter")
     axes = _Axes.around(points, width, height, legend=_class_legend(labels), title=title)
-    parts = axes.open() + axes.frame("x1", "x2") + _dots(axes, points, labels) + axes.close()
-    return Picture("\n".join(parts) + "\n", title or f"{len(points)} points", width, height)
+    return axes.picture(
+        axes.frame("x1", "x2") + _dots(axes, points, labels), title or f"{len(points)} points"
+    )
 
 
 def curves(
@@ -188,15 +193,12 @@ def curves(
         legend=legend,
         title=title,
     )
-    parts = axes.open() + axes.frame(xlabel, ylabel)
+    parts = axes.frame(xlabel, ylabel)
     for n, (_, pairs) in enumerate(series):
+        line = polyline((axes.px(x), axes.py(y)) for x, y in pairs)
         colour = COLOURS[n % len(COLOURS)]
-        line = " ".join(f"{axes.px(x):.1f},{axes.py(y):.1f}" for x, y in pairs)
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{line}"/>')
-    parts += axes.close()
-    return Picture(
-        "\n".join(parts) + "\n", title or ", ".join(name for name, _ in series), width, height
-    )
+        parts.append(element("polyline", fill="none", stroke=colour, stroke_width=2, points=line))
+    return axes.picture(parts, title or ", ".join(name for name, _ in series))
 
 
 def grid(
@@ -299,16 +301,12 @@ def boundary(
             while i < steps and positive[i]:
                 i += 1
             left, right = axes.px(x_lo + start * dx), axes.px(x_lo + i * dx)
-            runs.append(f"M{left:.1f} {top:.1f}H{right:.1f}V{bottom:.1f}H{left:.1f}Z")
-    cells = [
-        f'<rect x="{axes.x0}" y="{axes.y0}" width="{axes.x1 - axes.x0}" '
-        f'height="{axes.y1 - axes.y0}" fill="{_CLASS_COLOURS[-1][1]}"/>'
-    ]
+            runs.append(f"M{num(left)} {num(top)}H{num(right)}V{num(bottom)}H{num(left)}Z")
+    parts = [axes.area(fill=_CLASS_COLOURS[-1][1])]
     if runs:
-        cells.append(f'<path d="{"".join(runs)}" fill="{_CLASS_COLOURS[1][1]}"/>')
-    parts = axes.open() + cells + axes.frame("x1", "x2", grid=False)
-    parts += _dots(axes, points, labels) + axes.close()
-    return Picture("\n".join(parts) + "\n", title or "decision boundary", width, height)
+        parts.append(element("path", d="".join(runs), fill=_CLASS_COLOURS[1][1]))
+    parts += axes.frame("x1", "x2", grid=False) + _dots(axes, points, labels)
+    return axes.picture(parts, title or "decision boundary")
 
 
 class _Axes:
@@ -393,91 +391,86 @@ class _Axes:
         """The pixel row of ``y`` (clamped to the plot area; up is larger)."""
         return self.y1 - self._fraction(y, *self.y_range, self.log_y) * (self.y1 - self.y0)
 
-    def open(self) -> list[str]:
-        """The SVG element, a white background and the title."""
-        w, h = self.width, self.height
-        parts = [
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-            f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="{_FONT}">',
-            f'<rect width="{w}" height="{h}" fill="white"/>',
-        ]
+    def area(self, **attrs: str | float) -> str:
+        """A rectangle over the plot area, with ``attrs`` (its fill, its stroke)."""
+        x0, y0, x1, y1 = self.x0, self.y0, self.x1, self.y1
+        return element("rect", x=x0, y=y0, width=x1 - x0, height=y1 - y0, **attrs)
+
+    def picture(self, body: list[str], title: str) -> Picture:
+        """A :class:`Picture` of ``body`` (the plot's elements) with the title and legend."""
+        parts = []
         if self.title:
+            middle = (self.x0 + self.x1) / 2
             parts.append(
-                f'<text x="{(self.x0 + self.x1) / 2:.1f}" y="20" text-anchor="middle" '
-                f'font-weight="bold">{escape_html(self.title)}</text>'
+                element(
+                    "text", self.title, x=middle, y=20, text_anchor="middle", font_weight="bold"
+                )
             )
-        return parts
+        parts += body + self.key()
+        svg = document(self.width, self.height, parts, font_size=_FONT)
+        return Picture(svg, title, self.width, self.height)
 
     def frame(self, xlabel: str, ylabel: str, *, grid: bool = True) -> list[str]:
         """Grid lines (optional), ticks, tick labels, the frame and the axis labels."""
         parts = []
-        light = 'stroke="#e5e5e5"'
+        x0, y0, x1, y1 = self.x0, self.y0, self.x1, self.y1
         for value, text in _ticks(*self.x_range, self.log_x):
             x = self.px(value)
             if grid:
-                parts.append(
-                    f'<line x1="{x:.1f}" y1="{self.y0}" x2="{x:.1f}" y2="{self.y1}" {light}/>'
-                )
-            parts.append(
-                f'<line x1="{x:.1f}" y1="{self.y1}" x2="{x:.1f}" y2="{self.y1 + 4}" stroke="#555"/>'
-            )
-            parts.append(f'<text x="{x:.1f}" y="{self.y1 + 17}" text-anchor="middle">{text}</text>')
+                parts.append(element("line", x1=x, y1=y0, x2=x, y2=y1, stroke=_GRID))
+            parts.append(element("line", x1=x, y1=y1, x2=x, y2=y1 + 4, stroke=_INK))
+            parts.append(element("text", text, x=x, y=y1 + 17, text_anchor="middle"))
         for value, text in _ticks(*self.y_range, self.log_y):
             y = self.py(value)
             if grid:
-                parts.append(
-                    f'<line x1="{self.x0}" y1="{y:.1f}" x2="{self.x1}" y2="{y:.1f}" {light}/>'
-                )
-            parts.append(
-                f'<line x1="{self.x0 - 4}" y1="{y:.1f}" x2="{self.x0}" y2="{y:.1f}" stroke="#555"/>'
-            )
-            parts.append(f'<text x="{self.x0 - 7}" y="{y + 4:.1f}" text-anchor="end">{text}</text>')
-        parts.append(
-            f'<rect x="{self.x0}" y="{self.y0}" width="{self.x1 - self.x0}" '
-            f'height="{self.y1 - self.y0}" fill="none" stroke="#555"/>'
-        )
+                parts.append(element("line", x1=x0, y1=y, x2=x1, y2=y, stroke=_GRID))
+            parts.append(element("line", x1=x0 - 4, y1=y, x2=x0, y2=y, stroke=_INK))
+            parts.append(element("text", text, x=x0 - 7, y=y + 4, text_anchor="end"))
+        parts.append(self.area(fill="none", stroke=_INK))
         if xlabel:
-            parts.append(
-                f'<text x="{(self.x0 + self.x1) / 2:.1f}" y="{self.height - 8}" '
-                f'text-anchor="middle">{escape_html(xlabel)}</text>'
-            )
+            middle = (x0 + x1) / 2
+            parts.append(element("text", xlabel, x=middle, y=self.height - 8, text_anchor="middle"))
         if ylabel:
-            middle = (self.y0 + self.y1) / 2
+            middle = (y0 + y1) / 2
+            turn = f"rotate(-90 14 {num(middle)})"
             parts.append(
-                f'<text x="14" y="{middle:.1f}" text-anchor="middle" '
-                f'transform="rotate(-90 14 {middle:.1f})">{escape_html(ylabel)}</text>'
+                element("text", ylabel, x=14, y=middle, text_anchor="middle", transform=turn)
             )
         return parts
 
-    def close(self) -> list[str]:
-        """The legend, right of the plot area, and the end of the SVG."""
+    def key(self) -> list[str]:
+        """The legend, right of the plot area."""
         parts = []
         x = self.x1 + 14
         for n, (name, colour, kind) in enumerate(self.legend):
             y = self.y0 + 10 + 18 * n
             if kind == "line":
                 parts.append(
-                    f'<line x1="{x}" y1="{y}" x2="{x + 16}" y2="{y}" stroke="{colour}" '
-                    'stroke-width="2"/>'
+                    element("line", x1=x, y1=y, x2=x + 16, y2=y, stroke=colour, stroke_width=2)
                 )
             elif kind == "dot":
-                parts.append(
-                    f'<circle cx="{x + 8}" cy="{y}" r="4" fill="{colour}" stroke="white"/>'
-                )
+                parts.append(element("circle", cx=x + 8, cy=y, r=4, fill=colour, stroke="white"))
             else:
                 parts.append(
-                    f'<rect x="{x + 2}" y="{y - 6}" width="12" height="12" fill="{colour}" '
-                    'stroke="#999"/>'
+                    element(
+                        "rect", x=x + 2, y=y - 6, width=12, height=12, fill=colour, stroke="#999"
+                    )
                 )
-            parts.append(f'<text x="{x + 22}" y="{y + 4}">{escape_html(name)}</text>')
-        parts.append("</svg>")
+            parts.append(element("text", name, x=x + 22, y=y + 4))
         return parts
 
 
 def _dots(axes: _Axes, points: Sequence[tuple[float, float]], labels: Sequence[int]) -> list[str]:
     return [
-        f'<circle cx="{axes.px(x):.1f}" cy="{axes.py(y):.1f}" r="4" '
-        f'fill="{_CLASS_COLOURS[label][0]}" stroke="white" stroke-width="0.8"/>'
+        element(
+            "circle",
+            cx=axes.px(x),
+            cy=axes.py(y),
+            r=4,
+            fill=_CLASS_COLOURS[label][0],
+            stroke="white",
+            stroke_width=0.8,
+        )
         for (x, y), label in zip(points, labels, strict=True)
     ]
 

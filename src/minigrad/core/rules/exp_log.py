@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import math
 
-from minigrad.core.rule import _INF, Rule, _float_error, _not_a_number, _unary, overload, value_of
+from minigrad.core.inline import Inline
+from minigrad.core.rule import (
+    _INF,
+    BUILT_IN,
+    Rule,
+    _float_error,
+    _not_a_number,
+    _unary,
+    overload,
+    value_of,
+)
 from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -26,7 +36,7 @@ def exp(x: S) -> S:
         except OverflowError as exc:
             raise _float_error(EXP, (x,), exc) from None
     try:
-        return x.exp()
+        return BUILT_IN["exp"](x) if isinstance(x, Value) else x.exp()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(EXP, x) from None
 
@@ -51,7 +61,7 @@ def log(x: float | Value, base: float | Value | None = None) -> float | Value:
             except ValueError as exc:
                 raise _float_error(LOG, (x,), exc) from None
         try:
-            return x.log()
+            return BUILT_IN["log"](x) if isinstance(x, Value) else x.log()
         except AttributeError:  # neither a number nor a Value
             raise _not_a_number(LOG, x) from None
     if isinstance(base, bool) or not isinstance(base, float | int | Value):
@@ -77,7 +87,7 @@ def sqrt(x: S) -> S:
         except ValueError as exc:
             raise _float_error(SQRT, (x,), exc) from None
     try:
-        return x.sqrt()
+        return BUILT_IN["sqrt"](x) if isinstance(x, Value) else x.sqrt()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(SQRT, x) from None
 
@@ -87,7 +97,7 @@ def sigmoid(x: S) -> S:
     if isinstance(x, float | int):
         return _sigmoid(x)
     try:
-        return x.sigmoid()
+        return BUILT_IN["sigmoid"](x) if isinstance(x, Value) else x.sigmoid()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(SIGMOID, x) from None
 
@@ -275,7 +285,13 @@ _ONE_THIRD = 1.0 / 3.0
 # The rules.
 
 EXP = Rule(
-    "exp", math.exp, (lambda x, out: out,), math="exp(x)", sample=((-4.0, 4.0),), spelling="x.exp()"
+    "exp",
+    math.exp,
+    (lambda x, out: out,),
+    math="exp(x)",
+    sample=((-4.0, 4.0),),
+    spelling="x.exp()",
+    inline=Inline("_exp({0})", ("{out}",), names={"_exp": math.exp}, absorbing=(0,)),
 )
 # The slopes of the logarithms are 1/x written as e**-log(x): equal (to
 # 1e-13 relative at worst, the rounding of log(x) times |log(x)|), but the
@@ -292,6 +308,7 @@ LOG = Rule(
     sample=((0.05, 8.0),),
     requires="input must be > 0",
     spelling="x.log()",
+    inline=Inline("_log({0})", ("_exp(-{out})",), names={"_log": math.log, "_exp": math.exp}),
 )
 LOG1P = Rule(
     "log1p",
@@ -302,6 +319,7 @@ LOG1P = Rule(
     sample=((-0.9, 5.0),),
     requires="input must be > -1",
     spelling="x.log1p()",
+    inline=Inline("_log1p({0})", ("_exp(-{out})",), names={"_log1p": math.log1p, "_exp": math.exp}),
 )
 SQRT = Rule(
     "sqrt",
@@ -312,6 +330,7 @@ SQRT = Rule(
     sample=((0.05, 8.0),),
     requires="input must be >= 0",
     spelling="x.sqrt()",
+    inline=Inline("_sqrt({0})", ("(0.5 / {out})",), names={"_sqrt": math.sqrt}),
 )
 SIGMOID = Rule(
     "sigmoid",
@@ -322,6 +341,12 @@ SIGMOID = Rule(
     math="1/(1 + exp(-x))",
     sample=((-4.0, 4.0),),
     spelling="x.sigmoid()",
+    inline=Inline(
+        "_sigmoid({0})",
+        ("(0.25 * _sech2(0.5 * {0}))",),
+        names={"_sigmoid": _sigmoid, "_sech2": _sech2},
+        absorbing=(0,),
+    ),
 )
 SOFTPLUS = Rule(
     "softplus",
@@ -330,6 +355,12 @@ SOFTPLUS = Rule(
     math="log(1 + exp(x))",
     sample=((-4.0, 4.0),),
     spelling="x.softplus()",
+    inline=Inline(
+        "_softplus({0})",
+        ("_sigmoid({0})",),
+        names={"_softplus": _softplus, "_sigmoid": _sigmoid},
+        absorbing=(0,),
+    ),
 )
 EXPM1 = Rule(
     "expm1",

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 
-from minigrad.core.rule import Rule, _not_a_number, _unary
+from minigrad.core.inline import Inline
+from minigrad.core.rule import BUILT_IN, Rule, _not_a_number, _unary
+from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
 TYPE_CHECKING = False
@@ -20,7 +22,7 @@ def erf(x: S) -> S:
     if isinstance(x, float | int):
         return math.erf(x)
     try:
-        return x.erf()
+        return BUILT_IN["erf"](x) if isinstance(x, Value) else x.erf()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(ERF, x) from None
 
@@ -295,6 +297,12 @@ ERF = Rule(
     math="erf(x)",
     sample=((-3.0, 3.0),),
     spelling="x.erf()",
+    inline=Inline(
+        "_erf({0})",
+        ("(_TWO_OVER_SQRT_PI * _gauss({0}))",),
+        names={"_erf": math.erf, "_gauss": _gauss, "_TWO_OVER_SQRT_PI": _TWO_OVER_SQRT_PI},
+        absorbing=(0,),
+    ),
 )
 ERFC = Rule(
     "erfc",
@@ -313,6 +321,16 @@ GELU = Rule(
     math="x*(1 + erf(x/sqrt(2)))/2",
     sample=((-3.0, 3.0),),
     spelling="x.gelu()",
+    inline=Inline(
+        "(0.5 * {0} * _erfc(-{0} * _INV_SQRT2))",
+        ("(0.5 * _erfc(-{0} * _INV_SQRT2) + {0} * _half_gauss({0}) * _INV_SQRT_2PI)",),
+        names={
+            "_erfc": math.erfc,
+            "_half_gauss": _half_gauss,
+            "_INV_SQRT2": _INV_SQRT2,
+            "_INV_SQRT_2PI": _INV_SQRT_2PI,
+        },
+    ),
 )
 # Gamma and its kin have poles at 0, -1, -2, ...: smooth between them, and
 # drawn across the last three.

@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.core.rule import _INF, Rule, _binary, _not_a_number, _unary, overload
+from minigrad.core.inline import Inline
+from minigrad.core.rule import _INF, BUILT_IN, Rule, _binary, _not_a_number, _unary, overload
 from minigrad.core.rules.arithmetic import ABS
-from minigrad.core.rules.exp_log import exp, log, sech2, sqrt
+from minigrad.core.rules.exp_log import _sech2, exp, log, sech2, sqrt
 from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -26,7 +27,7 @@ def sin(x: S) -> S:
     if isinstance(x, float | int):
         return math.sin(x)
     try:
-        return x.sin()
+        return BUILT_IN["sin"](x) if isinstance(x, Value) else x.sin()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(SIN, x) from None
 
@@ -36,7 +37,7 @@ def cos(x: S) -> S:
     if isinstance(x, float | int):
         return math.cos(x)
     try:
-        return x.cos()
+        return BUILT_IN["cos"](x) if isinstance(x, Value) else x.cos()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(COS, x) from None
 
@@ -46,7 +47,7 @@ def tanh(x: S) -> S:
     if isinstance(x, float | int):
         return math.tanh(x)
     try:
-        return x.tanh()
+        return BUILT_IN["tanh"](x) if isinstance(x, Value) else x.tanh()
     except AttributeError:  # neither a number nor a Value
         raise _not_a_number(TANH, x) from None
 
@@ -423,6 +424,7 @@ SIN = Rule(
     math="sin(x)",
     sample=((-4.0, 4.0),),
     spelling="x.sin()",
+    inline=Inline("_sin({0})", ("_cos({0})",), names={"_sin": math.sin, "_cos": math.cos}),
 )
 COS = Rule(
     "cos",
@@ -431,6 +433,7 @@ COS = Rule(
     math="cos(x)",
     sample=((-4.0, 4.0),),
     spelling="x.cos()",
+    inline=Inline("_cos({0})", ("(-_sin({0}))",), names={"_sin": math.sin, "_cos": math.cos}),
 )
 TANH = Rule(
     "tanh",
@@ -440,6 +443,9 @@ TANH = Rule(
     math="tanh(x)",
     sample=((-3.0, 3.0),),
     spelling="x.tanh()",
+    inline=Inline(
+        "_tanh({0})", ("_sech2({0})",), names={"_tanh": math.tanh, "_sech2": _sech2}, absorbing=(0,)
+    ),
 )
 TAN = Rule(
     "tan",

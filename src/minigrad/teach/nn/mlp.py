@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from minigrad.core._random import check_rng as _check_rng
 from minigrad.core.value import Value
-from minigrad.teach.nn.modules import Layer, _activation, _check_count, _Outputs
+from minigrad.teach.nn.modules import Layer, _check_count, _nonlin_name, _Outputs
 from minigrad.teach.nn.saving import load_json, read_state, save_json, write_state
 
 # typing costs an import; annotations need it only for mypy (see engine.py).
@@ -29,12 +29,15 @@ class MLP(_Outputs):
     """A multi-layer perceptron: layers of sizes ``nouts`` after ``nin`` inputs.
 
     Every layer but the last applies ``nonlin``; the last is linear, as in
-    micrograd, so its outputs are raw scores for any loss.
+    micrograd, so its outputs are raw scores for any loss. ``repr`` shows the
+    call that makes such a model; ``str`` (what ``print`` shows) is
+    micrograd's, ``MLP of [Layer of [ReLUNeuron(2), ...], ...]``.
 
     Args:
         nin: How many inputs (at least 1).
         nouts: The size of each layer in turn, e.g. ``[16, 16, 1]``.
-        nonlin: One of :data:`NONLINEARITIES` for the hidden layers.
+        nonlin: One of :data:`NONLINEARITIES` for the hidden layers (or
+            micrograd's ``True`` for ``"relu"``, ``False`` for ``"linear"``).
         rng: Where the initial weights come from. Pass ``random.Random(seed)``
             for a reproducible model; None uses a fresh, unseeded
             ``random.Random()`` (never the global generator).
@@ -54,6 +57,8 @@ class MLP(_Outputs):
         >>> score = model([0.5, -1.0])  # one output: a Value, as micrograd
         >>> score.op
         '+'
+        >>> print(MLP(2, [2, 1]))  # micrograd's text
+        MLP of [Layer of [ReLUNeuron(2), ReLUNeuron(2)], Layer of [LinearNeuron(2)]]
     """
 
     def __init__(
@@ -61,7 +66,7 @@ class MLP(_Outputs):
         nin: int,
         nouts: Sequence[int],
         *,
-        nonlin: str = "relu",
+        nonlin: str | bool = "relu",
         rng: random.Random | None = None,
     ) -> None:
         _check_count(nin, "MLP: nin")
@@ -74,15 +79,15 @@ class MLP(_Outputs):
             raise ValueError("MLP: nouts must name at least one layer size, got []")
         for i, n in enumerate(nouts):
             _check_count(n, f"MLP: nouts[{i}]")
-        _activation(nonlin, "MLP")
+        name = _nonlin_name(nonlin, "MLP")
         rng = _check_rng(rng, "MLP")
         self.nin = nin
         self.nouts = list(nouts)
-        self.nonlin = nonlin
+        self.nonlin = name
         sizes = [nin, *nouts]
         last = len(nouts) - 1
         self.layers = [
-            Layer(sizes[i], sizes[i + 1], nonlin=nonlin if i < last else "linear", rng=rng)
+            Layer(sizes[i], sizes[i + 1], nonlin=name if i < last else "linear", rng=rng)
             for i in range(len(nouts))
         ]
 
@@ -209,3 +214,6 @@ class MLP(_Outputs):
 
     def __repr__(self) -> str:
         return f"MLP({self.nin}, {self.nouts}, nonlin={self.nonlin!r})"
+
+    def __str__(self) -> str:
+        return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"

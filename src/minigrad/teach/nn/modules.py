@@ -33,6 +33,17 @@ _ACTIVATIONS: dict[str, Callable[[Value], Value] | None] = {
 #: Every nonlinearity a Neuron, Layer or MLP accepts.
 NONLINEARITIES: tuple[str, ...] = tuple(_ACTIVATIONS)
 
+#: How ``str()`` names a neuron of each nonlinearity, micrograd's way
+#: (``ReLUNeuron(2)``, ``LinearNeuron(16)``).
+_MICROGRAD_NAMES = {
+    "relu": "ReLU",
+    "tanh": "Tanh",
+    "sigmoid": "Sigmoid",
+    "gelu": "GELU",
+    "softplus": "Softplus",
+    "linear": "Linear",
+}
+
 
 class Module:
     """Anything with parameters: the base of Neuron, Layer and MLP.
@@ -82,10 +93,13 @@ class Neuron(Module):
 
     Weights start uniform in [-1, 1] and the bias at 0, as in micrograd.
     They are labelled ``w0``, ``w1``, ... and ``b`` for pictures of the graph.
+    ``repr`` shows the call that makes such a neuron; ``str`` (what ``print``
+    shows) is micrograd's, e.g. ``ReLUNeuron(3)``.
 
     Args:
         nin: How many inputs the neuron takes (at least 1).
-        nonlin: One of :data:`NONLINEARITIES`; ``"linear"`` for none.
+        nonlin: One of :data:`NONLINEARITIES`; ``"linear"`` for none. As in
+            micrograd, ``True`` is ``"relu"`` and ``False`` is ``"linear"``.
         rng: Where the initial weights come from. Pass ``random.Random(seed)``
             for reproducible weights; None uses a fresh, unseeded
             ``random.Random()`` (never the global generator).
@@ -102,14 +116,22 @@ class Neuron(Module):
         >>> y = n([1.0, 2.0, 3.0])
         >>> y.op, len(n.parameters())
         ('tanh', 4)
+        >>> linear = Neuron(3, False)  # micrograd's form: no nonlinearity
+        >>> linear
+        Neuron(3, nonlin='linear')
+        >>> print(linear)
+        LinearNeuron(3)
     """
 
-    def __init__(self, nin: int, *, nonlin: str = "relu", rng: random.Random | None = None) -> None:
+    def __init__(
+        self, nin: int, nonlin: str | bool = "relu", *, rng: random.Random | None = None
+    ) -> None:
         _check_count(nin, "Neuron: nin")
-        self._act = _activation(nonlin, "Neuron")
+        name = _nonlin_name(nonlin, "Neuron")
+        self._act = _ACTIVATIONS[name]
         rng = _check_rng(rng, "Neuron")
         self.nin = nin
-        self.nonlin = nonlin
+        self.nonlin = name
         self.w = [Value(rng.uniform(-1.0, 1.0), label=f"w{i}") for i in range(nin)]
         self.b = Value(0.0, label="b")
 
@@ -162,6 +184,9 @@ class Neuron(Module):
     def __repr__(self) -> str:
         return f"Neuron({self.nin}, nonlin={self.nonlin!r})"
 
+    def __str__(self) -> str:
+        return f"{_MICROGRAD_NAMES[self.nonlin]}Neuron({self.nin})"
+
     # The activation is a method of Value that pickle cannot name; it follows
     # from ``nonlin``, so it is left out of the pickle and looked up again.
     def __getstate__(self) -> dict[str, object]:
@@ -171,7 +196,7 @@ class Neuron(Module):
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
-        self._act = _activation(self.nonlin, "Neuron")
+        self._act = _ACTIVATIONS[_nonlin_name(self.nonlin, "Neuron")]
 
 
 class _Outputs(Module, abc.ABC):
@@ -197,10 +222,14 @@ class _Outputs(Module, abc.ABC):
 class Layer(_Outputs):
     """A row of ``nout`` neurons that all see the same ``nin`` inputs.
 
+    ``repr`` shows the call that makes such a layer; ``str`` is micrograd's,
+    ``Layer of [ReLUNeuron(2), ...]``.
+
     Args:
         nin: Inputs per neuron (at least 1).
         nout: How many neurons (at least 1).
-        nonlin: One of :data:`NONLINEARITIES`, used by every neuron.
+        nonlin: One of :data:`NONLINEARITIES` (or micrograd's ``True`` for
+            ``"relu"``, ``False`` for ``"linear"``), used by every neuron.
         rng: Where the initial weights come from (see :class:`Neuron`).
 
     Raises:
@@ -215,19 +244,26 @@ class Layer(_Outputs):
         Layer(2, 3, nonlin='relu')
         >>> len(layer.forward([1.0, -1.0])), len(layer.parameters())
         (3, 9)
+        >>> print(Layer(2, 2, nonlin=False))  # micrograd's form
+        Layer of [LinearNeuron(2), LinearNeuron(2)]
     """
 
     def __init__(
-        self, nin: int, nout: int, *, nonlin: str = "relu", rng: random.Random | None = None
+        self,
+        nin: int,
+        nout: int,
+        *,
+        nonlin: str | bool = "relu",
+        rng: random.Random | None = None,
     ) -> None:
         _check_count(nin, "Layer: nin")
         _check_count(nout, "Layer: nout")
-        _activation(nonlin, "Layer")
+        name = _nonlin_name(nonlin, "Layer")
         rng = _check_rng(rng, "Layer")
         self.nin = nin
         self.nout = nout
-        self.nonlin = nonlin
-        self.neurons = [Neuron(nin, nonlin=nonlin, rng=rng) for _ in range(nout)]
+        self.nonlin = name
+        self.neurons = [Neuron(nin, nonlin=name, rng=rng) for _ in range(nout)]
 
     def forward(self, x: Sequence[Value | float]) -> list[Value]:
         """The outputs of every neuron, always as a list.
@@ -263,6 +299,9 @@ class Layer(_Outputs):
     def __repr__(self) -> str:
         return f"Layer({self.nin}, {self.nout}, nonlin={self.nonlin!r})"
 
+    def __str__(self) -> str:
+        return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
+
 
 def _zero_grads(params: Iterable[Value]) -> None:
     """The one place that clears gradients: for a Module's parameters and SGD's."""
@@ -277,12 +316,21 @@ def _check_count(n: object, what: str) -> None:
     as_int(n, what, least=1)
 
 
-def _activation(nonlin: object, who: str) -> Callable[[Value], Value] | None:
-    """The Value method ``nonlin`` names, or a ValueError listing the choices."""
+def _nonlin_name(nonlin: object, who: str) -> str:
+    """The name in :data:`NONLINEARITIES` that ``nonlin`` means, or an error listing the choices.
+
+    micrograd's ``True`` and ``False`` (ReLU or none) mean ``"relu"`` and ``"linear"``.
+    """
+    if isinstance(nonlin, bool):
+        return "relu" if nonlin else "linear"
     if not isinstance(nonlin, str):
-        raise TypeError(f"{who}: nonlin must be a str, got {type(nonlin).__name__} {nonlin!r}")
-    try:
-        return _ACTIVATIONS[nonlin]
-    except KeyError:
+        raise TypeError(
+            f"{who}: nonlin must be a str such as 'relu' (or micrograd's True or False), "
+            f"got {type(nonlin).__name__} {nonlin!r}"
+        )
+    if nonlin not in _ACTIVATIONS:
         choices = ", ".join(repr(name) for name in NONLINEARITIES)
-        raise ValueError(f"{who}: nonlin must be one of {choices}, got {nonlin!r}") from None
+        raise ValueError(
+            f"{who}: nonlin must be one of {choices} (or micrograd's True or False), got {nonlin!r}"
+        )
+    return nonlin

@@ -67,8 +67,15 @@ def read_state(cls: type[MLP], state: object, *, source: str = "state") -> MLP:
     for key in ("nin", "nouts", "nonlin", "layers"):
         if key not in state:
             raise ValueError(f"{where}: {key!r} is missing")
+    nonlin = state["nonlin"]
+    if not isinstance(nonlin, str):
+        # The file names its nonlinearity; micrograd's True and False are for calls only.
+        raise ValueError(
+            f"{where}: 'nonlin' must be a name such as 'relu', got "
+            f"{type(nonlin).__name__} {nonlin!r}"
+        )
     try:
-        model = cls(state["nin"], state["nouts"], nonlin=state["nonlin"], rng=random.Random(0))
+        model = cls(state["nin"], state["nouts"], nonlin=nonlin, rng=random.Random(0))
     except (TypeError, ValueError) as exc:
         why = str(exc).removeprefix("MLP: ")
         raise ValueError(f"{where}: the architecture is not valid: {why}") from None

@@ -8,6 +8,8 @@ op as an ellipse between its arguments and its result, as micrograd's
 left to the result on the right, as Graphviz's ``dot`` would. Jupyter shows
 that SVG. Graphviz is used only when asked for, by :meth:`Graph.render`, and
 by :meth:`Graph.save` for PNG and PDF (and for SVG when ``dot`` is on PATH).
+:func:`draw_dot` is micrograd's helper by its name and signature, returning
+a :class:`Diagram` that renders itself to files as a ``graphviz.Digraph`` does.
 
 Example:
     >>> from minigrad import Value
@@ -21,7 +23,8 @@ Example:
     True
 """
 
+from minigrad.teach.viz.drawdot import Diagram, draw_dot
 from minigrad.teach.viz.graph import RENDERED as RENDERED
 from minigrad.teach.viz.graph import DotNotFoundError, Graph, graph
 
-__all__ = ["DotNotFoundError", "Graph", "graph"]
+__all__ = ["Diagram", "DotNotFoundError", "Graph", "draw_dot", "graph"]

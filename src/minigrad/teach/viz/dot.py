@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from minigrad.teach.viz.scene import _LEAF_FILL, _Edge, _escape, _Node, _Scene
+from minigrad.teach.svg import escape as _escape
+from minigrad.teach.viz.scene import _LEAF_FILL, _Edge, _Node, _Scene
 
 
-def _dot(scene: _Scene) -> str:
+def _dot(scene: _Scene, rankdir: str = "LR") -> str:
     lines = [
         "digraph minigrad {",
-        "  graph [rankdir=LR];",
+        f"  graph [rankdir={rankdir}];",
         '  node [fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=9];',
     ]

@@ -3,7 +3,7 @@
 :func:`graph` walks back from the root Values and describes what to draw as
 a scene (:mod:`minigrad.teach.viz.scene`); :class:`Graph` holds it and writes
 it out as DOT text (:mod:`~minigrad.teach.viz.dot`), as minigrad's own SVG
-(:mod:`~minigrad.teach.viz.svg`), or through Graphviz's ``dot`` program.
+(:mod:`~minigrad.teach.viz.drawing`), or through Graphviz's ``dot`` program.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from minigrad.core._validate import as_int
 from minigrad.core.inputs import value_list
 from minigrad.core.value import Value
 from minigrad.teach.viz.dot import _dot
+from minigrad.teach.viz.drawing import _svg
 from minigrad.teach.viz.scene import _Edge, _Node, _number, _Scene, _value_node
-from minigrad.teach.viz.svg import _svg
 
 __all__ = ["DotNotFoundError", "Graph", "graph"]
 
@@ -147,27 +147,7 @@ class Graph:
         """
         if f".{fmt}" not in RENDERED:
             raise ValueError(f"Graph.render: fmt must be one of svg, png, pdf, got {fmt!r}")
-        program = shutil.which("dot")
-        if program is None:
-            raise DotNotFoundError(
-                f"Graph.render: Graphviz's `dot` program was not found on PATH, so no "
-                f"{fmt.upper()} can be made; {_INSTALL_HINT}. The DOT text is in Graph.dot"
-                + (", and Graph.svg() draws an SVG without Graphviz." if fmt == "svg" else ".")
-            )
-        try:
-            done = subprocess.run(
-                [program, f"-T{fmt}"],
-                input=self.dot.encode("utf-8"),
-                capture_output=True,
-                check=False,
-                timeout=60,
-            )
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"Graph.render: `dot -T{fmt}` took more than 60 s") from None
-        if done.returncode != 0:
-            said = done.stderr.decode("utf-8", "replace").strip()
-            raise RuntimeError(f"Graph.render: `dot -T{fmt}` failed ({done.returncode}): {said}")
-        return done.stdout
+        return _run_dot(self.dot, fmt, "Graph.render")
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the graph to ``path``; its suffix says what to write.
@@ -234,6 +214,36 @@ class Graph:
         is not) installed. Graphviz's own SVG is ``render("svg")``.
         """
         return self.svg()
+
+
+def _run_dot(dot: str, fmt: str, who: str) -> bytes:
+    """The DOT text ``dot`` rendered by Graphviz's ``dot`` program as ``fmt``.
+
+    Raises:
+        DotNotFoundError: ``dot`` is not on PATH.
+        RuntimeError: ``dot`` failed or took more than 60 s.
+    """
+    program = shutil.which("dot")
+    if program is None:
+        raise DotNotFoundError(
+            f"{who}: Graphviz's `dot` program was not found on PATH, so no "
+            f"{fmt.upper()} can be made; {_INSTALL_HINT}. The DOT text is in Graph.dot"
+            + (", and Graph.svg() draws an SVG without Graphviz." if fmt == "svg" else ".")
+        )
+    try:
+        done = subprocess.run(
+            [program, f"-T{fmt}"],
+            input=dot.encode("utf-8"),
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{who}: `dot -T{fmt}` took more than 60 s") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip()
+        raise RuntimeError(f"{who}: `dot -T{fmt}` failed ({done.returncode}): {said}")
+    return done.stdout
 
 
 def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:

@@ -3,7 +3,7 @@
 Ranks and the order within them come from :mod:`minigrad.teach.viz.order`;
 this module sizes the boxes (with font metrics, as no fonts are at hand),
 routes long edges through the ranks they cross, and places everything in
-px. :mod:`minigrad.teach.viz.svg` draws the result.
+px. :mod:`minigrad.teach.viz.drawing` draws the result.
 """
 
 from __future__ import annotations

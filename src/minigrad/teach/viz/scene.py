@@ -2,12 +2,11 @@
 
 The nodes (Value boxes, op ellipses, constants, the summary of what was left
 out) and the edges of a picture, in the order the DOT text lists them, with
-their texts as shown; and the two text helpers both writers use.
+their texts as shown; and the number format both writers use (the escaping
+of text is :func:`minigrad.teach.svg.escape`).
 """
 
 from __future__ import annotations
-
-import html
 
 from minigrad.core.value import Value
 
@@ -90,18 +89,3 @@ def _number(x: float) -> str:
     text = f"{x + 0.0:.4g}"
     # "1.0", not "1": a Value holds a float, and the picture should say so.
     return text if any(c in text for c in ".en") else text + ".0"
-
-
-def _escape(text: str) -> str:
-    """``text`` made safe inside a Graphviz HTML-like label and in SVG (XML) alike.
-
-    ``&``, ``<``, ``>`` and quotes become entities; control characters (a
-    newline in a label, say) are shown as their Python escapes, since
-    Graphviz would otherwise drop or misread them and XML does not allow most
-    of them.
-    """
-    shown = "".join(
-        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
-        for ch in text
-    )
-    return html.escape(shown, quote=True)

@@ -1,0 +1,8 @@
+"""``minigrad playground``: a page that runs minigrad in the browser, through Pyodide.
+
+:mod:`~minigrad.cli.playground.server` serves the page (``static/``) and
+minigrad's own package on the loopback address and nothing else;
+:mod:`~minigrad.cli.playground.session` is what the page runs inside Pyodide:
+the code in its editor, with its printed output, pictures and reports. User
+code runs only in the browser, never in the server's process.
+"""

@@ -1,0 +1,466 @@
+"""micrograd's node protocol on minigrad's own Value: the lecture's cells, closures, refusals.
+
+The cells are those of the micrograd lecture, run unchanged against
+``minigrad.Value``: the positional constructor, manual backprop with
+``o._backward()``, a hand-built topological order, ``Value.exp = exp`` with a
+closure, a subclass whose method is a closure op. A user's closure op is
+checked at order 1 (right passes; a flipped sign, a forgotten ``* out.grad``
+and ``=`` for ``+=`` fail, naming the op) and refused by name wherever its
+partials would be needed as formulas.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from collections.abc import Callable, Iterator
+
+import pytest
+import sympy
+
+import minigrad as mg
+from lecture import more_ops, neuron
+from minigrad import ClosureOpError, GradcheckError, Value
+from minigrad.core.closure import Closure
+
+Op = Callable[[Value], Value]
+
+
+def lecture_neuron() -> tuple[dict[str, Value], Value]:
+    named = neuron()
+    return named, named["o"]
+
+
+# The lecture's numbers: o = 0.7071, and the leaves' gradients.
+LECTURE = {"x1": -1.5, "w1": 1.0, "x2": 0.5, "w2": 0.0, "b": 0.5}
+
+
+def test_the_lectures_manual_backprop_gives_its_numbers() -> None:
+    v, o = lecture_neuron()
+    o.grad = 1.0
+    o._backward()
+    v["n"]._backward()
+    v["b"]._backward()
+    v["x1w1x2w2"]._backward()
+    v["x2w2"]._backward()
+    v["x1w1"]._backward()
+    assert o.data == pytest.approx(0.7071067811865476)
+    for name, expected in LECTURE.items():
+        assert v[name].grad == pytest.approx(expected, abs=1e-12), name
+    assert v["n"].grad == pytest.approx(0.5)
+
+
+def build_topo(root: Value) -> list[Value]:
+    """The lecture's recursive topological sort, as written there."""
+    topo: list[Value] = []
+    visited: set[Value] = set()
+
+    def visit(v: Value) -> None:
+        if v not in visited:
+            visited.add(v)
+            for child in v._prev:
+                visit(child)
+            topo.append(v)
+
+    visit(root)
+    return topo
+
+
+def test_a_hand_built_topological_order_gives_backwards_numbers() -> None:
+    v, o = lecture_neuron()
+    o.grad = 1.0
+    for node in reversed(build_topo(o)):
+        node._backward()
+    by_hand = {name: v[name].grad for name in LECTURE}
+    for node in build_topo(o):
+        node.grad = 0.0
+    o.backward()
+    assert by_hand == {name: v[name].grad for name in LECTURE}
+    assert by_hand == pytest.approx(LECTURE, abs=1e-12)
+
+
+def test_a_built_in_nodes_step_is_its_rule_and_nothing_else() -> None:
+    a, b = Value(2.0), Value(-3.0)
+    c = a * b
+    c.grad = 0.5
+    c._backward()
+    assert (a.grad, b.grad, c.grad) == (-1.5, 1.0, 0.5)
+    c._backward()  # a step adds, as every step does
+    assert (a.grad, b.grad) == (-3.0, 2.0)
+    leaf = Value(1.0)
+    leaf.grad = 2.0
+    leaf._backward()
+    assert leaf.grad == 2.0
+    # No closure is held: the step is made on each read.
+    assert type(c.rule) is not Closure and c._backward is not c._backward
+
+
+def _exp(self: Value) -> Value:
+    """The lecture's exp, written as a closure."""
+    x = self.data
+    out = Value(math.exp(x), (self,), "exp")
+
+    def _backward() -> None:
+        self.grad += out.data * out.grad
+
+    out._backward = _backward
+    return out
+
+
+@pytest.fixture
+def closure_exp(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``Value.exp = exp``, the lecture's way, undone after the test."""
+    monkeypatch.setattr(Value, "exp", _exp)
+    yield
+
+
+@pytest.mark.usefixtures("closure_exp")
+def test_value_exp_as_a_closure_runs_the_lectures_tanh_by_exp() -> None:
+    v, _ = lecture_neuron()
+    n = v["n"]
+    e = (2 * n).exp()
+    o = (e - 1) / (e + 1)
+    assert e.op == "exp" and type(e.rule) is Closure
+    o.backward()
+    assert o.data == pytest.approx(0.7071067811865476)
+    for name, expected in LECTURE.items():
+        assert v[name].grad == pytest.approx(expected, abs=1e-12), name
+    # minigrad's own functions keep the built-in rule: their partials never
+    # meet the user's closure, so they stay differentiable to any order.
+    x = Value(0.3)
+    assert type(mg.exp(x).rule) is not Closure
+    assert mg.gradgradcheck(lambda t: mg.sigmoid(t) * mg.exp(t), [Value(0.3)])
+
+
+class Micro(Value):
+    """A subclass whose tanh is a closure op (the lecture's class body)."""
+
+    def tanh(self) -> Value:
+        t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)
+        out = Micro(t, (self,), "tanh")
+
+        def _backward() -> None:
+            self.grad += (1 - t**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+
+def test_a_subclass_method_written_as_a_closure() -> None:
+    x = Micro(0.8813735870195432)
+    y = x.tanh() * 2.0
+    y.backward()
+    assert x.grad == pytest.approx(2 * (1 - math.tanh(0.8813735870195432) ** 2))
+    assert mg.gradcheck(lambda t: Micro.tanh(t) * 3.0, [Value(0.4)])
+
+
+def test_a_node_with_children_and_no_backward_passes_nothing_back() -> None:
+    a = Value(2.0)
+    out = Value(4.0, (a,), "twice")
+    assert out.op == "twice" and out._op == "twice" and out._prev == {a}
+    assert out.parents == (a,)
+    (out * 3).backward()
+    assert a.grad == 0.0 and out.grad == 3.0
+    assert Value(1.0, (), "", "x").label == "x" and Value(1.0, ()).op == ""
+
+
+def test_bad_constructor_arguments_and_steps_are_refused_by_name() -> None:
+    a = Value(1.0)
+    with pytest.raises(TypeError, match=r"_children\[1\] must be a Value, got float 2.0"):
+        Value(1.0, (a, 2.0), "+")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="pass \\(v,\\) for one child"):
+        Value(1.0, a, "exp")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="_op must be a str, got int 3"):
+        Value(1.0, (a,), 3)  # type: ignore[arg-type]
+    out = Value(2.0, (a,), "f")
+    with pytest.raises(TypeError, match=r"function of no arguments, got float 1\.0"):
+        out._backward = 1.0  # type: ignore[assignment]
+    with pytest.raises(TypeError, match="function of no arguments"):
+        out._backward = lambda g: None  # type: ignore[assignment,misc]
+
+
+def closure_exp_with(bug: str) -> Op:
+    """exp as a closure, right or with one of micrograd's common bugs."""
+
+    def op(x: Value) -> Value:
+        out = Value(math.exp(x.data), (x,), "myexp")
+
+        def _backward() -> None:
+            if bug == "right":
+                x.grad += out.data * out.grad
+            elif bug == "sign":
+                x.grad -= out.data * out.grad
+            elif bug == "no out.grad":
+                x.grad += out.data
+            elif bug == "=":
+                x.grad = out.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    return op
+
+
+SHAPES: dict[str, Callable[[Op], Callable[[Value], Value]]] = {
+    "alone": lambda op: op,
+    "times 3": lambda op: lambda x: op(x) * 3.0,
+    "plus x": lambda op: lambda x: op(x) + x,
+    "under tanh": lambda op: lambda x: op(x).tanh(),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_right_closure_op_passes_gradcheck(shape: str) -> None:
+    f = SHAPES[shape](closure_exp_with("right"))
+    assert mg.gradcheck(f, [Value(0.3)])
+    assert mg.check(f, [Value(-1.2)]).ok
+
+
+@pytest.mark.parametrize(
+    ("bug", "shape", "named"),
+    [
+        ("sign", "alone", "sign is flipped"),
+        ("sign", "under tanh", "sign is flipped"),
+        ("no out.grad", "alone", "ignores out.grad"),
+        ("no out.grad", "plus x", "ignores out.grad"),
+        ("no out.grad", "times 3", "ignores out.grad"),
+        ("=", "plus x", "sets .grad (=) where it must add into it (+=)"),
+    ],
+)
+def test_a_wrong_closure_op_fails_and_is_named(bug: str, shape: str, named: str) -> None:
+    f = SHAPES[shape](closure_exp_with(bug))
+    with pytest.raises(GradcheckError) as caught:
+        mg.gradcheck(f, [Value(0.3)])
+    text = str(caught.value)
+    assert "op 'myexp'" in text and named in text
+    assert not mg.gradcheck(f, [Value(0.3)], raise_exception=False)
+
+
+def test_a_forgotten_out_grad_fails_even_where_the_upstream_gradient_is_1() -> None:
+    # func = op(x): the gradient reaching the op is 1, where `+= partial`
+    # and `+= partial * out.grad` agree; the checker's pass makes it not 1.
+    f = closure_exp_with("no out.grad")
+    x = Value(0.3)
+    f(x).backward()
+    assert x.grad == pytest.approx(math.exp(0.3))  # right by accident here
+    assert not mg.check(f, [Value(0.3)]).ok
+
+
+def test_grad_through_a_closure_leaves_every_grad_as_it_was() -> None:
+    op = closure_exp_with("right")
+    x = Value(0.3)
+    mid = op(x * 2.0)
+    y = mid * x
+    for node in mg.toposort([y]):
+        node.grad = 7.0
+    (dx,) = mg.grad(y, [x])
+    assert dx.data == pytest.approx(math.exp(0.6) * (1 + 2 * 0.3))
+    assert all(node.grad == 7.0 for node in mg.toposort([y]))
+    # And when the closure raises, every .grad is put back too.
+    boom = Value(1.0, (x,), "boom")
+
+    def fails() -> None:
+        raise ValueError("no")
+
+    boom._backward = fails
+    with pytest.raises(ValueError, match="op 'boom' backward: its _backward closure raised"):
+        mg.grad(boom * x, [x])
+    with pytest.raises(ValueError, match="op 'boom' backward"):
+        (boom * x).backward()
+    assert x.grad == 7.0 and boom.grad == 0.0
+
+
+REFUSALS: dict[str, Callable[[Op], object]] = {
+    "gradgradcheck": lambda op: mg.gradgradcheck(op, [Value(0.3)]),
+    "create_graph": lambda op: (
+        mg.grad(op(Value(0.3)), [], create_graph=True)
+        or mg.grad(op(x := Value(0.3)), [x], create_graph=True)
+    ),
+    "hessian": lambda op: mg.hessian(op, [Value(0.3)]),
+    "jvp": lambda op: mg.jvp(op, [Value(0.3)], [1.0]),
+    "check_forward_ad": lambda op: mg.gradcheck(op, [Value(0.3)], check_forward_ad=True),
+    "check_grads order 2": lambda op: mg.check_grads(op, (Value(0.3),), order=2),
+}
+
+
+@pytest.mark.parametrize("how", REFUSALS)
+def test_what_needs_formulas_refuses_a_closure_op_by_name(how: str) -> None:
+    with pytest.raises(ClosureOpError) as caught:
+        REFUSALS[how](closure_exp_with("right"))
+    text = str(caught.value)
+    assert caught.value.op == "myexp"
+    assert "op 'myexp'" in text and "_backward closure" in text
+    assert 'myexp = minigrad.Rule("myexp", lambda x: ..., (lambda x, out: ...,))' in text
+
+
+def test_compile_refuses_a_closure_op_by_name() -> None:
+    op = closure_exp_with("right")
+    made = op(Value(0.3))
+    with pytest.raises(ClosureOpError, match=r"minigrad\.compile cannot go through op 'myexp'"):
+        mg.compile(lambda x: made * x)(2.0)
+
+
+@pytest.mark.usefixtures("closure_exp")
+def test_compile_names_a_closure_method_met_while_tracing() -> None:
+    with pytest.raises(mg.compiler.TracingError, match=r"the method exp\(\) of Value"):
+        mg.compile(lambda x: (x * 1.0).exp())(0.3)
+
+
+def test_the_same_op_as_a_rule_goes_to_every_order() -> None:
+    myexp = mg.Rule("myexp", math.exp, (lambda x, out: out,))
+    assert mg.gradgradcheck(myexp, [Value(0.3)])
+    assert mg.check_grads(myexp, (Value(0.3),), order=3)
+
+
+def test_built_in_nodes_hold_no_closure_and_are_freed_by_reference_counting() -> None:
+    gc.collect()
+    gc.disable()
+    try:
+        x = Value(0.5)
+        y = (x * 2.0).tanh() + x.exp()
+        y.backward()
+        _ = y._backward  # reading the step makes no cycle
+        assert not any(type(n.rule) is Closure for n in mg.toposort([y]))
+        del y, _
+        assert gc.collect() == 0  # nothing was left for the collector
+        # A closure node holds a cycle (out -> closure -> out), as micrograd's do.
+        z = closure_exp_with("right")(x)
+        del z
+        assert gc.collect() > 0
+    finally:
+        gc.enable()
+
+
+# micrograd's own engine tests, with its ops written as closures on minigrad's
+# Value (a subclass, micrograd's class body), against exact SymPy derivatives.
+
+
+class Engine(Value):
+    """micrograd's ops as closures on minigrad's node."""
+
+    def __add__(self, other: Value | float) -> Engine:
+        o = other if isinstance(other, Value) else Engine(other)
+        out = Engine(self.data + o.data, (self, o), "+")
+
+        def _backward() -> None:
+            self.grad += out.grad
+            o.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other: Value | float) -> Engine:
+        o = other if isinstance(other, Value) else Engine(other)
+        out = Engine(self.data * o.data, (self, o), "*")
+
+        def _backward() -> None:
+            self.grad += o.data * out.grad
+            o.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __pow__(self, other: Value | float) -> Engine:
+        assert isinstance(other, int | float)
+        out = Engine(self.data**other, (self,), f"**{other}")
+
+        def _backward() -> None:
+            self.grad += other * self.data ** (other - 1) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self) -> Engine:
+        out = Engine(max(self.data, 0.0), (self,), "ReLU")
+
+        def _backward() -> None:
+            self.grad += (out.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __neg__(self) -> Engine:
+        return self * -1
+
+    def __radd__(self, other: Value | float) -> Engine:
+        return self + other
+
+    def __sub__(self, other: Value | float) -> Engine:
+        return self + (-other)
+
+    def __rsub__(self, other: Value | float) -> Engine:
+        return other + (-self)
+
+    def __rmul__(self, other: Value | float) -> Engine:
+        return self * other
+
+    def __truediv__(self, other: Value | float) -> Engine:
+        return self * other**-1
+
+    def __rtruediv__(self, other: Value | float) -> Engine:
+        return other * self**-1
+
+
+def _relu(e: sympy.Expr) -> sympy.Expr:
+    return sympy.Max(0, e)
+
+
+def test_micrograd_sanity_check_with_closures() -> None:
+    x = Engine(-4.0)
+    z = 2 * x + 2 + x
+    q = z.relu() + z * x
+    h = (z * z).relu()
+    y = h + q + q * x
+    y.backward()
+    s = sympy.Symbol("x")
+    zs = 2 * s + 2 + s
+    qs = _relu(zs) + zs * s
+    ys = _relu(zs * zs) + qs + qs * s
+    assert y.data == float(ys.subs(s, -4))
+    assert x.grad == float(sympy.diff(ys, s).subs(s, -4)) == 46.0
+    assert all(type(n.rule) is Closure for n in mg.toposort([y]) if n.rule is not None)
+
+
+def test_micrograd_more_ops_with_closures() -> None:
+    a = Engine(-4.0)
+    b = Engine(2.0)
+    g = more_ops(a, b)
+    g.backward()
+    sa, sb = sympy.symbols("a b")
+    cs = sa + sb
+    ds = sa * sb + sb**3
+    cs = cs + cs + 1
+    cs = cs + 1 + cs + (-sa)
+    ds = ds + ds * 2 + _relu(sb + sa)
+    ds = ds + 3 * ds + _relu(sb - sa)
+    fs = (cs - ds) ** 2
+    gs = fs / 2 + 10 / fs
+    at = {sa: -4, sb: 2}
+    assert g.data == pytest.approx(float(gs.subs(at)), rel=1e-15)
+    assert a.grad == pytest.approx(float(sympy.diff(gs, sa).subs(at)), rel=1e-12)
+    assert b.grad == pytest.approx(float(sympy.diff(gs, sb).subs(at)), rel=1e-12)
+    assert f"{g.data:.4f} {a.grad:.4f} {b.grad:.4f}" == "24.7041 138.8338 645.5773"
+    # The same closures, checked: every entry agrees with the numbers.
+    assert mg.gradcheck(lambda u, v: (u * v + v**3 - u) ** 2 / 2.0, [Engine(-4.0), Engine(2.0)])
+
+
+@pytest.mark.parametrize("bug", ["right", "sign", "no out.grad"])
+def test_fast_mode_and_check_grads_judge_closure_ops_as_the_exhaustive_check(bug: str) -> None:
+    f = closure_exp_with(bug)
+    right = bug == "right"
+    assert mg.check(f, [Value(0.3)], fast_mode=True).ok is right
+    if right:
+        assert mg.check_grads(f, (Value(0.3),), order=1)
+    else:
+        with pytest.raises(GradcheckError, match="op 'myexp'"):
+            mg.check_grads(f, (Value(0.3),), order=1)
+
+
+def test_a_closure_rule_fills_every_slot_of_a_rule() -> None:
+    # Closure sets Rule's slots by hand (it has no forward or partials to
+    # validate): a slot added to Rule must be given a value there too.
+    x = Value(1.0)
+    rule = Value(2.0, (x,), "f").rule
+    assert isinstance(rule, Closure)
+    missing = [name for name in mg.Rule.__slots__ if not hasattr(rule, name)]
+    assert missing == []
