@@ -41,7 +41,8 @@ from collections.abc import Callable, Sequence
 
 from minigrad.core import value as _value_module
 from minigrad.core._validate import signature_problem
-from minigrad.core.rule import Rule
+from minigrad.core.failures import MATH_COUNTERPARTS, _retyped
+from minigrad.core.rule import Rule, _arg_names
 from minigrad.core.value import Value, _lock
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -81,12 +82,6 @@ def _noop() -> None:
     """The step of a node whose ``_backward`` was never set: nothing, as in micrograd."""
 
 
-def _letters(arity: int) -> tuple[str, ...]:
-    if arity <= 6:
-        return ("x", "y", "z", "u", "v", "w")[:arity]
-    return tuple(f"x{i}" for i in range(arity))
-
-
 class Closure(Rule):
     """The rule of one node made micrograd's way: its step is the user's ``_backward``.
 
@@ -113,7 +108,7 @@ class Closure(Rule):
         # the slots are set here, with the defaults a Rule would give.
         self.name = name
         self.arity = arity
-        self.arg_names = _letters(arity)
+        self.arg_names = _arg_names(name, arity, None)
         self.forward = self._no_forward
         self.partials = tuple(self._partial(i) for i in range(arity))
         self.math = ""
@@ -230,8 +225,6 @@ def closure_refusal(rule: Rule, what: str) -> ClosureOpError:
             y = twice(x)...
     """
     name = rule.name or "(unnamed)"
-    from minigrad.core.failures import MATH_COUNTERPARTS
-
     built_in = (
         f" minigrad has {rule.name!r} built in (minigrad.{rule.name}(x), differentiable to any "
         "order); for your own version,"
@@ -310,12 +303,10 @@ def make_closure_node(node: Value, children: object, op: object) -> None:
 
 def closure_failed(node: Value, exc: BaseException) -> Exception:
     """The error for a node's ``_backward`` closure that raised ``exc``: same type, op and point."""
-    from minigrad.core.failures import _retyped
-
     rule = node._rule
     name = rule.name if rule is not None else ""
     kids = ", ".join(
-        f"{n}={c._data!r}" for n, c in zip(_letters(len(node._a)), node._a, strict=True)
+        f"{n}={c._data!r}" for n, c in zip(_arg_names("", len(node._a), None), node._a, strict=True)
     )
     return _retyped(
         exc,
