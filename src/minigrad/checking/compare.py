@@ -138,20 +138,7 @@ class _Checker:
                 # Building a level is reverse mode's work, which forward over
                 # reverse needs too: a check in forward mode alone owns it.
                 mode = exc.mode if exc.mode in s.modes else s.modes[0]
-                failed = Entry(
-                    k,
-                    0,
-                    (),
-                    0,
-                    math.nan,
-                    math.nan,
-                    s.atol,
-                    False,
-                    note,
-                    mode=mode,
-                    verdict=WRONG,
-                    reason=note,
-                )
+                failed = _note_entry(k, note, mode, WRONG, s.atol)
                 whole.compared += 1
                 whole.add(failed)
                 return self._report(k, whole, failed=True)
@@ -177,20 +164,7 @@ class _Checker:
             f"are built from: {exc}"
         )
         mode = exc.mode if exc.mode in s.modes else s.modes[0]
-        entry = Entry(
-            k + 1,
-            0,
-            (),
-            0,
-            math.nan,
-            math.nan,
-            s.atol,
-            False,
-            note,
-            mode=mode,
-            verdict=UNDECIDED,
-            reason=note,
-        )
+        entry = _note_entry(k + 1, note, mode, UNDECIDED, s.atol)
         whole.compared += 1
         whole.add(entry)
         report = self._report(k + 1, whole, failed=True, localize=False)
@@ -480,6 +454,13 @@ class _Checker:
                     f"order {k}{'' if mode == 'rev' else f' ({mode})'}: the whole gradient, "
                     f"{f.reason}"
                 )
+
+
+def _note_entry(k: int, note: str, mode: str, verdict: str, atol: float) -> Entry:
+    """An entry of order ``k`` that no number decides: a derivative that could not be built."""
+    return Entry(
+        k, 0, (), 0, math.nan, math.nan, atol, False, note, mode=mode, verdict=verdict, reason=note
+    )
 
 
 def _severity(e: Entry) -> tuple[bool, float]:
