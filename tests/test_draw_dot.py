@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import inspect
 import os
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 import minigrad
+from fake_dot import fake_dot, hide_dot
 from lecture import neuron
 from minigrad import Value
 from minigrad.teach.viz import Diagram, graph
@@ -24,20 +23,7 @@ needs_sh = pytest.mark.skipif(os.name != "posix", reason="the fake `dot` is run 
 
 @pytest.fixture
 def no_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    empty = tmp_path / "empty-bin"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    assert shutil.which("dot") is None
-
-
-def _fake_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
-    """Put a `dot` on PATH that runs ``body`` (Python) with this interpreter."""
-    bin_dir = tmp_path / "fake-bin"
-    bin_dir.mkdir()
-    program = bin_dir / "dot"
-    program.write_text(f"#!{sys.executable}\nimport sys\n{body}\n", encoding="utf-8")
-    program.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    hide_dot(tmp_path, monkeypatch)
 
 
 # This fake dot echoes its format flag and then the DOT text it was given.
@@ -166,7 +152,7 @@ def test_without_dot_another_rankdir_is_still_shown_left_to_right() -> None:
 def test_with_dot_png_is_rendered_by_it_from_the_text_with_the_rankdir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fake_dot(tmp_path, monkeypatch, _ECHO)
+    fake_dot(tmp_path, monkeypatch, _ECHO)
     monkeypatch.chdir(tmp_path)
     dot = minigrad.draw_dot(Value(1.0, label="x").exp(), format="png", rankdir="BT")
     assert dot.render("g") == "g.png"
@@ -183,7 +169,7 @@ def test_with_dot_png_is_rendered_by_it_from_the_text_with_the_rankdir(
 def test_a_failing_dot_still_leaves_the_notebook_a_picture(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fake_dot(tmp_path, monkeypatch, "sys.exit('Error: syntax error in line 1')")
+    fake_dot(tmp_path, monkeypatch, "sys.exit('Error: syntax error in line 1')")
     dot = minigrad.draw_dot(Value(1.0).exp(), rankdir="TB")
     assert dot._repr_svg_() == dot.graph.svg()
     with pytest.raises(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from fake_dot import fake_dot, hide_dot
 from minigrad import Rule, Value, toposort
 from minigrad.teach.nn import MLP
 from minigrad.teach.viz import DotNotFoundError, Graph, graph
@@ -344,20 +345,7 @@ def test_repr_is_short_and_str_is_the_dot_text() -> None:
 
 @pytest.fixture
 def no_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    empty = tmp_path / "empty-bin"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    assert shutil.which("dot") is None
-
-
-def _fake_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
-    """Put a `dot` on PATH that runs ``body`` (Python) with this interpreter."""
-    bin_dir = tmp_path / "fake-bin"
-    bin_dir.mkdir()
-    program = bin_dir / "dot"
-    program.write_text(f"#!{sys.executable}\nimport sys\n{body}\n", encoding="utf-8")
-    program.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    hide_dot(tmp_path, monkeypatch)
 
 
 @pytest.mark.usefixtures("no_dot")
@@ -424,7 +412,7 @@ def test_dot_receives_the_text_and_its_output_is_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # This fake dot echoes its format flag and then the DOT text it was given.
-    _fake_dot(
+    fake_dot(
         tmp_path,
         monkeypatch,
         "sys.stdout.buffer.write(sys.argv[1].encode() + b'\\n' + sys.stdin.buffer.read())",
@@ -444,7 +432,7 @@ def test_dot_receives_the_text_and_its_output_is_saved(
 def test_a_failing_dot_is_an_error_but_the_notebook_still_gets_a_picture(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _fake_dot(tmp_path, monkeypatch, "sys.exit('Error: syntax error in line 1')")
+    fake_dot(tmp_path, monkeypatch, "sys.exit('Error: syntax error in line 1')")
     g = graph(Value(2.0))
     with pytest.raises(RuntimeError, match=r"`dot -Tsvg` failed \(1\): Error: syntax error"):
         g.render("svg")
