@@ -192,7 +192,7 @@ def _check_rule(
 
 def _describe(node: Value, rule: Rule, args: tuple[Value | float, ...], report: Report) -> str:
     shown = ", ".join(f"{a.data if isinstance(a, Value) else a!r}" for a in args)
-    label = f" (label {node.label!r})" if node.label else ""
+    label = _labelled(node)
     places = [i for i, a in enumerate(args) if isinstance(a, Value)]
     worst = report.failures[0]
     if worst.note:

@@ -75,9 +75,10 @@ def _set_trace_hook(hook: Callable[[Value], None] | None) -> Callable[[Value], N
     return before
 
 
-def _make_closure_node(node: Value, children: object, op: object) -> None:
-    """Installed by :mod:`minigrad.core.closure`, which knows rules (this module does not)."""
-    raise NotImplementedError("minigrad.core.closure is not imported")
+#: Makes a node micrograd's way, ``Value(data, _children, _op)``: set by
+#: :mod:`minigrad.core.closure`, which knows rules (this module does not).
+#: The package ``minigrad.core`` imports it before any Value can be made.
+_make_closure_node: Callable[[Value, object, object], None]
 
 
 # Finite means ``x - x == 0.0`` everywhere in minigrad (see minigrad._validate):
@@ -150,7 +151,7 @@ class Value:
         if _children != () or _op != "":
             # micrograd's constructor: a node whose step is its _backward
             # closure (a no-op until one is assigned); see core/closure.py.
-            _make_closure_node(self, _children, _op)
+            _make_closure_node(self, _children, _op)  # noqa: F821 (declared above, set by closure.py)
 
     @property
     def data(self) -> float:
