@@ -12,8 +12,8 @@ from collections.abc import Callable
 from functools import partial
 
 from minigrad.core._validate import finite_float
-from minigrad.core.closure import Closure, _noop, closure_failed, set_step
-from minigrad.core.failures import _CAUGHT, _describe, _failure, _grad_of, _NotFiniteError
+from minigrad.core.closure import Closure, _noop, set_step
+from minigrad.core.failures import _describe, _failure, _grad_of, _NotFiniteError
 from minigrad.core.value import Value, _args, _lock, _postorder
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -110,10 +110,7 @@ def backward(self: Value, grad: float = 1.0) -> None:
                 # Explained before the grads are put back: the explanation
                 # reads the gradients that reached the nodes done so far.
                 done = order[order.index(node) + 1 :]
-                if type(node._rule) is Closure and isinstance(exc, _CAUGHT):
-                    error: Exception | None = closure_failed(node, exc)
-                else:
-                    error = _failure(exc, node, done, _grad_of, None)
+                error = _failure(exc, node, done, _grad_of, None)
             finally:
                 for n in order:
                     n._grad = prior.get(n, 0.0)

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 
 from minigrad.core import value as _value_module
 from minigrad.core._validate import signature_problem
-from minigrad.core.failures import MATH_COUNTERPARTS, _retyped
+from minigrad.core.failures import MATH_COUNTERPARTS
 from minigrad.core.rule import Rule, _arg_names
 from minigrad.core.value import Value, _lock
 
@@ -299,20 +299,6 @@ def make_closure_node(node: Value, children: object, op: object) -> None:
     node._a = kids
     node._b = None
     node._rule = Closure(op, node, None)
-
-
-def closure_failed(node: Value, exc: BaseException) -> Exception:
-    """The error for a node's ``_backward`` closure that raised ``exc``: same type, op and point."""
-    rule = node._rule
-    name = rule.name if rule is not None else ""
-    kids = ", ".join(
-        f"{n}={c._data!r}" for n, c in zip(_arg_names("", len(node._a), None), node._a, strict=True)
-    )
-    return _retyped(
-        exc,
-        f"op {name!r} backward: its _backward closure raised {type(exc).__name__} at "
-        f"{kids or 'no children'} (out.data={node._data!r}, out.grad={node._grad!r}): {exc}",
-    )
 
 
 def set_step(node: Value, fn: object) -> None:

@@ -94,6 +94,16 @@ def _failure(
         return None
     rule = node._rule
     args: tuple[Any, ...] = _args(node)  # Values of any class and float constants
+    if getattr(rule, "step", None) is not None:
+        # A node made micrograd's way (core/closure.py): its step is the
+        # user's _backward, which raised; there are no partials to try again.
+        assert rule is not None
+        return _retyped(
+            exc,
+            f"op {rule.name!r} backward: its _backward closure raised {type(exc).__name__} at "
+            f"{_point(rule, args) or 'no children'} (out.data={node._data!r}, "
+            f"out.grad={node._grad!r}): {exc}",
+        )
     if rule is not None:
         xs = [a if type(a) is float else a._data for a in args]
         xs.append(node._data)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from minigrad.core._validate import as_bool
 from minigrad.core.backward import _float_step
-from minigrad.core.closure import Closure, closure_failed, closure_refusal
+from minigrad.core.closure import Closure, closure_refusal
 from minigrad.core.failures import (
     _CAUGHT,
     _OVERFLOW_ADVICE,
@@ -106,8 +106,6 @@ def _propagate_in_slots(
                 _float_step(node, g, wanted, None)
     except BaseException as exc:
         assert node is not None
-        if type(node._rule) is Closure and isinstance(exc, _CAUGHT):
-            raise closure_failed(node, exc) from exc
         error = _failure(exc, node, order[: order.index(node)], _grad_of, None)
         if error is None:
             raise
