@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.checking.fine import appeal
 from minigrad.checking.grain import grain, grained
 from minigrad.checking.numeric import (
     NOISE_FLOOR,
@@ -195,15 +196,17 @@ class Examined:
         estimates: Per row, every extrapolated estimate made (for the classic test).
         nominal: The nominal difference (None when a side left the domain).
         roundoff: Per ``(mode index, row)``, the analytic side's round-off used.
+        trusted: Per row, the largest step whose differences stand (:mod:`.fine`).
     """
 
-    __slots__ = ("estimates", "findings", "nominal", "roundoff")
+    __slots__ = ("estimates", "findings", "nominal", "roundoff", "trusted")
 
     def __init__(self, nominal: Nominal | None) -> None:
         self.findings: dict[tuple[int, int], Finding] = {}
         self.estimates: dict[int, list[Estimate]] = {}
         self.nominal = nominal
         self.roundoff: dict[tuple[int, int], float] = {}
+        self.trusted: dict[int, float] = {}
 
 
 def examine(
@@ -318,6 +321,11 @@ def _outweighed(a: float, a_err: float, ests: Sequence[Estimate], agreed: Findin
     return agreed.verdict == AGREES and any(
         e.error < agreed.error and resolves(a, a_err, e) for e in ests
     )
+
+
+def _set_aside(convicted: Finding, why: str) -> Finding:
+    """A conviction another piece of evidence contradicts: undecided, its estimate unbounded."""
+    return Finding(UNDECIDED, 0, convicted.numerical, math.inf, convicted.step, why)
 
 
 def _better(before: Finding | None, fresh: Finding) -> Finding:
@@ -439,16 +447,9 @@ class _Examining:
         return min(reach, self.holdings.turn(r, self.i))
 
     def cross_examine(self, pairs: Sequence[tuple[int, int]]) -> None:
-        """A conviction the Taylor remainder contradicts is undecided.
-
-        Where the remainder with the analytic slope falls as ``h**2`` down to
-        steps that bound the slope's error well below the difference the
-        extrapolation found, the two methods disagree, and the extrapolated
-        pair came from steps that do not see the slope: ``t * t + sin(t)`` at
-        3e7 inside a custom rule, whose steps of 279 and 2790 average the
-        sine away (a graph of minigrad's ops shows the sine; a rule's forward
-        does not).
-        """
+        """A conviction that the Taylor remainder contradicts (it falls as ``h**2``
+        down to steps that bound the slope's error well below the difference),
+        or the fine steps (:func:`~minigrad.checking.fine.appeal`), is undecided."""
         out = self.out
         for m, r in pairs:
             a, a_err = self.analytic[m][r], out.roundoff[(m, r)]
@@ -465,14 +466,29 @@ class _Examining:
                 self.holdings.noise(r),
             )
             if got.verdict == AGREES and got.error < 0.5 * gap:
-                out.findings[(m, r)] = Finding(
-                    UNDECIDED,
-                    0,
-                    convicted.numerical,
-                    math.inf,
-                    convicted.step,
-                    f"the methods disagree: {convicted.reason}; but {got.reason}",
-                )
+                why = f"the methods disagree: {convicted.reason}; but {got.reason}"
+                out.findings[(m, r)] = _set_aside(convicted, why)
+            else:
+                out.findings[(m, r)] = self._heard(r, a, a_err, convicted)
+
+    def _heard(self, r: int, a: float, a_err: float, convicted: Finding) -> Finding:
+        """A conviction the fine steps contradict is undecided (:func:`appeal`)."""
+        fine = appeal(
+            self.evaluate,
+            self.at,
+            r,
+            value=abs(self.here[r]),
+            noise=self.holdings.noise(r),
+            analytic=(a, a_err),
+            gap=abs(a - convicted.numerical),
+            step=convicted.step,
+        )
+        if fine is None:
+            return convicted
+        out = self.out  # what steps above the fine ones gave is of an averaged slope
+        out.trusted[r] = min(out.trusted.get(r, math.inf), fine.high)
+        out.estimates[r] = [e for e in out.estimates.get(r, []) if e.step <= fine.high]
+        return _set_aside(convicted, f"the steps disagree: {convicted.reason}; but {fine.reason}")
 
     def confirm(self, rows: Sequence[int]) -> None:
         """For undecided rows where one estimate resolves a difference, starts
@@ -561,25 +577,19 @@ class _Examining:
                 # The remainder's rate convicts alone only where the first method's
                 # estimates do not agree closely with the slope: two methods that
                 # disagree decide nothing.
-                got = Finding(
-                    UNDECIDED,
-                    0,
-                    math.nan,
-                    math.nan,
-                    math.nan,
-                    "the methods disagree: an extrapolated estimate agrees closely, but "
-                    + got.reason,
-                )
+                why = "the methods disagree: an extrapolated estimate agrees closely, but "
+                got = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, why + got.reason)
+            elif got.verdict == WRONG:
+                got = self._heard(r, a, a_err, got)
             if got.verdict != UNDECIDED:
                 out.findings[(m, r)] = got
             else:
-                # The first method's evidence stays; the reason says the second did not settle it.
-                first = out.findings[(m, r)]
+                # The first method's evidence stays, unless the fine steps set its steps
+                # aside; the reason says the second method did not settle it.
+                f = out.findings[(m, r)]
+                why = f"{f.reason}; {got.reason}"
+                if f.step > out.trusted.get(r, math.inf):
+                    f = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, why)
                 out.findings[(m, r)] = Finding(
-                    UNDECIDED,
-                    first.digits,
-                    first.numerical,
-                    first.error,
-                    first.step,
-                    f"{first.reason}; {got.reason}",
+                    UNDECIDED, f.digits, f.numerical, f.error, f.step, why
                 )

@@ -67,7 +67,8 @@ def decide(
     """
     s = settings
     found = examined.nominal
-    n_nominal = found.values[r] if found is not None else None
+    trusted = found is not None and found.half <= examined.trusted.get(r, math.inf)
+    n_nominal = found.values[r] if found is not None and trusted else None
     ests = examined.estimates.get(r, [])
 
     def entry(passed: bool, f: Finding, note: str = "", reason: str = "") -> Entry:
@@ -127,21 +128,17 @@ def decide(
     )
     if shown is not None and (math.isnan(finding.numerical) or note):
         undecided = _shown(undecided, shown)
-    none_settled = math.isnan(undecided.error)
     if note or not math.isfinite(finding.error):
         # No bound stands here (a kink, a jump, estimates that disagree): the
         # number shown is what a difference gave, and its error is unbounded.
         undecided.error = math.inf
     e = entry(passed, undecided, note)
-    if passed and not sure and not note:
-        return e, _uncertain(e, names, none_settled)
     if passed and not note:
         # What the numbers cannot decide never passes silently.
-        return e, (
-            f"{where(e, names)}: {UNDECIDED_WARNING} the analytic {a:.9g} ({first}); it "
-            f"passed the classic test (atol={s.atol:g}, "
-            f"rtol={s.rtol:g}) only"
-        )
+        how = "the classic test could not decide it either"
+        if sure:
+            how = f"it passed the classic test (atol={s.atol:g}, rtol={s.rtol:g}) only"
+        return e, f"{where(e, names)}: {UNDECIDED_WARNING} the analytic {a:.9g} ({first}); {how}"
     return e, ""
 
 
