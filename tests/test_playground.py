@@ -84,7 +84,7 @@ def test_it_serves_the_page_with_pyodide_from_the_cdn(cdn: Playground) -> None:
     assert f'<script src="{CDN}pyodide.js"></script>' in page
     assert f'data-pyodide="{CDN}"' in page
     assert f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/" == CDN
-    assert _get(cdn.url, "/index.html?run=1")[2] == body
+    assert _get(cdn.url, "/index.html?from=a-bookmark#run")[2] == body  # query, fragment cut off
     status, headers, body = _get(cdn.url, "/lesson.py")
     assert status == 200 and body.decode() == LESSON
 
