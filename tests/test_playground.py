@@ -96,8 +96,10 @@ def test_the_cdn_version_is_the_one_ci_pins_and_the_docs_give() -> None:
     lock = json.loads((REPO / ".ci" / "pyodide" / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/pyodide"]["version"] == PYODIDE_VERSION
     docs = (REPO / "docs" / "playground.md").read_text(encoding="utf-8")
-    named = re.findall(r"pyodide@([\d.]+)|pyodide/v([\d.]+)/|Pyodide (\d+\.\d+\.\d+)", docs)
-    assert len(named) >= 3 and {"".join(versions) for versions in named} == {PYODIDE_VERSION}
+    named = re.findall(
+        r"pyodide@([\d.]+)|pyodide/v([\d.]+)/|(?:Pyodide|Python) (\d+\.\d+\.\d+)", docs
+    )
+    assert len(named) >= 4 and {"".join(versions) for versions in named} == {PYODIDE_VERSION}
 
 
 def test_it_serves_the_package_it_runs_from(cdn: Playground) -> None:
