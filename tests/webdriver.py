@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
+import signal
 import subprocess
-import threading
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 #: The key of an element reference in W3C WebDriver's answers.
@@ -220,52 +223,65 @@ def _request(method: str, url: str, body: dict[str, object] | None = None) -> ob
 
 
 @contextmanager
-def chromedriver(executable: str) -> Iterator[str]:
+def chromedriver(executable: str, timeout: float = 60.0) -> Iterator[str]:
     """Run ``chromedriver`` on a free loopback port; yield its URL and stop it on the way out.
 
     The driver picks the port itself (``--port=0``) and says which on its
-    first lines, so no other process can take it between choosing and binding.
+    first lines, so no other process can take it between choosing and
+    binding. What it says goes to a file, not a pipe: the browsers it starts
+    inherit its output, and a pipe they hold open would never end.
+
+    It runs in a process group of its own, which the browsers it starts
+    join; leaving, the whole group is ended, so a browser whose session
+    could not be deleted does not outlive the test.
     """
-    command = [executable, "--port=0", "--log-level=SEVERE"]
-    with subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as process:
-        assert process.stdout is not None
-        said: list[str] = []
-        # Once the port is known, the rest of what it says is read too, so a
-        # full pipe never blocks it.
-        reader = threading.Thread(target=said.extend, args=(process.stdout,), daemon=True)
+    with tempfile.TemporaryDirectory(prefix="chromedriver-") as folder:
+        log = Path(folder) / "chromedriver.log"
+        command = [executable, "--port=0", "--log-level=SEVERE"]
+        with log.open("w", encoding="utf-8") as out:
+            process = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
         try:
-            port = None
-            for line in process.stdout:
-                said.append(line)
-                started = re.search(r"started successfully on port (\d+)", line)
-                if started:
-                    port = int(started.group(1))
-                    break
-            if port is None:
-                raise WebDriverError(f"{executable} did not start: {''.join(said)[-2000:]}")
-            reader.start()
-            yield f"http://127.0.0.1:{port}/"
+            yield f"http://127.0.0.1:{_announced_port(process, log, timeout)}/"
         finally:
-            process.terminate()
+            # The group's id is the driver's pid, not reused before the driver is waited for.
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-            if reader.ident is not None:
-                reader.join(timeout=10)
+
+
+def _announced_port(process: subprocess.Popen[bytes], log: Path, timeout: float) -> int:
+    deadline = time.monotonic() + timeout
+    while True:
+        said = log.read_text(encoding="utf-8", errors="replace")
+        started = re.search(r"started successfully on port (\d+)", said)
+        if started:
+            return int(started.group(1))
+        if process.poll() is not None:
+            raise WebDriverError(f"{process.args!r} exited {process.returncode}: {said[-2000:]}")
+        if time.monotonic() > deadline:
+            raise WebDriverError(f"{process.args!r} named no port in {timeout:g} s: {said[-2000:]}")
+        time.sleep(0.05)
 
 
 @contextmanager
 def session(driver_url: str, capabilities: dict[str, object]) -> Iterator[Session]:
-    """Open a browser session with ``capabilities``; yield it and delete it on the way out."""
-    created = _request(
-        "POST", driver_url + "session", {"capabilities": {"alwaysMatch": capabilities}}
-    )
+    """Open a browser session with ``capabilities``; yield it and delete it on the way out.
+
+    A failed delete is let go: the browser ends with its driver's process
+    group (see :func:`chromedriver`), and the error that brought us here, if
+    any, is the one worth reading.
+    """
+    new: dict[str, object] = {"capabilities": {"alwaysMatch": capabilities}}
+    created = _request("POST", driver_url + "session", new)
     session_id = _typed(_typed(created, dict, "new session").get("sessionId"), str, "session id")
     try:
         yield Session(driver_url, session_id)
     finally:
-        _request("DELETE", f"{driver_url}session/{session_id}")
+        with suppress(WebDriverError, OSError):
+            _request("DELETE", f"{driver_url}session/{session_id}")
