@@ -204,3 +204,11 @@ def test_a_screenshot_of_the_page(ran: webdriver.Session) -> None:
     target = os.environ.get("MINIGRAD_SCREENSHOT")
     if target:
         Path(target).write_bytes(png)
+
+
+def test_what_is_not_in_the_page_is_an_error_not_an_empty_answer(ran: webdriver.Session) -> None:
+    # The tests above lean on find() raising for a missing element rather than
+    # answering something empty that an assertion might take for the page's.
+    with pytest.raises(webdriver.WebDriverError, match=r"404 no such element: .*#shown-2"):
+        ran.find("#shown-2")
+    assert [figure.tag_name() for figure in ran.find_all("#shown > *")] == ["figure", "figure"]
