@@ -1,4 +1,4 @@
-"""What the browser tests need (Node, Pyodide, Chromium) and what they do when it is missing.
+"""What the browser tests need (Node, Pyodide, Chromium, chromedriver) and what if it is missing.
 
 ``.ci/run`` installs all of it and sets ``CI``; there a missing piece fails
 the test. Elsewhere (a developer's ``pytest``) it skips the test and says
@@ -50,6 +50,15 @@ def chromium() -> str:
     found = shutil.which("chromium")
     if found is None:
         missing("chromium is not on PATH: apt-get install chromium chromium-driver")
+    assert found is not None
+    return found
+
+
+def chromedriver() -> str:
+    """Debian's ``chromedriver`` (the package ``chromium-driver``), which drives ``chromium``."""
+    found = shutil.which("chromedriver")
+    if found is None:
+        missing("chromedriver is not on PATH: apt-get install chromium chromium-driver")
     assert found is not None
     return found
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -84,16 +85,21 @@ def test_it_serves_the_page_with_pyodide_from_the_cdn(cdn: Playground) -> None:
     assert f'<script src="{CDN}pyodide.js"></script>' in page
     assert f'data-pyodide="{CDN}"' in page
     assert f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/" == CDN
-    assert _get(cdn.url, "/index.html?run=1")[2] == body
+    assert _get(cdn.url, "/index.html?from=a-bookmark#run")[2] == body  # query, fragment cut off
     status, headers, body = _get(cdn.url, "/lesson.py")
     assert status == 200 and body.decode() == LESSON
 
 
-def test_the_cdn_version_is_the_one_ci_pins() -> None:
+def test_the_cdn_version_is_the_one_ci_pins_and_the_docs_give() -> None:
     pinned = json.loads((REPO / ".ci" / "pyodide" / "package.json").read_text())
     assert pinned["dependencies"]["pyodide"] == PYODIDE_VERSION
     lock = json.loads((REPO / ".ci" / "pyodide" / "package-lock.json").read_text())
     assert lock["packages"]["node_modules/pyodide"]["version"] == PYODIDE_VERSION
+    docs = (REPO / "docs" / "playground.md").read_text(encoding="utf-8")
+    named = re.findall(
+        r"pyodide@([\d.]+)|pyodide/v([\d.]+)/|(?:Pyodide|Python) (\d+\.\d+\.\d+)", docs
+    )
+    assert len(named) >= 4 and {"".join(versions) for versions in named} == {PYODIDE_VERSION}
 
 
 def test_it_serves_the_package_it_runs_from(cdn: Playground) -> None:

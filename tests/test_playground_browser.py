@@ -2,33 +2,40 @@
 
 ``minigrad playground --pyodide DIR`` is started as a teacher would start it,
 from the environment the built wheel is installed in (``MINIGRAD_WHEEL_PYTHON``
-under ``.ci/run``; this interpreter elsewhere). Chromium opens the page with
-``?run=1``, which clicks Run once Python is ready, and prints the DOM when
-the page is idle (``--virtual-time-budget``); the test reads what a person
-sees there: the graph's SVG, the report naming the wrong op, the printed
-output, and no error, neither in the page's error box (where the page
-collects window errors, rejected promises and ``console.error``) nor on
-Chromium's console log. A screenshot is taken too; with
+under ``.ci/run``; this interpreter elsewhere). Chromium, driven by
+chromedriver over the W3C WebDriver protocol (``webdriver.py``, standard
+library only), opens the page and does what a person does: waits until the
+status line says Python is ready, clicks Run, and waits until it says the
+code ran. The tests then read what a person sees: the graph's SVG shown in
+the page, the report naming the wrong op, the printed numbers, an empty
+error box (where the page collects window errors, rejected promises and
+``console.error``) and no SEVERE entry on the browser's console log. A
+screenshot is taken through WebDriver too; with
 ``MINIGRAD_SCREENSHOT=docs/img/playground.png`` it is saved there.
+
+Waiting polls the page with a timeout that only bounds a broken run; no
+assertion is about time. A SEVERE console entry while waiting (a script that
+does not parse, a file that does not load) ends the wait at once.
 """
 
 from __future__ import annotations
 
-import html
 import os
 import re
-import shutil
-import struct
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 import browsers
+import webdriver
+from minigrad.cli.playground.server import PYODIDE_VERSION, STATIC
 
-TIMEOUT = 120
+#: A bound for waiting on Python to load and on the lesson to run, not an expectation.
+TIMEOUT = 120.0
 #: The flags of a quiet headless Chromium on a machine with no network but loopback.
 FLAGS = (
     "--headless",
@@ -40,15 +47,18 @@ FLAGS = (
     "--disable-quic",
     "--no-first-run",
     "--hide-scrollbars",
-    "--enable-logging=stderr",
-    "--v=0",
-    "--virtual-time-budget=60000",
 )
+#: The viewport of the screenshot in the docs.
+VIEWPORT = (1400, 1050)
+LOADING = "loading Python..."
+READY = f"Python {PYODIDE_VERSION} ready"  # the local Pyodide is the npm pin, the CDN's version
 
 
 @pytest.fixture(scope="module")
 def page_url() -> Iterator[str]:
-    browsers.chromium()  # before starting the server: fail or skip early when it is missing
+    # Before starting the server: fail (under CI) or skip early when something is missing.
+    browsers.chromium()
+    browsers.chromedriver()
     folder = browsers.pyodide()
     python = os.environ.get("MINIGRAD_WHEEL_PYTHON") or sys.executable
     command = [python, "-m", "minigrad", "playground", "--port", "0", "--no-browser"]
@@ -64,64 +74,121 @@ def page_url() -> Iterator[str]:
             p.wait(timeout=10)
 
 
-def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    profile = tmp / "profile"
-    profile.mkdir()
-    return subprocess.run(
-        [browsers.chromium(), *FLAGS, f"--user-data-dir={profile}", *args],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+@pytest.fixture(scope="module")
+def browser(page_url: str) -> Iterator[webdriver.Session]:
+    """Chromium with the page open (the lesson not yet run)."""
+    capabilities: dict[str, object] = {
+        "goog:chromeOptions": {"binary": browsers.chromium(), "args": list(FLAGS)},
+        "goog:loggingPrefs": {"browser": "ALL"},
+    }
+    with (
+        webdriver.chromedriver(browsers.chromedriver()) as driver,
+        webdriver.session(driver, capabilities) as session,
+    ):
+        session.set_viewport(*VIEWPORT)
+        session.go(page_url)
+        yield session
 
 
-def _console_errors(log: str) -> list[str]:
-    lines = [line for line in log.splitlines() if ":CONSOLE" in line]
-    return [line for line in lines if "rror" in line or "Uncaught" in line]
+def _severe(entries: list[webdriver.LogEntry]) -> list[str]:
+    return [f"{e.source}: {e.message}" for e in entries if e.level == "SEVERE"]
 
 
-def _element(dom: str, element_id: str) -> str:
-    """The inner HTML of the element with ``element_id`` (not nested in its own tag)."""
-    found = re.search(rf'<(\w+)[^>]* id="{element_id}"[^>]*>(.*?)</\1>', dom, re.S)
-    assert found is not None, f"no #{element_id} in the page"
-    return found.group(2)
+def _status_leaves(session: webdriver.Session, *waiting: str) -> str:
+    """Wait until the status line says something other than ``waiting``; return what it says."""
+
+    def settled() -> str | None:
+        errors = _severe(session.log())
+        if errors:
+            raise AssertionError(f"the browser's console, while waiting: {errors}")
+        said = session.find("#status").text()
+        return None if said in waiting else said
+
+    return session.wait(settled, f"the status line to leave {waiting}", TIMEOUT)
+
+
+class Before(NamedTuple):
+    """What the page shows once Python is ready, before anyone presses Run."""
+
+    status: str
+    run_enabled: bool
+    lesson: str
+    output: str
+    shown: int
 
 
 @pytest.fixture(scope="module")
-def ran(page_url: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
-    done = _chromium(tmp_path_factory.mktemp("chromium"), "--dump-dom", page_url + "?run=1")
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout, done.stderr
+def before_run(browser: webdriver.Session) -> Before:
+    status = _status_leaves(browser, LOADING)
+    return Before(
+        status=status,
+        run_enabled=browser.find("#run").enabled(),
+        lesson=str(browser.find("#editor").property("value")),
+        output=browser.find("#output").text(),
+        shown=len(browser.find_all("#shown > *")),
+    )
 
 
-def test_the_lesson_ran_with_no_error_in_the_page_or_the_console(ran: tuple[str, str]) -> None:
-    dom, log = ran
-    state = re.search(r'<body[^>]* data-state="(\w+)"', dom)
-    errors = html.unescape(_element(dom, "page-errors"))
-    assert (state.group(1) if state else None, errors) == ("done", "")
-    assert 'id="page-errors" hidden' in dom
-    assert _console_errors(log) == []
+@pytest.fixture(scope="module")
+def ran(browser: webdriver.Session, before_run: Before) -> webdriver.Session:
+    """The page after a click on Run, once the status line says how the run ended."""
+    assert before_run.status == READY, _page_errors(browser)
+    browser.find("#run").click()
+    status = _status_leaves(browser, READY, "running...")
+    assert status.startswith("ran at "), (status, _page_errors(browser))
+    return browser
 
 
-def test_the_graph_is_an_svg_in_the_page(ran: tuple[str, str]) -> None:
-    graph = _element(ran[0], "shown")
-    assert re.search(r'<figure class="shown svg" id="shown-0"><svg[^>]*>', graph)
-    for text in (">x1<", ">w1<", ">b<", ">x1*w1 + x2*w2<", ">tanh<", "data 0.7071", "grad -1.5"):
-        assert text in graph, text
+def _page_errors(session: webdriver.Session) -> str:
+    return str(session.find("#page-errors").property("textContent"))
 
 
-def test_the_report_names_the_wrong_op(ran: tuple[str, str]) -> None:
-    shown = html.unescape(_element(ran[0], "shown"))
-    assert '<figure class="shown html" id="shown-1">' in shown
-    assert "<b>gradcheck failed</b>" in shown
-    assert "cause: op 'my_tanh' at (0.6): its order-1 derivative with respect to arg 0" in shown
-    assert "verdicts: 2 wrong" in shown
+def test_once_python_is_ready_the_lesson_waits_for_run(before_run: Before) -> None:
+    lesson = (STATIC / "lesson.txt").read_text(encoding="utf-8")
+    assert before_run == Before(READY, run_enabled=True, lesson=lesson, output="", shown=0)
 
 
-def test_the_output_is_the_lessons(ran: tuple[str, str]) -> None:
-    output = html.unescape(_element(ran[0], "output"))
-    assert output.splitlines() == [
+def test_the_error_box_stays_empty_and_hidden(ran: webdriver.Session) -> None:
+    box = ran.find("#page-errors")
+    assert (box.property("textContent"), box.displayed()) == ("", False)
+
+
+def test_no_severe_entry_on_the_browsers_console(ran: webdriver.Session) -> None:
+    ran.log()
+    assert _severe(ran.console) == []
+
+
+def test_the_graph_is_an_svg_shown_in_the_page(ran: webdriver.Session) -> None:
+    graph = ran.find("#shown-0 > svg")
+    assert graph.tag_name() == "svg" and graph.displayed()
+    box = graph.rect()
+    assert box.width > 100 and box.height > 100, box
+    labels = graph.text().splitlines()  # each node's label, data and grad, as laid out
+    assert labels[:3] == ["o", "data 0.7071", "grad 1.0"]
+    for node in (["x1", "data 2.0", "grad -1.5"], ["w1", "data -3.0", "grad 1.0"]):
+        at = labels.index(node[0])
+        assert labels[at : at + 3] == node
+    for label in ("tanh", "b", "x1*w1 + x2*w2", "x2", "w2"):
+        assert label in labels, label
+
+
+def test_the_report_names_the_wrong_op(ran: webdriver.Session) -> None:
+    report = ran.find("#shown-1")
+    assert report.displayed()
+    lines = report.text().splitlines()
+    assert "gradcheck failed 1 2 exhaustive" in lines
+    assert "verdicts: 2 wrong" in lines
+    cause = [line for line in lines if line.startswith("cause: ")]
+    assert len(cause) == 1
+    assert re.fullmatch(
+        r"cause: op 'my_tanh' at \(0\.6\): its order-1 derivative with respect to arg 0 is "
+        r"-0\.71\d* by its rule but 0\.71\d* by a numerical derivative of its forward",
+        cause[0],
+    ), cause[0]
+
+
+def test_the_output_is_the_lessons(ran: webdriver.Session) -> None:
+    assert ran.find("#output").text().splitlines() == [
         "o = 0.7071, do/dn = 1 - o**2 = 0.5000",
         "by hand:    x1.grad = -1.5000, w1.grad = 1.0000",
         "backward(): x1.grad = -1.5000, w1.grad = 1.0000",
@@ -129,27 +196,19 @@ def test_the_output_is_the_lessons(ran: tuple[str, str]) -> None:
     ]
 
 
-def test_without_the_flag_it_waits_for_run_with_the_lesson_loaded(
-    page_url: str, tmp_path: Path
-) -> None:
-    done = _chromium(tmp_path, "--dump-dom", page_url)
-    dom = done.stdout
-    assert re.search(r'<body[^>]* data-state="ready"', dom)
-    assert '<button id="run" type="button">Run</button>' in dom  # enabled, not yet pressed
-    lesson = html.unescape(_element(dom, "editor"))
-    assert lesson.startswith("# The lecture's neuron") and "my_tanh" in lesson
-    assert _element(dom, "output") == "" and _element(dom, "shown") == ""
-
-
-def test_a_screenshot_of_the_page(page_url: str, tmp_path: Path) -> None:
-    png = tmp_path / "playground.png"
-    shot = (f"--screenshot={png}", page_url + "?run=1")
-    done = _chromium(tmp_path, "--window-size=1400,1050", *shot)
-    assert done.returncode == 0, done.stderr[-2000:]
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", data[16:24]) == (1400, 1050)
-    assert len(data) > 50_000  # a page with text and a graph, not a blank one
+def test_a_screenshot_of_the_page(ran: webdriver.Session) -> None:
+    png = ran.screenshot()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (int.from_bytes(png[16:20]), int.from_bytes(png[20:24])) == VIEWPORT
+    assert len(png) > 50_000  # a page with text and a graph, not a blank one
     target = os.environ.get("MINIGRAD_SCREENSHOT")
     if target:
-        shutil.copyfile(png, target)
+        Path(target).write_bytes(png)
+
+
+def test_what_is_not_in_the_page_is_an_error_not_an_empty_answer(ran: webdriver.Session) -> None:
+    # The tests above lean on find() raising for a missing element rather than
+    # answering something empty that an assertion might take for the page's.
+    with pytest.raises(webdriver.WebDriverError, match=r"404 no such element: .*#shown-2"):
+        ran.find("#shown-2")
+    assert [figure.tag_name() for figure in ran.find_all("#shown > *")] == ["figure", "figure"]

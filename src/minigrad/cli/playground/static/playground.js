@@ -95,7 +95,6 @@ async function start() {
   if (!editor.value) editor.defaultValue = lesson;
   runButton.disabled = false;
   setState("ready", `Python ${pyodide.version} ready`);
-  if (new URLSearchParams(window.location.search).has("run")) runButton.click();
 }
 
 runButton.addEventListener("click", run);
