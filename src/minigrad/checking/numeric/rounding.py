@@ -1,7 +1,7 @@
 """How much round-off a computed value and its computed gradient can hold, read off the graph.
 
 A check compares two computed numbers, and each carries the round-off of the
-floats it was made from. :mod:`minigrad.checking.numeric` models the
+floats it was made from. :mod:`minigrad.checking.numeric.steps` models the
 numerical side's share as a few dozen ulps of the function's value, which is
 right for most functions and far too small where large intermediates cancel:
 ``(x + 1e10) - 1e10`` is about ``x`` but off by up to an ulp of 1e10 (2e-6),

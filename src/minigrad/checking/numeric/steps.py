@@ -31,7 +31,7 @@ Three ideas, in the order a check uses them:
    (found by bisection), and 10x, 100x, ... smaller. A smooth function has a
    scale where the tableau converges; a domain edge only moves the first
    start; a nearby pole or kink only spoils the larger scales. Which estimate
-   to believe is the caller's question (:mod:`minigrad.checking.compare` asks
+   to believe is the caller's question (:mod:`minigrad.checking.run.compare` asks
    two neighbouring scales to agree before it calls a rule wrong).
 
 Example:
@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.grain import grained
+from minigrad.checking.numeric.grain import grained
 
 __all__ = [
     "KNOWN_ROUNDOFF",
@@ -92,7 +92,7 @@ _STARTS = 18
 #: ulps (2**-47), for functions made of several ops. Where large intermediates
 #: cancel (``(x + 1e10) - 1e10``) the value's round-off is far larger than
 #: this: callers that know it (from the graph, see
-#: :mod:`minigrad.checking.rounding`) pass it as ``noise``.
+#: :mod:`minigrad.checking.numeric.rounding`) pass it as ``noise``.
 ROUNDOFF = 2.0**-47
 #: The least round-off of a value whose round-off was read off its graph, in
 #: units of its magnitude: 2 ulps (the reading counts one ulp per op, twice
@@ -165,7 +165,7 @@ def roundoff(
 
     Each value is taken to be off by :data:`ROUNDOFF` times its magnitude
     (:data:`NOISE_FLOOR` at least). A caller that knows a value's round-off
-    (read off its graph: :mod:`minigrad.checking.rounding`) passes it as
+    (read off its graph: :mod:`minigrad.checking.numeric.rounding`) passes it as
     ``noise[i]``, absolute; the value is then taken to be off by that, but
     never by less than :data:`KNOWN_ROUNDOFF` times its magnitude.
 

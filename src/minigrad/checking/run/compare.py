@@ -2,31 +2,31 @@
 
 :func:`run_check` runs one check for the public checkers
 (:mod:`minigrad.checking.gradcheck`) under one
-:class:`~minigrad.checking.settings.Settings`, handed down to every part of
+:class:`~minigrad.checking.run.settings.Settings`, handed down to every part of
 it: it validates the inputs, compares the levels of orders 1 to n
-(:mod:`minigrad.checking.levels`) in every mode asked for, and puts every
+(:mod:`minigrad.checking.run.levels`) in every mode asked for, and puts every
 input back bit for bit.
 
 How an entry is judged:
 
-1. The evidence (:mod:`minigrad.checking.evidence`): the central difference
+1. The evidence (:mod:`minigrad.checking.verdicts.examine`): the central difference
    at the nominal step ``eps * max(1, sqrt(|x|))`` first, which settles most
    entries within its round-off for the two evaluations every check makes;
    then extrapolation, sharpening and the Taylor test, only for the entries
    still open.
-2. The verdict (:mod:`minigrad.checking.verdict`): *wrong*, *agrees* to k
-   digits, or *undecided*; and the decision (:mod:`minigrad.checking.judging`):
+2. The verdict (:mod:`minigrad.checking.verdicts.scales`): *wrong*, *agrees* to k
+   digits, or *undecided*; and the decision (:mod:`minigrad.checking.run.decide`):
    by default the verdict decides and the classic test (PyTorch's) judges
    what stays undecided; with ``atol``/``rtol`` the classic test decides,
    and cautions name the differences it forgave.
 3. A check of many inputs (more than :data:`SHARPEN_INPUTS`) whose graph
    holds a rule outside the built-in table, where entries agree to fewer
-   than :data:`~minigrad.checking.verdict.SHARP_DIGITS` digits, also
+   than :data:`~minigrad.checking.verdicts.scales.SHARP_DIGITS` digits, also
    compares the whole gradient along one balanced random direction,
-   extrapolated (:mod:`minigrad.checking.direction`): a dozen evaluations,
+   extrapolated (:mod:`minigrad.checking.run.direction`): a dozen evaluations,
    where sharpening every entry would cost a dozen per input.
 
-Failures are then explained (:mod:`minigrad.checking.diagnose`): the op whose
+Failures are then explained (:mod:`minigrad.checking.run.fault`): the op whose
 own rule disagrees with its forward.
 """
 
@@ -35,13 +35,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.diagnose import faulty_node, kink_note, looks_kinked, one_sided_slopes
-from minigrad.checking.direction import Direction
-from minigrad.checking.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
-from minigrad.checking.evidence import Examined, Holdings, examine, nominal_difference
-from minigrad.checking.fast import fast
-from minigrad.checking.judging import decide, entry_of
-from minigrad.checking.levels import (
+from minigrad.checking.numeric.steps import central
+from minigrad.checking.run.decide import decide, entry_of
+from minigrad.checking.run.direction import Direction
+from minigrad.checking.run.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
+from minigrad.checking.run.fast import fast
+from minigrad.checking.run.fault import faulty_node, kink_note, looks_kinked, one_sided_slopes
+from minigrad.checking.run.levels import (
     DerivativeError,
     Func,
     Key,
@@ -49,11 +49,11 @@ from minigrad.checking.levels import (
     derivatives,
     forward_jacobian,
 )
-from minigrad.checking.locate import narrow
-from minigrad.checking.numeric import central
-from minigrad.checking.report import Entry, Report, modes_in_words, where
-from minigrad.checking.settings import Settings
-from minigrad.checking.verdict import AGREES, SHARP_DIGITS, UNDECIDED, WRONG
+from minigrad.checking.run.locate import narrow
+from minigrad.checking.run.report import Entry, Report, modes_in_words, where
+from minigrad.checking.run.settings import Settings
+from minigrad.checking.verdicts.examine import Examined, Holdings, examine, nominal_difference
+from minigrad.checking.verdicts.scales import AGREES, SHARP_DIGITS, UNDECIDED, WRONG
 from minigrad.core._validate import as_int
 from minigrad.core.inputs import weights
 from minigrad.core.value import Value
@@ -61,7 +61,7 @@ from minigrad.core.value import _lock as _engine_lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from minigrad.checking.engines import Inputs
+    from minigrad.checking.run.engines import Inputs
 
 __all__ = ["SHARPEN_INPUTS", "run_check"]
 
@@ -525,7 +525,7 @@ def run_check(
     """Validate, check, and put every input back bit for bit."""
     where = settings.where
     # Numbers become fresh Values; a foreign engine's nodes are checked by
-    # its own backward() (minigrad.checking.engines).
+    # its own backward() (minigrad.checking.run.engines).
     xs, engine = prepare_inputs(inputs, where)
     as_int(order, f"{where}: order", least=1, most=MAX_ORDER, why=_MAX_ORDER_WHY)
     if not callable(func):

@@ -1,14 +1,14 @@
 """From the evidence to an entry of the report: whether it passes, and what to warn about.
 
-:mod:`minigrad.checking.evidence` says what the numbers prove about each
-entry (:class:`~minigrad.checking.verdict.Finding`); this module decides the
+:mod:`minigrad.checking.verdicts.examine` says what the numbers prove about each
+entry (:class:`~minigrad.checking.verdicts.scales.Finding`); this module decides the
 entry:
 
 - with the default verdicts (no ``atol``/``rtol``): *wrong* fails and *agrees*
   passes; *undecided* is judged by the classic test at PyTorch's tolerances
-  (:func:`~minigrad.checking.verdict.classic`), and the reason says so. A
+  (:func:`~minigrad.checking.verdicts.scales.classic`), and the reason says so. A
   difference found where the function has no derivative (a kink, a jump:
-  :func:`~minigrad.checking.diagnose.kink_note`) is undecided too, with the
+  :func:`~minigrad.checking.run.fault.kink_note`) is undecided too, with the
   kink named: ``relu`` at 0 fails the classic test, ``abs`` at 0 passes it.
 - with ``atol`` or ``rtol`` (the classic test): the classic test decides, as
   minigrad always has; where it lets an entry pass that the numbers prove
@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.diagnose import kink_note
-from minigrad.checking.evidence import Examined
-from minigrad.checking.levels import Key
-from minigrad.checking.numeric import Evaluate
-from minigrad.checking.report import Entry, where
-from minigrad.checking.settings import Settings
-from minigrad.checking.verdict import AGREES, MIN_DIGITS, UNDECIDED, WRONG, Finding, classic
+from minigrad.checking.numeric.steps import Evaluate
+from minigrad.checking.run.fault import kink_note
+from minigrad.checking.run.levels import Key
+from minigrad.checking.run.report import Entry, where
+from minigrad.checking.run.settings import Settings
+from minigrad.checking.verdicts.examine import Examined
+from minigrad.checking.verdicts.scales import AGREES, MIN_DIGITS, UNDECIDED, WRONG, Finding, classic
 
 __all__ = ["UNDECIDED_WARNING", "decide", "entry_of"]
 

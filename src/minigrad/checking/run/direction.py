@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.levels import Levels
-from minigrad.checking.numeric import ROUNDOFF, Estimate, extrapolate
-from minigrad.checking.verdict import (
+from minigrad.checking.numeric.steps import ROUNDOFF, Estimate, extrapolate
+from minigrad.checking.run.levels import Levels
+from minigrad.checking.verdicts.scales import (
     AGREES,
     MIN_DIGITS,
     SHARP_DIGITS,
@@ -169,7 +169,7 @@ class Direction:
         ``t = 1`` (every input moved by its balanced step), which agrees
         within its round-off for two evaluations. ``sharp`` (the exhaustive
         check's test of the whole gradient, which must reach
-        :data:`~minigrad.checking.verdict.SHARP_DIGITS`) starts from larger
+        :data:`~minigrad.checking.verdicts.scales.SHARP_DIGITS`) starts from larger
         steps, where round-off weighs less. What neither settles is
         extrapolated over every scale of step.
         """

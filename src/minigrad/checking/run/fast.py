@@ -4,7 +4,7 @@ Reverse mode computes ``G = w . J`` (one pass of a random weighting of the
 level's values) and projects it on the direction; forward mode computes
 ``J . d`` (one pass) and weights it. Both are compared with the numerical
 derivative of the weighted values along the direction
-(:class:`~minigrad.checking.direction.Direction`), by the same verdicts as
+(:class:`~minigrad.checking.run.direction.Direction`), by the same verdicts as
 every entry: the error bound by default, the caller's tolerance when given.
 Only an agreement passes; anything else sends the check on to every entry.
 
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 
-from minigrad.checking.direction import Direction
-from minigrad.checking.engines import ForeignLevels
-from minigrad.checking.judging import entry_of
-from minigrad.checking.levels import Levels, derivatives, forward_directional
-from minigrad.checking.report import Entry
-from minigrad.checking.settings import Settings
-from minigrad.checking.verdict import AGREES
+from minigrad.checking.run.decide import entry_of
+from minigrad.checking.run.direction import Direction
+from minigrad.checking.run.engines import ForeignLevels
+from minigrad.checking.run.levels import Levels, derivatives, forward_directional
+from minigrad.checking.run.report import Entry
+from minigrad.checking.run.settings import Settings
+from minigrad.checking.verdicts.scales import AGREES
 from minigrad.core.value import Value
 
 __all__ = ["fast"]

@@ -1,7 +1,7 @@
 """Explaining a check's findings: kinks, jumps, and the op whose rule is wrong.
 
 A failing entry has already survived extrapolation
-(:mod:`minigrad.checking.numeric`): its best numerical estimate, error bound
+(:mod:`minigrad.checking.numeric.steps`): its best numerical estimate, error bound
 included, disagrees with reverse mode. What is left to say is whether the
 function has a derivative there at all (a kink: the one-sided slopes settle
 at different values; a jump: the function's values differ on the two sides
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric import Evaluate, central
-from minigrad.checking.report import Report
+from minigrad.checking.numeric.steps import Evaluate, central
+from minigrad.checking.run.report import Report
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, toposort

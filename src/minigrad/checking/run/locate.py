@@ -1,7 +1,7 @@
 """Where a wrong rule is wrong: its simplest failing point, and for one input the intervals.
 
 When a check finds the op whose own rule disagrees with its forward
-(:func:`minigrad.checking.diagnose.find_fault`), the rule is narrowed down
+(:func:`minigrad.checking.run.fault.find_fault`), the rule is narrowed down
 the way hypothesis shrinks a failing example:
 
 - **the simplest failing point**: each argument in turn is replaced by the
@@ -24,7 +24,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.report import Report
+from minigrad.checking.run.report import Report
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value
 

@@ -4,7 +4,7 @@ A report is plain data plus two views of it: ``str(report)`` is a text table
 (short in a terminal, complete under pytest) and ``report._repr_html_()`` is the
 table a notebook shows. Every entry carries its verdict (``"wrong"``,
 ``"agrees"``, ``"undecided"``), the digits of agreement and the reason in
-words (:mod:`minigrad.checking.verdict`).
+words (:mod:`minigrad.checking.verdicts.scales`).
 
 Example:
     >>> e = Entry(1, 0, (), 0, analytic=-1.0, numerical=1.0, allowed=0.001, passed=False,

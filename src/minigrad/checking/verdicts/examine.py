@@ -6,20 +6,20 @@ spending evaluations only where the cheaper evidence did not settle it:
 
 1. **The nominal central difference** (two evaluations, which every check
    makes): an entry whose difference from the analytic value is within the
-   difference's round-off agrees (:func:`minigrad.checking.verdict.nominal`).
-   The round-off is first taken as :data:`~minigrad.checking.numeric.ROUNDOFF`
+   difference's round-off agrees (:func:`minigrad.checking.verdicts.scales.nominal`).
+   The round-off is first taken as :data:`~minigrad.checking.numeric.steps.ROUNDOFF`
    of the values; an entry outside it is looked at again with the round-off
-   read off the graph (:mod:`minigrad.checking.rounding`), which is larger
+   read off the graph (:mod:`minigrad.checking.numeric.rounding`), which is larger
    where intermediates cancel.
-2. **Extrapolation** (:func:`minigrad.checking.numeric.extrapolate`) for the
+2. **Extrapolation** (:func:`minigrad.checking.numeric.steps.extrapolate`) for the
    entries still open, until each is settled or the steps run out.
 3. **Sharpening** (``thorough``, and only for a check of a few inputs): an
-   entry that agrees to fewer than :data:`~minigrad.checking.verdict.SHARP_DIGITS`
+   entry that agrees to fewer than :data:`~minigrad.checking.verdicts.scales.SHARP_DIGITS`
    digits is extrapolated again from larger steps, where round-off weighs
    less (``x * x`` at 1e8 agrees to 6 digits at the nominal step and to 14
    at a step of 100).
 4. **The second method** (``thorough``): what stays undecided gets the Taylor
-   remainder's rate (:mod:`minigrad.checking.taylor`), and one-sided
+   remainder's rate (:mod:`minigrad.checking.verdicts.taylor`), and one-sided
    differences where the domain's edge cut the central steps short.
 
 A check with ``atol``/``rtol`` (the classic test) makes steps 1 and 2 only:
@@ -31,8 +31,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.grain import grain, grained
-from minigrad.checking.numeric import (
+from minigrad.checking.numeric.grain import grain, grained
+from minigrad.checking.numeric.rounding import analytic_roundoff, holdings, turn_scale
+from minigrad.checking.numeric.steps import (
     NOISE_FLOOR,
     ROUNDOFF,
     SHARPER,
@@ -43,9 +44,7 @@ from minigrad.checking.numeric import (
     one_sided,
     roundoff,
 )
-from minigrad.checking.rounding import analytic_roundoff, holdings, turn_scale
-from minigrad.checking.taylor import rate_test
-from minigrad.checking.verdict import (
+from minigrad.checking.verdicts.scales import (
     AGREES,
     MIN_DIGITS,
     SHARP_DIGITS,
@@ -61,6 +60,7 @@ from minigrad.checking.verdict import (
     settled,
     zero_scale,
 )
+from minigrad.checking.verdicts.taylor import rate_test
 from minigrad.core.value import Value
 
 __all__ = ["Examined", "Holdings", "Nominal", "examine", "nominal_difference"]
@@ -99,7 +99,7 @@ class Holdings:
     def noise(self, r: int) -> float:
         """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
         value that is not a minigrad Value, a partial that fails on floats; the
-        model of :func:`~minigrad.checking.numeric.roundoff` then applies)."""
+        model of :func:`~minigrad.checking.numeric.steps.roundoff` then applies)."""
         noise = self._of(r)[0]
         return noise if math.isfinite(noise) else 0.0
 

@@ -1,8 +1,8 @@
 """What the numbers prove about one derivative: *wrong*, *agrees* (to k digits), or *undecided*.
 
 A check compares an analytic derivative ``a`` (with ``a_err``, the round-off
-it may hold: :mod:`minigrad.checking.rounding`) against numerical estimates,
-each with an error bound (:mod:`minigrad.checking.numeric`). This module
+it may hold: :mod:`minigrad.checking.numeric.rounding`) against numerical estimates,
+each with an error bound (:mod:`minigrad.checking.numeric.steps`). This module
 turns that evidence into a verdict, with the reason in words:
 
 - **agrees** when ``|a - n| <= error + a_err`` for an estimate whose bound
@@ -22,11 +22,11 @@ turns that evidence into a verdict, with the reason in words:
 - **undecided** otherwise: the estimates disagree with each other, none
   settled (the function is flat in float64 there, or every step left the
   domain), or the bound is wider than the derivative. A second method
-  (:mod:`minigrad.checking.taylor`) is tried next, and what stays undecided
+  (:mod:`minigrad.checking.verdicts.taylor`) is tried next, and what stays undecided
   is judged by :func:`classic`, PyTorch's test, as the report says.
 
 Example:
-    >>> from minigrad.checking.numeric import Estimate
+    >>> from minigrad.checking.numeric.steps import Estimate
     >>> right = [Estimate(2.0000000001, 1e-9, 1e-3), Estimate(2.0, 1e-10, 1e-4)]
     >>> judge(2.0, 0.0, right).verdict, judge(2.0, 0.0, right).digits
     ('agrees', 10)
@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric import Estimate
+from minigrad.checking.numeric.steps import Estimate
 
 __all__ = [
     "AGREES",

@@ -14,7 +14,7 @@ where ``f''`` is 0) for a right slope and near 1 for a wrong one, however
 wide an error bound on the derivative would be; only steps whose remainder
 stands well above the values' round-off count. It needs one side only, so it
 also works on the edge of a domain, where no central difference fits; there
-:func:`minigrad.checking.numeric.one_sided` adds one-sided high-order
+:func:`minigrad.checking.numeric.steps.one_sided` adds one-sided high-order
 differences, and both sides are tried.
 
 Example:
@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.grain import grain
-from minigrad.checking.numeric import NOISE_FLOOR, ROUNDOFF, Evaluate
-from minigrad.checking.verdict import (
+from minigrad.checking.numeric.grain import grain
+from minigrad.checking.numeric.steps import NOISE_FLOOR, ROUNDOFF, Evaluate
+from minigrad.checking.verdicts.scales import (
     AGREES,
     MIN_DIGITS,
     SAFETY,
@@ -43,7 +43,7 @@ from minigrad.checking.verdict import (
     finest_step,
     zero_scale,
 )
-from minigrad.checking.verdict import digits as count_digits
+from minigrad.checking.verdicts.scales import digits as count_digits
 
 __all__ = ["rate_test"]
 
@@ -82,7 +82,7 @@ def rate_test(
         noise: The round-off of the value, absolute, when known.
 
     Returns:
-        A :class:`~minigrad.checking.verdict.Finding`: *wrong* when, at the
+        A :class:`~minigrad.checking.verdicts.scales.Finding`: *wrong* when, at the
         three smallest steps with a remainder above round-off, it falls as
         ``h`` and the slope it implies is :data:`SAFETY` times its error
         away; *agrees* when it falls as ``h**2`` or faster there; otherwise
