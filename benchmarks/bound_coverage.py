@@ -1,7 +1,7 @@
 """How far the checker's error bounds can be trusted: the measurement behind ``SAFETY``.
 
 ``python benchmarks/bound_coverage.py`` estimates derivatives the way a check
-does (:func:`minigrad.checking.numeric.steps.extrapolate`, with the round-off of
+does (:func:`minigrad.checking.numeric.ridders.extrapolate`, with the round-off of
 each value read off its graph by :mod:`minigrad.checking.numeric.rounding`) for 17
 functions written with minigrad's ops, at |x| = 1 and 3 per decade from 1e-8
 to 1e8 with both signs, and near domain edges, and compares every estimate
@@ -25,8 +25,9 @@ from typing import Any
 
 import minigrad as mg
 from minigrad import Value
+from minigrad.checking.numeric.ridders import extrapolate
 from minigrad.checking.numeric.rounding import holdings
-from minigrad.checking.numeric.steps import extrapolate, nominal_step
+from minigrad.checking.numeric.steps import nominal_step
 from minigrad.checking.verdicts.scales import SAFETY
 
 #: name -> (the function on Values, on mpmath numbers, the open domain).

@@ -28,7 +28,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric.steps import ROUNDOFF, Estimate, extrapolate
+from minigrad.checking.numeric.ridders import extrapolate
+from minigrad.checking.numeric.steps import ROUNDOFF, Estimate
 from minigrad.checking.run.levels import Levels
 from minigrad.checking.verdicts.scales import (
     AGREES,

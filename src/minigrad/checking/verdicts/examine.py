@@ -11,7 +11,7 @@ spending evaluations only where the cheaper evidence did not settle it:
    of the values; an entry outside it is looked at again with the round-off
    read off the graph (:mod:`minigrad.checking.numeric.rounding`), which is larger
    where intermediates cancel.
-2. **Extrapolation** (:func:`minigrad.checking.numeric.steps.extrapolate`) for the
+2. **Extrapolation** (:func:`minigrad.checking.numeric.ridders.extrapolate`) for the
    entries still open, until each is settled or the steps run out.
 3. **Sharpening** (``thorough``, and only for a check of a few inputs): an
    entry that agrees to fewer than :data:`~minigrad.checking.verdicts.scales.SHARP_DIGITS`
@@ -32,16 +32,14 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.grain import grain, grained
+from minigrad.checking.numeric.ridders import SHARPER, extrapolate, one_sided
 from minigrad.checking.numeric.rounding import analytic_roundoff, holdings, turn_scale
 from minigrad.checking.numeric.steps import (
     NOISE_FLOOR,
     ROUNDOFF,
-    SHARPER,
     Estimate,
     Evaluate,
     central,
-    extrapolate,
-    one_sided,
     roundoff,
 )
 from minigrad.checking.verdicts.scales import (

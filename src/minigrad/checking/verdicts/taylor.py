@@ -14,7 +14,7 @@ where ``f''`` is 0) for a right slope and near 1 for a wrong one, however
 wide an error bound on the derivative would be; only steps whose remainder
 stands well above the values' round-off count. It needs one side only, so it
 also works on the edge of a domain, where no central difference fits; there
-:func:`minigrad.checking.numeric.steps.one_sided` adds one-sided high-order
+:func:`minigrad.checking.numeric.ridders.one_sided` adds one-sided high-order
 differences, and both sides are tried.
 
 Example:
