@@ -26,9 +26,9 @@ from typing import Any
 import minigrad as mg
 from minigrad import Value
 from minigrad.checking.numeric.ridders import extrapolate
-from minigrad.checking.numeric.rounding import holdings
+from minigrad.checking.numeric.rounding import read_roundoff
 from minigrad.checking.numeric.steps import nominal_step
-from minigrad.checking.verdicts.scales import SAFETY
+from minigrad.checking.verdicts.findings import SAFETY
 
 #: name -> (the function on Values, on mpmath numbers, the open domain).
 Fn = Callable[[Any], Any]
@@ -90,7 +90,7 @@ def ratios(name: str, mp: Any) -> list[tuple[float, float, float, float]]:
                 return None
 
         try:
-            noise, _ = holdings(f(Value(x)), [])
+            noise, _ = read_roundoff(f(Value(x)), [])
         except (ArithmeticError, ValueError):
             continue
         exact = mp.diff(exact_of(mp), mp.mpf(x))

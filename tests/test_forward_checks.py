@@ -29,7 +29,7 @@ from hypothesis import given, settings
 import minigrad as mg
 import minigrad.checking.run.levels
 from minigrad import GradcheckError, GradcheckWarning, Report, Rule, Value, check
-from minigrad.checking.run.report import where
+from minigrad.checking.run.table import where
 from minigrad.core.forward import Tangents
 from minigrad.testing import Expression, expressions
 from summary import closing_line

@@ -2,7 +2,7 @@
 
 The public entry points, thin: each bundles its settings into one
 :class:`~minigrad.checking.run.settings.Settings`, runs one check
-(:func:`~minigrad.checking.run.compare.run_check`) and concludes: a
+(:func:`~minigrad.checking.run.runner.run_check`) and concludes: a
 :class:`Report`, True, or :class:`GradcheckError`.
 
 One machinery serves every order (:mod:`minigrad.checking.run.levels`): level 1 is
@@ -28,9 +28,9 @@ import os
 import warnings
 from collections.abc import Sequence
 
-from minigrad.checking.run.compare import run_check
 from minigrad.checking.run.levels import Func
 from minigrad.checking.run.report import Entry, Report
+from minigrad.checking.run.runner import run_check
 from minigrad.checking.run.settings import MODES as MODES  # importable here, as before the split
 from minigrad.checking.run.settings import Settings, modes_from_flags
 from minigrad.core._validate import as_bool
@@ -82,7 +82,7 @@ class GradcheckError(AssertionError, RuntimeError):
         self._message_only = isinstance(report, str)
         if isinstance(report, str):
             super().__init__(report)
-            report = Report(False, 0, 0, fault=report)
+            report = Report(ok=False, order=0, checked=0, fault=report)
         elif isinstance(report, Report):
             super().__init__(report.text(full="PYTEST_CURRENT_TEST" in os.environ))
         else:

@@ -21,6 +21,7 @@ from minigrad.checking.gradcheck import check as gradcheck_report
 from minigrad.checking.lab.battery import METHODS, Check, chain, one_line, refused
 from minigrad.checking.run.engines import fits
 from minigrad.checking.run.levels import Func
+from minigrad.checking.verdicts.evidence import Cause
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
 
@@ -229,7 +230,7 @@ def _run_point(check: Check, cls: type, row: Row, rng: random.Random, k: int) ->
     if report.ok:
         return True
     failures = report.failures
-    if any("could not be computed" in e.note for e in failures):
+    if any(e.cause is Cause.NOT_COMPUTED for e in failures):
         row.verdict = "ERROR"
         row.note = f"backward() raises at {_shown(point)}: {failures[0].note}"
         return False

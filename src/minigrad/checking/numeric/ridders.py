@@ -11,6 +11,7 @@ which to believe is the verdicts' question (:mod:`minigrad.checking.verdicts`).
 
 Example:
     >>> import math
+    >>> from minigrad.checking.numeric.steps import nominal_step
     >>> f = lambda x: [math.log(x)] if x > 0 else None  # log near its edge
     >>> est = min(extrapolate(f, 1e-7, nominal_step(1e-7, 1e-6), [0])[0], key=lambda e: e.error)
     >>> abs(est.value - 1e7) <= 1e7 * 1e-9 and est.error < 1e-2

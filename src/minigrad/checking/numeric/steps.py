@@ -45,16 +45,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from minigrad.checking.numeric.grain import grained
 
 __all__ = [
     "KNOWN_ROUNDOFF",
     "NOISE_FLOOR",
     "ROUNDOFF",
+    "Coordinate",
     "Estimate",
     "Evaluate",
+    "NominalDifference",
     "central",
     "largest_valid_step",
     "min_step",
+    "nominal_difference",
     "nominal_step",
     "roundoff",
     "symmetric_step",
@@ -78,6 +84,23 @@ KNOWN_ROUNDOFF = 2.0**-51
 #: small the step, so a bound proportional to ``|f|`` alone would claim
 #: precision that floats below 2**-1022 do not have.
 NOISE_FLOOR = 64.0 * 2.0**-1074
+
+
+@dataclass(frozen=True)
+class Coordinate:
+    """One input as the numbers see it: the values being checked as a function of it.
+
+    Attributes:
+        evaluate: The values with the input moved to a coordinate (None off the domain).
+        x: The input's value.
+        here: The values at ``x``.
+        h: The nominal step at ``x``.
+    """
+
+    evaluate: Evaluate
+    x: float
+    here: Sequence[float]
+    h: float
 
 
 class Estimate:
@@ -233,3 +256,66 @@ def largest_valid_step(evaluate: Evaluate, x: float, h: float) -> float | None:
         else:
             hi = mid
     return lo
+
+
+class NominalDifference:
+    """The central difference at the nominal step, with what it came from.
+
+    Attributes:
+        values: The difference quotient per row.
+        up, down: The values at ``x + h`` and ``x - h``.
+        half: The half-step actually taken.
+        left, right: The one-sided steps, ``x - (x - h)`` and ``(x + h) - x``.
+        roundoff: The round-off of each quotient (from the values' magnitude).
+    """
+
+    __slots__ = ("down", "half", "left", "richardson", "right", "roundoff", "up", "values")
+
+    def __init__(
+        self,
+        values: list[float],
+        up: list[float],
+        down: list[float],
+        half: float,
+        left: float,
+        right: float,
+    ) -> None:
+        self.values = values
+        self.up = up
+        self.down = down
+        self.half = half
+        self.left = left
+        self.right = right
+        self.roundoff = roundoff(
+            [max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)],
+            half,
+            grained(up, down, None, ROUNDOFF),
+        )
+        self.richardson = False
+
+
+def nominal_difference(
+    evaluate: Evaluate, at: float, h: float, richardson: bool = False
+) -> NominalDifference | None:
+    """The central difference at step ``h`` (None when a side left the domain).
+
+    With ``richardson``, the differences at ``h`` and ``h / 2`` are combined
+    to cancel the ``h**2`` term (and its round-off grows by 5/3).
+    """
+    sides = central(evaluate, at, h)
+    if sides is None:
+        return None
+    up, down, half = sides
+    values = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
+    if richardson:
+        finer = central(evaluate, at, h / 2.0)
+        if finer is None:
+            return None
+        up2, down2, half2 = finer
+        fine = [(u - d) / (2.0 * half2) for u, d in zip(up2, down2, strict=True)]
+        values = [(4.0 * f - c) / 3.0 for c, f in zip(values, fine, strict=True)]
+    found = NominalDifference(values, up, down, half, (at + half) - at, at - (at - half))
+    if richardson:
+        found.roundoff = [3.0 * r for r in found.roundoff]
+        found.richardson = True
+    return found

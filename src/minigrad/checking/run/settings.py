@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.steps import nominal_step
-from minigrad.checking.verdicts.scales import CLASSIC_ATOL, CLASSIC_RTOL
+from minigrad.checking.verdicts.findings import CLASSIC_ATOL, CLASSIC_RTOL
 from minigrad.core._validate import as_int, non_negative, positive
 
 __all__ = ["MODES", "Settings", "modes_from_flags"]
