@@ -17,11 +17,11 @@ from minigrad.checking.lab.engine_strategies import (
     engine_rules,
     engine_values,
 )
+from minigrad.checking.plugin import _hypothesis_setup_hook
 from minigrad.checking.strategies import (
     DEFAULT_MARGIN,
     Expression,
     Node,
-    _hypothesis_setup_hook,
     expressions,
     points,
     safe_intervals,
