@@ -113,7 +113,7 @@ def test_an_import_from_a_room_above_in_checking_is_found(tmp_path: Path) -> Non
             "checking/gradcheck.py": "from minigrad.checking.run import runner\n",
             "checking/lab/__init__.py": "",
             "checking/lab/trials.py": "def f():\n    from minigrad.checking import gradcheck\n",
-            "checking/verdicts/scales.py": "def f():\n    from minigrad.checking.lab import trials\n",
+            "checking/verdicts/scales.py": "from minigrad.checking.lab import trials\n",
         },
     )
     assert layers.problems(root) == [

@@ -8,7 +8,7 @@ entry:
   passes; *undecided* is judged by the classic test at PyTorch's tolerances
   (:func:`~minigrad.checking.verdicts.classic.classic_test`), and the reason says so. A
   difference found where the function has no derivative (a kink, a jump:
-  :func:`~minigrad.checking.run.fault.kink_note`) is undecided too, with the
+  :func:`~minigrad.checking.numeric.kinks.no_derivative`) is undecided too, with the
   kink named: ``relu`` at 0 fails the classic test, ``abs`` at 0 passes it.
 - with ``atol`` or ``rtol`` (the classic test): the classic test decides, as
   minigrad always has; where it lets an entry pass that the numbers prove
