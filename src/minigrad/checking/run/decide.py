@@ -103,7 +103,8 @@ def decide_entry(
     if s.exact_step:
         return _at_eps(s, a, finding, examined, r, entry, found is not None), ""
     if s.classic:
-        passed, shown, sure = classic_test(a, n_nominal, ests, s.allowed)
+        tolerated = classic_test(a, n_nominal, ests, s.allowed)
+        passed, shown, sure = tolerated.passed, tolerated.shown, tolerated.sure
         kink = kink_at() if not passed or not sure else None
         if not passed:
             return entry(False, _shown(finding, shown), kink), ""
@@ -133,7 +134,8 @@ def decide_entry(
     if finding.verdict == WRONG and not note:
         return entry(False, finding), ""
     # Undecided (or a difference where no derivative exists): the classic test.
-    passed, shown, sure = classic_test(a, n_nominal, ests, s.allowed)
+    tolerated = classic_test(a, n_nominal, ests, s.allowed)
+    passed, shown, sure = tolerated.passed, tolerated.shown, tolerated.sure
     first = finding.reason if not note else f"{note}"
     if passed and sure:
         how = "passed"

@@ -9,20 +9,35 @@ Example:
     >>> from minigrad.checking.numeric.steps import Estimate
     >>> tolerance = lambda n: 1e-5 + 1e-3 * abs(n)
     >>> classic_test(2.0, 2.0000001, [], tolerance)
-    (True, None, True)
-    >>> passed, shown, sure = classic_test(2.2, None, [], tolerance)
-    >>> passed, sure
-    (True, False)
+    Tolerated(passed=True, shown=None, sure=True)
+    >>> classic_test(2.2, None, [], tolerance).sure  # nothing to compare: a caution
+    False
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from minigrad.checking.numeric.steps import Estimate
 
-__all__ = ["classic_test"]
+__all__ = ["Tolerated", "classic_test"]
+
+
+@dataclass(frozen=True)
+class Tolerated:
+    """What the classic test says of an entry.
+
+    Attributes:
+        passed: Whether the entry is within the tolerance (or cannot be shown beyond it).
+        shown: The estimate to show (None: the nominal difference decided).
+        sure: False for a pass that the numbers could neither confirm nor refute.
+    """
+
+    passed: bool
+    shown: Estimate | None
+    sure: bool
 
 
 def classic_test(
@@ -30,7 +45,7 @@ def classic_test(
     n: float | None,
     ests: Sequence[Estimate],
     tolerance: Callable[[float], float],
-) -> tuple[bool, Estimate | None, bool]:
+) -> Tolerated:
     """PyTorch's test ``|a - n| <= atol + rtol * |n|``, decided as minigrad always has.
 
     It passes when the nominal difference ``n`` (None when it left the
@@ -40,15 +55,14 @@ def classic_test(
     too uncertain to say, and the entry passes with a caution.
 
     Returns:
-        ``(passed, the estimate to show, sure)``: ``sure`` is False for a pass
-        that the numbers could neither confirm nor refute.
+        Whether it passed, the estimate to show, and whether the numbers were sure.
     """
     if n is not None and math.isfinite(n) and abs(a - n) <= tolerance(n):
-        return True, None, True
+        return Tolerated(True, None, True)
     for e in ests:
         t = tolerance(e.value)
         if abs(a - e.value) <= t + e.error and e.error <= 0.5 * t:
-            return True, e, True
+            return Tolerated(True, e, True)
 
     def differs(e: Estimate) -> bool:
         d = abs(a - e.value)
@@ -59,6 +73,6 @@ def classic_test(
         one, two = sharp
         gap = abs(a - two.value)
         if abs(one.value - two.value) <= min(one.error + two.error, 0.1 * gap):
-            return False, min(sharp, key=lambda e: e.error), True
+            return Tolerated(False, min(sharp, key=lambda e: e.error), True)
     best = min(ests, key=lambda e: e.error) if ests else None
-    return True, best, False
+    return Tolerated(True, best, False)
