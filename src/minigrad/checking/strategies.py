@@ -153,6 +153,7 @@ def values(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tupl
         (``grad == 0.0``); every draw makes new objects.
 
     Example:
+        >>> import math
         >>> from hypothesis import given, settings
         >>> from minigrad import ops
         >>> @settings(max_examples=25, database=None)
