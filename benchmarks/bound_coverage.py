@@ -1,8 +1,8 @@
 """How far the checker's error bounds can be trusted: the measurement behind ``SAFETY``.
 
 ``python benchmarks/bound_coverage.py`` estimates derivatives the way a check
-does (:func:`minigrad.checking.numeric.extrapolate`, with the round-off of
-each value read off its graph by :mod:`minigrad.checking.rounding`) for 17
+does (:func:`minigrad.checking.numeric.ridders.extrapolate`, with the round-off of
+each value read off its graph by :mod:`minigrad.checking.numeric.rounding`) for 17
 functions written with minigrad's ops, at |x| = 1 and 3 per decade from 1e-8
 to 1e8 with both signs, and near domain edges, and compares every estimate
 with the exact derivative (mpmath, 50 digits). It prints how often the true
@@ -25,9 +25,10 @@ from typing import Any
 
 import minigrad as mg
 from minigrad import Value
-from minigrad.checking.numeric import extrapolate, nominal_step
-from minigrad.checking.rounding import holdings
-from minigrad.checking.verdict import SAFETY
+from minigrad.checking.numeric.ridders import extrapolate
+from minigrad.checking.numeric.rounding import read_roundoff
+from minigrad.checking.numeric.steps import nominal_step
+from minigrad.checking.verdicts.findings import SAFETY
 
 #: name -> (the function on Values, on mpmath numbers, the open domain).
 Fn = Callable[[Any], Any]
@@ -89,7 +90,7 @@ def ratios(name: str, mp: Any) -> list[tuple[float, float, float, float]]:
                 return None
 
         try:
-            noise, _ = holdings(f(Value(x)), [])
+            noise, _ = read_roundoff(f(Value(x)), [])
         except (ArithmeticError, ValueError):
             continue
         exact = mp.diff(exact_of(mp), mp.mpf(x))

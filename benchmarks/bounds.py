@@ -43,8 +43,9 @@ from dataclasses import dataclass
 import minigrad
 from harness import Target, git_revision, progress, table
 from minigrad import Rule, Value, ops
-from minigrad.checking.levels import Levels
-from minigrad.checking.numeric import Estimate, extrapolate, nominal_step
+from minigrad.checking.numeric.ridders import extrapolate
+from minigrad.checking.numeric.steps import Estimate, nominal_step
+from minigrad.checking.run.levels import Levels
 from oracle import Exact, beyond, error_of, representable, to_float
 from places import COMPOSITIONS, GROUPS, compositions, rule_points
 from suite import Bench

@@ -20,7 +20,7 @@ import hard
 import minigrad
 import sensitivity
 from minigrad import Value, ops
-from minigrad.checking.numeric import Estimate
+from minigrad.checking.numeric.steps import Estimate
 from mistakes import FLOAT32, FLOATS, MISTAKES, f32, injected
 from oracle import Exact
 from places import GROUPS, rule_points

@@ -22,10 +22,10 @@ import pytest
 
 import minigrad as mg
 from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
-from minigrad.checking.judging import UNDECIDED_WARNING
-from minigrad.checking.levels import OutputCountError
-from minigrad.checking.taylor import rate_test
-from minigrad.checking.verdict import SAFETY, SHARP_DIGITS, digits
+from minigrad.checking.run.decide import UNDECIDED_WARNING
+from minigrad.checking.run.levels import OutputCountError
+from minigrad.checking.verdicts.findings import SAFETY, SHARP_DIGITS, digits
+from minigrad.checking.verdicts.taylor import rate_test
 
 Real = Callable[[float], float]
 

@@ -27,9 +27,9 @@ import pytest
 from hypothesis import given, settings
 
 import minigrad as mg
-import minigrad.checking.levels
+import minigrad.checking.run.levels
 from minigrad import GradcheckError, GradcheckWarning, Report, Rule, Value, check
-from minigrad.checking.report import where
+from minigrad.checking.run.table import where
 from minigrad.core.forward import Tangents
 from minigrad.testing import Expression, expressions
 from summary import closing_line
@@ -170,7 +170,7 @@ def test_a_broken_forward_mode_fails_in_forward_mode_only(monkeypatch: pytest.Mo
     func: Fn = lambda a, b: (a * b).sin()  # noqa: E731
     inputs = [Value(0.4, label="a"), Value(-0.9)]
     assert check(func, inputs, modes=("fwd", "rev")).ok
-    monkeypatch.setattr(minigrad.checking.levels, "Tangents", _DoubledTangents)
+    monkeypatch.setattr(minigrad.checking.run.levels, "Tangents", _DoubledTangents)
     report = check(func, inputs, modes=("rev", "fwd"))
     assert not report.ok
     assert {e.mode for e in report.failures} == {"fwd"}
@@ -278,14 +278,16 @@ def test_a_level_that_cannot_be_built_fails_in_the_mode_checked(
 ) -> None:
     # Levels are built by reverse mode, which forward over reverse needs too:
     # in a check of forward mode alone the failure is forward mode's.
-    built = minigrad.checking.levels.Levels.level
+    built = minigrad.checking.run.levels.Levels.level
 
-    def level(self: minigrad.checking.levels.Levels, k: int) -> Any:
+    def level(self: minigrad.checking.run.levels.Levels, k: int) -> Any:
         if k == 2:
-            raise minigrad.checking.levels.DerivativeError(ValueError("op 'x' backward: broken"))
+            raise minigrad.checking.run.levels.DerivativeError(
+                ValueError("op 'x' backward: broken")
+            )
         return built(self, k)
 
-    monkeypatch.setattr(minigrad.checking.levels.Levels, "level", level)
+    monkeypatch.setattr(minigrad.checking.run.levels.Levels, "level", level)
     report = check(lambda v: v.exp(), [Value(0.4)], order=2, modes=("fwd",))
     assert not report.ok and report.order == 2
     (entry,) = report.failures

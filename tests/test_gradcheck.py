@@ -43,7 +43,7 @@ from minigrad import (
     gradgradcheck,
     ops,
 )
-from minigrad.checking.judging import UNDECIDED_WARNING
+from minigrad.checking.run.decide import UNDECIDED_WARNING
 from minigrad.testing import Expression, expressions, points
 from summary import closing_line
 
@@ -695,7 +695,7 @@ def test_nondeterministic_backward_fails_unless_tolerated() -> None:
 
 def _reverse_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the float reverse passes (grad without create_graph) the checker makes."""
-    levels_module = importlib.import_module("minigrad.checking.levels")
+    levels_module = importlib.import_module("minigrad.checking.run.levels")
     passes = [0]
     real = levels_module.grad
 
@@ -819,7 +819,7 @@ def _closing() -> str:
 
 
 def test_validated_settings_are_reused_but_a_bool_never_passes_for_an_int() -> None:
-    settings_module = importlib.import_module("minigrad.checking.settings")
+    settings_module = importlib.import_module("minigrad.checking.run.settings")
     assert gradcheck(_sin, [X], atol=1)  # an int atol is fine
     cached = len(settings_module._VALIDATED)
     assert gradcheck(_sin, [X], atol=1)

@@ -15,7 +15,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import GradcheckWarning, Rule, Value, check, gradcheck
-from minigrad.checking.judging import UNDECIDED_WARNING
+from minigrad.checking.run.decide import UNDECIDED_WARNING
 
 
 def _warned(call: Callable[[], bool]) -> tuple[bool, list[str]]:
@@ -429,11 +429,11 @@ def test_item3_tanh_at_6_3_resolves_a_rule_error_of_1e_6() -> None:
 
 
 def test_item3_one_sharp_scale_forbids_a_blunter_agreement() -> None:
-    from minigrad.checking.numeric import Estimate
-    from minigrad.checking.verdict import judge
+    from minigrad.checking.numeric.steps import Estimate
+    from minigrad.checking.verdicts.scales import weigh
 
     # The blunt estimate agrees, the sharp one resolves a difference: with no
     # second scale to confirm it, the entry is undecided, not "agrees".
     ests = [Estimate(1.0, 1e-3, 1e-2), Estimate(1.0 - 1e-6, 1e-9, 1e-3)]
-    assert judge(1.0, 0.0, ests).verdict == "undecided"
-    assert judge(1.0 - 1e-6, 0.0, ests).verdict == "agrees"
+    assert weigh(1.0, 0.0, ests).verdict == "undecided"
+    assert weigh(1.0 - 1e-6, 0.0, ests).verdict == "agrees"

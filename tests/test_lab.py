@@ -22,9 +22,9 @@ import pytest
 from hypothesis import find, given, settings
 
 from minigrad import GradcheckError, Rule, Value, check, gradcheck, ops, testing
-from minigrad.checking.battery import battery, load_engine, support
-from minigrad.checking.signature import diagnose
-from minigrad.checking.trials import Row, run
+from minigrad.checking.lab.battery import battery, load_engine, support
+from minigrad.checking.lab.signature import diagnose
+from minigrad.checking.lab.trials import Row, run
 from minigrad.cli import main
 from minigrad.cli.lab import targets
 from minigrad.testing import Expression

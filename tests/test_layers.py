@@ -99,6 +99,49 @@ def test_a_relative_import_is_resolved_and_a_long_module_is_found(tmp_path: Path
     ]
 
 
+def test_an_import_from_a_room_above_in_checking_is_found(tmp_path: Path) -> None:
+    # numeric < verdicts < run < the face (gradcheck.py, strategies.py) < lab.
+    root = _package(
+        tmp_path,
+        {
+            "checking/numeric/__init__.py": "",
+            "checking/numeric/steps.py": "from minigrad.checking.verdicts import convict\n",
+            "checking/verdicts/__init__.py": "",
+            "checking/verdicts/convict.py": "from minigrad.checking.numeric import steps\n",
+            "checking/run/__init__.py": "",
+            "checking/run/runner.py": "from minigrad.checking.verdicts import convict\n",
+            "checking/gradcheck.py": "from minigrad.checking.run import runner\n",
+            "checking/lab/__init__.py": "",
+            "checking/lab/trials.py": "def f():\n    from minigrad.checking import gradcheck\n",
+            "checking/verdicts/scales.py": "from minigrad.checking.lab import trials\n",
+        },
+    )
+    assert layers.problems(root) == [
+        "import circle: minigrad.checking.numeric.steps -> minigrad.checking.verdicts.convict "
+        "-> minigrad.checking.numeric.steps",
+        "minigrad.checking.numeric.steps imports minigrad.checking.verdicts.convict, from a room "
+        "above its own (minigrad.checking.numeric below minigrad.checking.verdicts)",
+        "minigrad.checking.verdicts.scales imports minigrad.checking.lab.trials, from a room "
+        "above its own (minigrad.checking.verdicts below minigrad.checking.lab)",
+    ]
+
+
+def test_the_rooms_are_folders_of_checking_and_a_long_module_there_is_found(
+    tmp_path: Path,
+) -> None:
+    _, files = layers.graph()
+    for prefix in layers.ROOMS:
+        assert files[prefix].name == "__init__.py", prefix
+    assert layers.room("minigrad.checking.gradcheck") == layers.ROOMS.index("minigrad.checking")
+    assert layers.room("minigrad.core.value") is None
+    long = "x = 1\n" * (layers.ROOM_MAX_LINES + 1)
+    root = _package(tmp_path, {"checking/gradcheck.py": long, "core/value.py": long})
+    assert layers.problems(root) == [
+        f"minigrad.checking.gradcheck has {layers.ROOM_MAX_LINES + 1} lines, "
+        f"more than {layers.ROOM_MAX_LINES}"
+    ]
+
+
 @pytest.mark.parametrize(("argv", "code"), [([], 0), (["--graph"], 0)])
 def test_the_command_prints_and_exits_by_what_it_found(
     argv: list[str], code: int, capsys: pytest.CaptureFixture[str]

@@ -29,7 +29,7 @@ from minigrad import (
     gradcheck,
     gradgradcheck,
 )
-from minigrad.checking.judging import UNDECIDED_WARNING
+from minigrad.checking.run.decide import UNDECIDED_WARNING
 
 Fn = Callable[[Value], Value]
 Real = Callable[[float], float]
@@ -207,7 +207,8 @@ ROUNDED_STEPS: list[tuple[str, Real, Real, float]] = [
 def test_the_extrapolation_bound_holds_where_the_steps_are_rounded(
     name: str, f: Real, df: Real, x: float
 ) -> None:
-    from minigrad.checking.numeric import extrapolate, nominal_step
+    from minigrad.checking.numeric.ridders import extrapolate
+    from minigrad.checking.numeric.steps import nominal_step
 
     def evaluate(t: float) -> list[float] | None:
         try:

@@ -7,7 +7,10 @@ inside functions alike, and prints what breaks the architecture:
 - a circle of imports between modules (Tarjan's strongly connected
   components over the import graph);
 - a module that imports one from a layer above its own (:data:`LAYERS`);
-- a module of more than :data:`MAX_LINES` lines.
+- inside ``checking/``, a module that imports one from a room above its own
+  (:data:`ROOMS`);
+- a module of more than :data:`MAX_LINES` lines (:data:`ROOM_MAX_LINES` in
+  ``checking/``).
 
 An import under ``if TYPE_CHECKING:`` is for annotations only, runs never and
 does not count. ``from minigrad.core import rules`` is an import of the
@@ -37,6 +40,22 @@ LAYERS = (
 #: No module longer than this (a module is one idea a reader can hold).
 MAX_LINES = 600
 
+#: The rooms of ``checking/``, bottom first: a module of ``checking/`` may import
+#: from its own room and below. ``numeric`` (floats in, estimates out, no
+#: verdicts) < ``verdicts`` (evidence, and the one function that convicts) <
+#: ``run`` (settings, levels, the runner, fast mode, the report) < the public
+#: face (``gradcheck.py``, ``strategies.py``, the package itself: what is in
+#: no room listed) < ``lab`` (a student's engine, checked through the face).
+ROOMS = (
+    "minigrad.checking.numeric",
+    "minigrad.checking.verdicts",
+    "minigrad.checking.run",
+    "minigrad.checking",
+    "minigrad.checking.lab",
+)
+#: No module of ``checking/`` longer than this.
+ROOM_MAX_LINES = 500
+
 ROOT = Path(__file__).resolve().parent.parent / "src"
 
 
@@ -54,6 +73,18 @@ def layer(module: str) -> int:
         if module == prefix or module.startswith(prefix + "."):
             return i
     return len(LAYERS)
+
+
+def room(module: str) -> int | None:
+    """The index of ``module``'s room in :data:`ROOMS` (the longest that holds it); None
+    outside ``checking/``."""
+    found: tuple[int, int] | None = None
+    for i, prefix in enumerate(ROOMS):
+        if (module == prefix or module.startswith(prefix + ".")) and (
+            found is None or len(prefix) > found[1]
+        ):
+            found = (i, len(prefix))
+    return found[0] if found is not None else None
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -164,10 +195,17 @@ def problems(root: Path = ROOT) -> list[str]:
                     f"{module} imports {target}, from a layer above its own "
                     f"({LAYERS[layer(module)]} below {_layer_name(target)})"
                 )
+            here, there = room(module), room(target)
+            if here is not None and there is not None and there > here:
+                found.append(
+                    f"{module} imports {target}, from a room above its own "
+                    f"({ROOMS[here]} below {ROOMS[there]})"
+                )
     for module, path in sorted(files.items()):
         lines = len(path.read_text().splitlines())
-        if lines > MAX_LINES:
-            found.append(f"{module} has {lines} lines, more than {MAX_LINES}")
+        most = ROOM_MAX_LINES if room(module) is not None else MAX_LINES
+        if lines > most:
+            found.append(f"{module} has {lines} lines, more than {most}")
     return found
 
 
@@ -189,7 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     for line in found:
         print(line)
     if not found:
-        print("layers hold: no circle, no import upwards, no module over", MAX_LINES, "lines")
+        print(
+            "layers hold: no circle, no import upwards (nor among the rooms of checking/), "
+            f"no module of checking/ over {ROOM_MAX_LINES} lines, no module over {MAX_LINES} lines"
+        )
     return 1 if found else 0
 
 

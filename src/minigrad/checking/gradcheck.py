@@ -1,11 +1,11 @@
 """Derivative checks: gradcheck, gradgradcheck and check_grads of any order.
 
 The public entry points, thin: each bundles its settings into one
-:class:`~minigrad.checking.settings.Settings`, runs one check
-(:func:`~minigrad.checking.compare.run_check`) and concludes: a
+:class:`~minigrad.checking.run.settings.Settings`, runs one check
+(:func:`~minigrad.checking.run.runner.run_check`) and concludes: a
 :class:`Report`, True, or :class:`GradcheckError`.
 
-One machinery serves every order (:mod:`minigrad.checking.levels`): level 1 is
+One machinery serves every order (:mod:`minigrad.checking.run.levels`): level 1 is
 ``func``'s outputs, level k + 1 every analytic derivative of level k. A check
 of order n compares, for levels 1 to n, the analytic derivatives of the
 level's values with numerical ones, so a second-order check also checks the
@@ -19,7 +19,7 @@ compared with the same numerical derivatives, and every failing entry says
 which mode it came from.
 
 How an entry is judged, and how a failure is explained, is in
-:mod:`minigrad.checking.compare`.
+:mod:`minigrad.checking.run.compare`.
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ import os
 import warnings
 from collections.abc import Sequence
 
-from minigrad.checking.compare import run_check
-from minigrad.checking.levels import Func
-from minigrad.checking.report import Entry, Report
-from minigrad.checking.settings import MODES as MODES  # importable here, as before the split
-from minigrad.checking.settings import Settings, modes_from_flags
+from minigrad.checking.run.levels import Func
+from minigrad.checking.run.report import Entry, Report
+from minigrad.checking.run.runner import run_check
+from minigrad.checking.run.settings import MODES as MODES  # importable here, as before the split
+from minigrad.checking.run.settings import Settings, modes_from_flags
 from minigrad.core._validate import as_bool
 from minigrad.core.value import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from minigrad.checking.engines import Inputs
+    from minigrad.checking.run.engines import Inputs
 
 __all__ = [
     "Entry",
@@ -82,7 +82,7 @@ class GradcheckError(AssertionError, RuntimeError):
         self._message_only = isinstance(report, str)
         if isinstance(report, str):
             super().__init__(report)
-            report = Report(False, 0, 0, fault=report)
+            report = Report(ok=False, order=0, checked=0, fault=report)
         elif isinstance(report, Report):
             super().__init__(report.text(full="PYTEST_CURRENT_TEST" in os.environ))
         else:
@@ -143,7 +143,7 @@ def check(
             a fresh Value (reported by its position, as any input). The
             nodes of a micrograd-style engine are checked too, by their own
             ``backward()``: first derivatives, reverse mode (see
-            :mod:`minigrad.checking.engines`).
+            :mod:`minigrad.checking.run.engines`).
         order: Check derivatives of orders 1 to ``order``.
         grad_outputs: Weights v: above order 1, the derivatives of
             sum_j v_j * out_j are checked; Value weights are checked as inputs.

@@ -20,7 +20,8 @@ users' custom ops:
 Hypothesis is imported lazily, inside the functions, so ``import minigrad`` and
 ``import minigrad.checking.strategies`` work without it; only calling a strategy needs it.
 Installing minigrad also registers a hypothesis plugin (the
-``[project.entry-points.hypothesis]`` table of ``pyproject.toml``) that makes
+``[project.entry-points.hypothesis]`` table of ``pyproject.toml``,
+:mod:`minigrad.checking.plugin`) that makes
 ``st.from_type(Value)`` draw leaf Values whose data is 0 or has a magnitude
 between 1e-8 and 1e8 (log-uniform: every decade as often as any other). That
 is the range minigrad's checkers are built to judge. Far outside it a finite
@@ -38,8 +39,6 @@ Example:
 
 from __future__ import annotations
 
-import math
-import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -154,6 +153,7 @@ def values(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tupl
         (``grad == 0.0``); every draw makes new objects.
 
     Example:
+        >>> import math
         >>> from hypothesis import given, settings
         >>> from minigrad import ops
         >>> @settings(max_examples=25, database=None)
@@ -474,32 +474,3 @@ def expressions(
         return Expression(inputs=inputs, nodes=tuple(nodes))
 
     return draw_expression()
-
-
-def _hypothesis_setup_hook() -> None:
-    """Register minigrad's strategies with hypothesis (run by its plugin entry point).
-
-    Afterwards ``st.from_type(Value)`` draws fresh leaf Values whose data is 0
-    or has a magnitude in [1e-8, 1e8] (see the module docstring for why).
-    """
-    from hypothesis import strategies as st
-
-    # Magnitudes log-uniform, so each decade is drawn as often as any other;
-    # plain st.floats(-1e8, 1e8) puts most draws near 1e8 and few near 1.
-    magnitude = st.floats(-_DECADES, _DECADES).map(_power_of_ten)
-    data = st.one_of(st.just(0.0), magnitude, magnitude.map(operator.neg))
-    st.register_type_strategy(Value, data.map(_leaf))
-
-
-#: ``st.from_type(Value)`` draws 0 or magnitudes in [1e-8, 1e8] (see the module docstring).
-_DECADES = 8.0
-_TINY, _HUGE = 1e-8, 1e8
-
-
-def _power_of_ten(e: float) -> float:
-    # The clamp keeps pow's last-bit rounding from stepping past either end.
-    return min(max(math.pow(10.0, e), _TINY), _HUGE)
-
-
-def _leaf(x: float) -> Value:
-    return Value(x)

@@ -14,7 +14,7 @@ time limit per check, so one student's syntax error, endless loop or crash
 is that student's row, never the end of the run. :func:`grade` prints one
 target's checks row by row (input, expected, got and the differences for a
 failure) or a class's table, check by student, with the diagnosis of each
-student (:mod:`minigrad.checking.signature`); ``fmt`` ``json`` and ``csv``
+student (:mod:`minigrad.checking.lab.signature`); ``fmt`` ``json`` and ``csv``
 give the same for a gradebook.
 """
 
@@ -30,10 +30,10 @@ import os
 import time
 from pathlib import Path
 
-from minigrad.checking.battery import battery, load_engine, one_line
-from minigrad.checking.engines import engine_name
-from minigrad.checking.signature import diagnose, recursion
-from minigrad.checking.trials import Row, run
+from minigrad.checking.lab.battery import battery, load_engine, one_line
+from minigrad.checking.lab.signature import diagnose, recursion
+from minigrad.checking.lab.trials import Row, run
+from minigrad.checking.run.engines import engine_name
 from minigrad.cli.rulefile import FileError, load_file
 from minigrad.cli.sandbox import Job, run_job
 
@@ -41,7 +41,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from minigrad.checking.battery import Check
+    from minigrad.checking.lab.battery import Check
 
 __all__ = ["Engine", "grade", "load_class", "targets"]
 
@@ -148,7 +148,7 @@ class Engine:
     Attributes:
         target: The target (see :func:`targets`).
         name: The engine's class (``module.Value``), once loaded.
-        rows: One :class:`~minigrad.checking.trials.Row` per check.
+        rows: One :class:`~minigrad.checking.lab.trials.Row` per check.
         missing: ``{check: why}`` for the checks the engine does not support.
         error: Why the target could not be loaded ("" when it was).
         trace: The traceback of that error, when there is one.

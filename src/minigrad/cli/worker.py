@@ -26,8 +26,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from minigrad.checking.battery import one_line
-from minigrad.checking.trials import Row
+from minigrad.checking.lab.battery import one_line
+from minigrad.checking.lab.trials import Row
 from minigrad.cli import lab, rulefile
 
 __all__ = ["main"]

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from minigrad.checking.numeric import central, nominal_step
+from minigrad.checking.numeric.steps import central, nominal_step
 from minigrad.core._validate import positive
 from minigrad.core.grad import grad
 from minigrad.core.value import Value

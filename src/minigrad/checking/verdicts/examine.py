@@ -6,20 +6,20 @@ spending evaluations only where the cheaper evidence did not settle it:
 
 1. **The nominal central difference** (two evaluations, which every check
    makes): an entry whose difference from the analytic value is within the
-   difference's round-off agrees (:func:`minigrad.checking.verdict.nominal`).
-   The round-off is first taken as :data:`~minigrad.checking.numeric.ROUNDOFF`
+   difference's round-off agrees (:func:`minigrad.checking.verdicts.scales.agrees_at_nominal`).
+   The round-off is first taken as :data:`~minigrad.checking.numeric.steps.ROUNDOFF`
    of the values; an entry outside it is looked at again with the round-off
-   read off the graph (:mod:`minigrad.checking.rounding`), which is larger
+   read off the graph (:mod:`minigrad.checking.numeric.rounding`), which is larger
    where intermediates cancel.
-2. **Extrapolation** (:func:`minigrad.checking.numeric.extrapolate`) for the
+2. **Extrapolation** (:func:`minigrad.checking.numeric.ridders.extrapolate`) for the
    entries still open, until each is settled or the steps run out.
 3. **Sharpening** (``thorough``, and only for a check of a few inputs): an
-   entry that agrees to fewer than :data:`~minigrad.checking.verdict.SHARP_DIGITS`
+   entry that agrees to fewer than :data:`~minigrad.checking.verdicts.findings.SHARP_DIGITS`
    digits is extrapolated again from larger steps, where round-off weighs
    less (``x * x`` at 1e8 agrees to 6 digits at the nominal step and to 14
    at a step of 100).
 4. **The second method** (``thorough``): what stays undecided gets the Taylor
-   remainder's rate (:mod:`minigrad.checking.taylor`), and one-sided
+   remainder's rate (:mod:`minigrad.checking.verdicts.taylor`), and one-sided
    differences where the domain's edge cut the central steps short.
 
 A check with ``atol``/``rtol`` (the classic test) makes steps 1 and 2 only:
@@ -31,40 +31,34 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.fine import appeal
-from minigrad.checking.grain import grain, grained
-from minigrad.checking.numeric import (
+from minigrad.checking.numeric.fine import fine_mean
+from minigrad.checking.numeric.grain import grain
+from minigrad.checking.numeric.ridders import SHARPER, extrapolate, one_sided
+from minigrad.checking.numeric.rounding import GraphRoundoff
+from minigrad.checking.numeric.steps import (
     NOISE_FLOOR,
-    ROUNDOFF,
-    SHARPER,
+    Coordinate,
     Estimate,
-    Evaluate,
-    central,
-    extrapolate,
-    one_sided,
+    NominalDifference,
     roundoff,
 )
-from minigrad.checking.rounding import analytic_roundoff, holdings, turn_scale
-from minigrad.checking.taylor import rate_test
-from minigrad.checking.verdict import (
+from minigrad.checking.verdicts.convict import reweigh
+from minigrad.checking.verdicts.evidence import BrokenDerivative, Remainders
+from minigrad.checking.verdicts.findings import (
     AGREES,
     MIN_DIGITS,
     SHARP_DIGITS,
     UNDECIDED,
     WRONG,
     Finding,
-    contradicted,
     digits,
     finest_step,
-    judge,
-    nominal,
-    resolves,
-    settled,
     zero_scale,
 )
-from minigrad.core.value import Value
+from minigrad.checking.verdicts.scales import agrees_at_nominal, resolves, settled, weigh
+from minigrad.checking.verdicts.taylor import rate_test
 
-__all__ = ["Examined", "Holdings", "Nominal", "examine", "nominal_difference"]
+__all__ = ["Examined", "examine"]
 
 #: Relative round-off of an analytic value before the graph is read.
 _ANALYTIC = 32.0 * 2.0**-52
@@ -75,117 +69,6 @@ _TAYLOR_REACH = 1e3
 _AROUND = (4.0, 40.0, 0.4)
 #: One-sided differences start up to this many nominal steps out.
 _ONE_SIDED_REACH = 1e4
-
-
-class Holdings:
-    """The round-off a level's values and their gradients hold, read off the graph on demand.
-
-    Args:
-        fs: The level's values (Values; anything else holds an unknown round-off).
-        xs: The inputs.
-    """
-
-    def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
-        self.fs = fs
-        self.xs = xs
-        self._read: dict[int, tuple[float, list[float]]] = {}
-        self._turns: dict[tuple[int, int], float] = {}
-
-    def _of(self, r: int) -> tuple[float, list[float]]:
-        found = self._read.get(r)
-        if found is None:
-            found = self._read[r] = holdings(self.fs[r], self.xs)
-        return found
-
-    def noise(self, r: int) -> float:
-        """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
-        value that is not a minigrad Value, a partial that fails on floats; the
-        model of :func:`~minigrad.checking.numeric.roundoff` then applies)."""
-        noise = self._of(r)[0]
-        return noise if math.isfinite(noise) else 0.0
-
-    def spread(self, r: int, i: int) -> float:
-        """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
-        graph; inf: the graph cannot tell)."""
-        return self._of(r)[1][i]
-
-    def turn(self, r: int, i: int) -> float:
-        """The largest step of input ``i`` whose difference of value ``r`` sees slopes,
-        not averages over the periods of a periodic op (inf: no such op)."""
-        found = self._turns.get((r, i))
-        if found is None:
-            found = self._turns[(r, i)] = turn_scale(self.fs[r], self.xs[i])
-        return found
-
-    def analytic(self, r: int, i: int, a: float) -> float:
-        """The round-off of the analytic derivative of value ``r`` by input ``i``."""
-        spread = self._of(r)[1][i]
-        if not math.isfinite(spread):
-            return _ANALYTIC * abs(a) + 2.0**-1074
-        return analytic_roundoff(spread, a)
-
-
-class Nominal:
-    """The central difference at the nominal step, with what it came from.
-
-    Attributes:
-        values: The difference quotient per row.
-        up, down: The values at ``x + h`` and ``x - h``.
-        half: The half-step actually taken.
-        left, right: The one-sided steps, ``x - (x - h)`` and ``(x + h) - x``.
-        roundoff: The round-off of each quotient (from the values' magnitude).
-    """
-
-    __slots__ = ("down", "half", "left", "richardson", "right", "roundoff", "up", "values")
-
-    def __init__(
-        self,
-        values: list[float],
-        up: list[float],
-        down: list[float],
-        half: float,
-        left: float,
-        right: float,
-    ) -> None:
-        self.values = values
-        self.up = up
-        self.down = down
-        self.half = half
-        self.left = left
-        self.right = right
-        self.roundoff = roundoff(
-            [max(abs(u), abs(d)) for u, d in zip(up, down, strict=True)],
-            half,
-            grained(up, down, None, ROUNDOFF),
-        )
-        self.richardson = False
-
-
-def nominal_difference(
-    evaluate: Evaluate, at: float, h: float, richardson: bool = False
-) -> Nominal | None:
-    """The central difference at step ``h`` (None when a side left the domain).
-
-    With ``richardson``, the differences at ``h`` and ``h / 2`` are combined
-    to cancel the ``h**2`` term (and its round-off grows by 5/3).
-    """
-    sides = central(evaluate, at, h)
-    if sides is None:
-        return None
-    up, down, half = sides
-    values = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
-    if richardson:
-        finer = central(evaluate, at, h / 2.0)
-        if finer is None:
-            return None
-        up2, down2, half2 = finer
-        fine = [(u - d) / (2.0 * half2) for u, d in zip(up2, down2, strict=True)]
-        values = [(4.0 * f - c) / 3.0 for c, f in zip(values, fine, strict=True)]
-    found = Nominal(values, up, down, half, (at + half) - at, at - (at - half))
-    if richardson:
-        found.roundoff = [3.0 * r for r in found.roundoff]
-        found.richardson = True
-    return found
 
 
 class Examined:
@@ -201,7 +84,7 @@ class Examined:
 
     __slots__ = ("estimates", "findings", "nominal", "roundoff", "trusted")
 
-    def __init__(self, nominal: Nominal | None) -> None:
+    def __init__(self, nominal: NominalDifference | None) -> None:
         self.findings: dict[tuple[int, int], Finding] = {}
         self.estimates: dict[int, list[Estimate]] = {}
         self.nominal = nominal
@@ -210,38 +93,33 @@ class Examined:
 
 
 def examine(
-    evaluate: Evaluate,
-    at: float,
-    h: float,
-    here: Sequence[float],
+    point: Coordinate,
+    *,
+    wrt: int,
     analytic: Sequence[Sequence[float]],
     pairs: Sequence[tuple[int, int]],
-    holdings_of: Holdings,
-    i: int,
-    found: Nominal | None,
-    *,
+    graph: GraphRoundoff,
+    nominal: NominalDifference | None,
     thorough: bool,
     sharpen: bool,
     tight: bool = False,
 ) -> Examined:
-    """Findings for the ``(mode, row)`` pairs of input ``i``; see the module's steps.
+    """Findings for the ``(mode, row)`` pairs of input ``wrt``; see the module's steps.
 
     Args:
-        evaluate: The level's values as a function of input i's data.
-        at: Input i's data.
-        h: The nominal step.
-        here: The level's values at ``at``.
-        analytic: Per mode, per row, the analytic derivative by input i.
+        point: Input ``wrt`` as the numbers see it (its values, data and nominal step).
+        wrt: The input's index.
+        analytic: Per mode, per row, the analytic derivative by the input.
         pairs: The ``(mode, row)`` pairs to examine.
-        holdings_of: The round-off of the level's values, read on demand.
-        i: The input's index.
-        found: The nominal difference (already computed), or None.
+        graph: The round-off of the level's values, read on demand.
+        nominal: The nominal difference (already computed), or None.
         thorough: Sharpen and try the second method (the default verdicts).
         sharpen: Whether sharpening is affordable (a check of a few inputs).
         tight: Sharpen even without ``thorough``: the classic test with a
             tolerance tighter than a few digits needs estimates that sharp.
     """
-    e = _Examining(evaluate, at, h, here, analytic, holdings_of, i, Examined(found))
+    found, i = nominal, wrt
+    e = _Examining(point, analytic, graph, i, Examined(found))
     out = e.out
     rows = sorted({r for _, r in pairs})
     e.modes_of = {r: [m for m, rr in pairs if rr == r] for r in rows}
@@ -251,7 +129,7 @@ def examine(
     if found is not None:
         for m, r in pairs:
             a, n = analytic[m][r], found.values[r]
-            if a == 0.0 and abs(n) <= found.roundoff[r] and holdings_of.spread(r, i) < 0.0:
+            if a == 0.0 and abs(n) <= found.roundoff[r] and graph.spread(r, i) < 0.0:
                 # No path from the input to the value: its derivative is 0 by
                 # construction, and moving the input changes the value by no
                 # more than round-off (a lost path, .data read, would).
@@ -265,18 +143,18 @@ def examine(
                     "its graph, and moving the input changes it by no more than round-off)",
                 )
                 continue
-            got = nominal(a, cheap[(m, r)], n, found.roundoff[r], found.half)
+            got = agrees_at_nominal(a, cheap[(m, r)], n, found.roundoff[r], found.half)
             if got is None or (sharpen and got.digits < SHARP_DIGITS):
                 # Read the graph's round-off: larger where intermediates cancel,
                 # and, for a check of a few inputs, the tighter bound that
                 # spares sharpening (sin: 1 ulp of the value, not 64).
                 a_err = e.a_err(m, r)
                 bigger = max(abs(found.up[r]), abs(found.down[r]))
-                held = max(2.0 * holdings_of.noise(r), grain(found.up[r], found.down[r]))
+                held = max(2.0 * graph.noise(r), grain(found.up[r], found.down[r]))
                 noise = roundoff([bigger], found.half, [held])[0]
                 if found.richardson:
                     noise *= 3.0
-                again = nominal(a, a_err, n, noise, found.half)
+                again = agrees_at_nominal(a, a_err, n, noise, found.half)
                 if again is not None and (got is None or again.digits > got.digits):
                     got = again
             if got is not None:
@@ -323,11 +201,6 @@ def _outweighed(a: float, a_err: float, ests: Sequence[Estimate], agreed: Findin
     )
 
 
-def _set_aside(convicted: Finding, why: str) -> Finding:
-    """A conviction another piece of evidence contradicts: undecided, its estimate unbounded."""
-    return Finding(UNDECIDED, 0, convicted.numerical, math.inf, convicted.step, why)
-
-
 def _better(before: Finding | None, fresh: Finding) -> Finding:
     """The stronger of two findings for one entry: a proof of wrong, else more digits.
 
@@ -345,36 +218,33 @@ def _better(before: Finding | None, fresh: Finding) -> Finding:
 class _Examining:
     """One input's examination under way: what every pass after the nominal step needs.
 
-    Attributes are :func:`examine`'s arguments of the same names; ``out``
+    Attributes are :func:`examine`'s arguments (``point`` taken apart); ``out``
     collects the evidence; ``modes_of`` maps a row to its modes examined.
     """
 
-    __slots__ = ("analytic", "at", "evaluate", "h", "here", "holdings", "i", "modes_of", "out")
+    __slots__ = ("analytic", "at", "evaluate", "graph", "h", "here", "i", "modes_of", "out")
 
     def __init__(
         self,
-        evaluate: Evaluate,
-        at: float,
-        h: float,
-        here: Sequence[float],
+        point: Coordinate,
         analytic: Sequence[Sequence[float]],
-        holdings: Holdings,
+        graph: GraphRoundoff,
         i: int,
         out: Examined,
     ) -> None:
-        self.evaluate = evaluate
-        self.at = at
-        self.h = h
-        self.here = here
+        self.evaluate = point.evaluate
+        self.at = point.x
+        self.h = point.h
+        self.here = point.here
         self.analytic = analytic
-        self.holdings = holdings
+        self.graph = graph
         self.i = i
         self.out = out
         self.modes_of: dict[int, list[int]] = {}
 
     def a_err(self, m: int, r: int) -> float:
         """The analytic side's round-off for ``(m, r)``, read off the graph (and kept)."""
-        got = self.holdings.analytic(r, self.i, self.analytic[m][r])
+        got = self.graph.analytic(r, self.i, self.analytic[m][r])
         self.out.roundoff[(m, r)] = got
         return got
 
@@ -382,7 +252,7 @@ class _Examining:
         """Per row, the round-off read off the graph, with a margin of 2 (0 for rows not asked)."""
         noise = [0.0] * len(self.here)
         for r in rows:
-            noise[r] = 2.0 * self.holdings.noise(r)
+            noise[r] = 2.0 * self.graph.noise(r)
         return noise
 
     def blunt(self, rows: Sequence[int], verdicts: tuple[str, ...]) -> list[int]:
@@ -427,11 +297,11 @@ class _Examining:
             seen = {(e.value, e.step) for e in known}
             # Steps that span periods of a periodic op average its slope away:
             # their estimates are of another function, and decide nothing.
-            turn = self.holdings.turn(r, self.i) if ests[r] else math.inf
+            turn = self.graph.turn(r, self.i) if ests[r] else math.inf
             known.extend(e for e in ests[r] if (e.value, e.step) not in seen and e.step <= turn)
             for m in modes_of[r]:
                 a, a_err = analytic[m][r], errs[(m, r)]
-                fresh = judge(a, a_err, out.estimates[r], finest=finest)
+                fresh = weigh(a, a_err, out.estimates[r], finest=finest)
                 before = out.findings.get((m, r))
                 if before is not None and _outweighed(a, a_err, out.estimates[r], before):
                     before = None  # a sharper estimate forbids the earlier agreement
@@ -444,17 +314,16 @@ class _Examining:
         # pole, cusp or kink (relu at -1e-300 is flat on both sides below 1e-300).
         reach = min(_TAYLOR_REACH * h, 0.25 * abs(at)) if at != 0.0 else _TAYLOR_REACH * h
         # Not beyond a radian of a periodic op's argument (t - sin(t) at 1e15).
-        return min(reach, self.holdings.turn(r, self.i))
+        return min(reach, self.graph.turn(r, self.i))
 
     def cross_examine(self, pairs: Sequence[tuple[int, int]]) -> None:
-        """A conviction that the Taylor remainder contradicts (it falls as ``h**2``
-        down to steps that bound the slope's error well below the difference),
-        or the fine steps (:func:`~minigrad.checking.fine.appeal`), is undecided."""
+        """Each conviction weighed again with the Taylor remainder's rate (it falls
+        as ``h**2`` down to steps that bound the slope's error well below the
+        difference) and the fine steps below it: either can set it aside."""
         out = self.out
         for m, r in pairs:
             a, a_err = self.analytic[m][r], out.roundoff[(m, r)]
             convicted = out.findings[(m, r)]
-            gap = abs(a - convicted.numerical)
             got = rate_test(
                 self.evaluate,
                 self.at,
@@ -463,32 +332,37 @@ class _Examining:
                 a,
                 a_err,
                 self._reach(r),
-                self.holdings.noise(r),
+                self.graph.noise(r),
             )
-            if got.verdict == AGREES and got.error < 0.5 * gap:
-                why = f"the methods disagree: {convicted.reason}; but {got.reason}"
-                out.findings[(m, r)] = _set_aside(convicted, why)
-            else:
-                out.findings[(m, r)] = self._heard(r, a, a_err, convicted)
+            # The charge weighed again, with the second method's finding.
+            out.findings[(m, r)] = self._hear(r, reweigh(convicted, second=got))
 
-    def _heard(self, r: int, a: float, a_err: float, convicted: Finding) -> Finding:
-        """A conviction the fine steps contradict is undecided (:func:`appeal`)."""
-        fine = appeal(
+    def _hear(self, r: int, found: Finding) -> Finding:
+        """A conviction weighed again with the fine steps below it (:func:`fine_mean`).
+
+        Where they set it aside, what the steps above them gave is of a slope
+        averaged over its changes, and decides nothing: those estimates go.
+        """
+        charge = found.charge
+        if found.verdict != WRONG or isinstance(charge, BrokenDerivative) or charge is None:
+            return found
+        a = charge.slope if isinstance(charge, Remainders) else charge.analytic
+        gap = abs(a - found.numerical)
+        fine = fine_mean(
             self.evaluate,
             self.at,
             r,
-            value=abs(self.here[r]),
-            noise=self.holdings.noise(r),
-            analytic=(a, a_err),
-            gap=abs(a - convicted.numerical),
-            step=convicted.step,
+            here=self.here,
+            noise=self.graph.noise(r),
+            gap=gap,
+            step=found.step,
         )
-        if fine is None:
-            return convicted
-        out = self.out  # what steps above the fine ones gave is of an averaged slope
-        out.trusted[r] = min(out.trusted.get(r, math.inf), fine.high)
-        out.estimates[r] = [e for e in out.estimates.get(r, []) if e.step <= fine.high]
-        return _set_aside(convicted, f"the steps disagree: {convicted.reason}; but {fine.reason}")
+        heard = reweigh(found, fine=fine) if fine is not None else found
+        if heard.verdict != WRONG and fine is not None:
+            out = self.out
+            out.trusted[r] = min(out.trusted.get(r, math.inf), fine.high)
+            out.estimates[r] = [e for e in out.estimates.get(r, []) if e.step <= fine.high]
+        return heard
 
     def confirm(self, rows: Sequence[int]) -> None:
         """For undecided rows where one estimate resolves a difference, starts
@@ -553,34 +427,29 @@ class _Examining:
         out, at, h, here = self.out, self.at, self.h, self.here
         rows = sorted({r for _, r in pairs})
         sided: dict[int, list[Estimate]] = {}
-        turns = {r: self.holdings.turn(r, self.i) for r in rows}
+        turns = {r: self.graph.turn(r, self.i) for r in rows}
         if out.nominal is None:  # the domain cut the central steps short
             reach = min([_ONE_SIDED_REACH * h, *turns.values()])
             sided = one_sided(self.evaluate, at, here, reach, rows, noise=self.noise(rows))
         for m, r in pairs:
             a, a_err = self.analytic[m][r], out.roundoff[(m, r)]
             if sided.get(r):
-                got = judge(a, a_err, sided[r], what="one-sided", finest=finest_step(at))
+                got = weigh(a, a_err, sided[r], what="one-sided", finest=finest_step(at))
                 if got.verdict != UNDECIDED:
                     out.findings[(m, r)] = got
                     continue
             got = rate_test(
-                self.evaluate, at, here, r, a, a_err, self._reach(r), self.holdings.noise(r)
+                self.evaluate, at, here, r, a, a_err, self._reach(r), self.graph.noise(r)
             )
             if got.verdict == UNDECIDED:
                 got = self._flat(r, a) or got
             elif got.verdict == AGREES and _outweighed(a, a_err, out.estimates.get(r, []), got):
                 got = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, got.reason)
-            elif got.verdict == WRONG and contradicted(
-                a, a_err, out.estimates.get(r, []), abs(a - got.numerical)
-            ):
+            elif got.verdict == WRONG:
                 # The remainder's rate convicts alone only where the first method's
                 # estimates do not agree closely with the slope: two methods that
                 # disagree decide nothing.
-                why = "the methods disagree: an extrapolated estimate agrees closely, but "
-                got = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, why + got.reason)
-            elif got.verdict == WRONG:
-                got = self._heard(r, a, a_err, got)
+                got = self._hear(r, reweigh(got, first=out.estimates.get(r, [])))
             if got.verdict != UNDECIDED:
                 out.findings[(m, r)] = got
             else:

@@ -3,12 +3,12 @@
 Every public checker (:mod:`minigrad.checking.gradcheck`) bundles its
 keyword arguments that are settings into one :class:`Settings` (as PyTorch's
 ``GradcheckInfo`` does) and hands it down to every part of the check
-(:mod:`minigrad.checking.compare`). Its arguments are validated here, in the
+(:mod:`minigrad.checking.run.compare`). Its arguments are validated here, in the
 package's one wording (``minigrad.core._validate``), and so are the modes of
 the analytic side: JAX's names (``modes``) and PyTorch's two flags.
 
 ``atol`` and ``rtol`` both None (the default) ask for verdicts from the error
-bound (:mod:`minigrad.checking.verdict`); either one given asks for the
+bound (:mod:`minigrad.checking.verdicts.scales`); either one given asks for the
 classic test, PyTorch's, with the other at PyTorch's default.
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric import nominal_step
-from minigrad.checking.verdict import CLASSIC_ATOL, CLASSIC_RTOL
+from minigrad.checking.numeric.steps import nominal_step
+from minigrad.checking.verdicts.findings import CLASSIC_ATOL, CLASSIC_RTOL
 from minigrad.core._validate import as_int, non_negative, positive
 
 __all__ = ["MODES", "Settings", "modes_from_flags"]
@@ -152,7 +152,7 @@ class Settings:
     def step(self, x: float) -> float:
         """The nominal step at ``x``: ``eps`` itself in the classic call form with
         ``eps`` given (PyTorch's), else ``eps`` scaled to ``x``
-        (:func:`~minigrad.checking.numeric.nominal_step`).
+        (:func:`~minigrad.checking.numeric.steps.nominal_step`).
 
         Example:
             >>> Settings("check", eps=1e-2, atol=1e-4).step(100.0)

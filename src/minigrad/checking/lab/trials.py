@@ -1,6 +1,6 @@
 """Running one check of the battery on a student's engine: a :class:`Row` of plain data.
 
-:func:`run` runs a check of :mod:`minigrad.checking.battery` at random
+:func:`run` runs a check of :mod:`minigrad.checking.lab.battery` at random
 points. The analytic side is the engine's own ``backward()``, the expected
 side the numerical derivative of :func:`~minigrad.checking.gradcheck.check`
 (which takes a foreign engine's nodes), and the forward is compared with
@@ -17,10 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
-from minigrad.checking.battery import METHODS, Check, chain, one_line, refused
-from minigrad.checking.engines import fits
 from minigrad.checking.gradcheck import check as gradcheck_report
-from minigrad.checking.levels import Func
+from minigrad.checking.lab.battery import METHODS, Check, chain, one_line, refused
+from minigrad.checking.run.engines import fits
+from minigrad.checking.run.levels import Func
+from minigrad.checking.verdicts.evidence import Cause
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
 
@@ -169,7 +170,7 @@ def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
         exception on one line.
 
     Example:
-        >>> from minigrad.checking.battery import battery
+        >>> from minigrad.checking.lab.battery import battery
         >>> checks, _ = battery(Value)
         >>> run(checks[1], Value).verdict
         'ok'
@@ -229,7 +230,7 @@ def _run_point(check: Check, cls: type, row: Row, rng: random.Random, k: int) ->
     if report.ok:
         return True
     failures = report.failures
-    if any("could not be computed" in e.note for e in failures):
+    if any(e.cause is Cause.NOT_COMPUTED for e in failures):
         row.verdict = "ERROR"
         row.note = f"backward() raises at {_shown(point)}: {failures[0].note}"
         return False

@@ -4,7 +4,7 @@ A forward that cancels large intermediates inside itself, hidden from the
 graph (a custom rule computing ``log1p(exp(x)) - x`` at 15, whose values are
 whole multiples of an ulp of 15), returns values whose last bits are all 0:
 their round-off is the grid's spacing, not an ulp of the value.
-:mod:`minigrad.checking.numeric` and :mod:`minigrad.checking.taylor` raise
+:mod:`minigrad.checking.numeric.steps` and :mod:`minigrad.checking.verdicts.taylor` raise
 the round-off they assume to it.
 """
 

@@ -4,12 +4,14 @@ A report is plain data plus two views of it: ``str(report)`` is a text table
 (short in a terminal, complete under pytest) and ``report._repr_html_()`` is the
 table a notebook shows. Every entry carries its verdict (``"wrong"``,
 ``"agrees"``, ``"undecided"``), the digits of agreement and the reason in
-words (:mod:`minigrad.checking.verdict`).
+words (:mod:`minigrad.checking.verdicts.scales`).
 
 Example:
-    >>> e = Entry(1, 0, (), 0, analytic=-1.0, numerical=1.0, allowed=0.001, passed=False,
-    ...           error=1e-10, step=1e-3, verdict="wrong", reason="wrong: 2e10 bounds apart")
-    >>> print(Report(False, 1, 1, [e], ["x[0]"], entries=[e]))  # doctest: +NORMALIZE_WHITESPACE
+    >>> e = Entry(order=1, output=0, path=(), wrt=0, analytic=-1.0, numerical=1.0,
+    ...           allowed=0.001, passed=False, error=1e-10, step=1e-3, verdict="wrong",
+    ...           reason="wrong: 2e10 bounds apart")
+    >>> r = Report(ok=False, order=1, checked=1, failures=[e], names=["x[0]"], entries=[e])
+    >>> print(r)  # doctest: +NORMALIZE_WHITESPACE
     gradcheck failed at order 1: 1 of 1 entries differ (exhaustive);
         worst: x[0]: expected (numerical) 1, got (analytic) -1, abs diff 2, rel diff 2
     order  output  with respect to  analytic  numerical  abs diff  rel diff
@@ -23,9 +25,22 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-__all__ = ["Entry", "Report", "mode_label", "modes_in_words"]
+from minigrad.checking.run.table import (
+    cells,
+    header_of,
+    modes_in_words,
+    notes,
+    orders,
+    reasons,
+    row,
+    table,
+    where,
+)
+from minigrad.checking.verdicts.evidence import Cause
+
+__all__ = ["Entry", "Report"]
 
 # Rows of a report shown outside pytest before "... and N more".
 _SHORT_ROWS = 8
@@ -47,19 +62,6 @@ _FIELDS = (
     "verdict",
     "reason",
 )
-
-#: The modes of a check, as the headlines of a report name them.
-_MODE_WORDS = {"rev": "reverse", "fwd": "forward"}
-
-
-def modes_in_words(modes: Sequence[str]) -> str:
-    """``forward mode``, ``reverse and forward mode``.
-
-    Example:
-        >>> modes_in_words(("fwd", "rev"))
-        'forward and reverse mode'
-    """
-    return " and ".join(_MODE_WORDS.get(m, m) for m in modes) + " mode"
 
 
 class Entry:
@@ -94,12 +96,18 @@ class Entry:
             digits) or ``"undecided"``.
         reason: The verdict in words, and for an undecided entry how the
             classic test judged it.
+        cause: What ``note`` is about, as data (:class:`Cause`: a kink, a
+            jump, a derivative that could not be computed, ...); code reads
+            this, never the note's words.
+
+    An entry is built by keyword: ``Entry(order=1, output=0, ...)``.
     """
 
-    __slots__ = _FIELDS
+    __slots__ = (*_FIELDS, "cause")
 
     def __init__(
         self,
+        *,
         order: int,
         output: int,
         path: tuple[int, ...],
@@ -113,8 +121,9 @@ class Entry:
         step: float = math.nan,
         mode: str = "rev",
         digits: int = 0,
-        verdict: str = "",
+        verdict: str,
         reason: str = "",
+        cause: Cause = Cause.NONE,
     ) -> None:
         self.order = order
         self.output = output
@@ -129,8 +138,9 @@ class Entry:
         self.step = step
         self.mode = mode
         self.digits = digits
-        self.verdict = verdict if verdict else ("agrees" if passed else "wrong")
+        self.verdict = verdict
         self.reason = reason
+        self.cause = cause
 
     @property
     def diff(self) -> float:
@@ -161,25 +171,26 @@ class Entry:
     ) -> Entry:
         """A copy with the given fields changed (Entries are treated as values)."""
         return Entry(
-            self.order,
-            self.output,
-            self.path,
-            self.wrt,
-            self.analytic,
-            self.numerical if numerical is None else numerical,
-            self.allowed if allowed is None else allowed,
-            self.passed if passed is None else passed,
-            self.note if note is None else note,
-            self.error if error is None else error,
-            self.step if step is None else step,
-            self.mode,
-            self.digits if digits is None else digits,
-            self.verdict if verdict is None else verdict,
-            self.reason if reason is None else reason,
+            order=self.order,
+            output=self.output,
+            path=self.path,
+            wrt=self.wrt,
+            analytic=self.analytic,
+            numerical=self.numerical if numerical is None else numerical,
+            allowed=self.allowed if allowed is None else allowed,
+            passed=self.passed if passed is None else passed,
+            note=self.note if note is None else note,
+            error=self.error if error is None else error,
+            step=self.step if step is None else step,
+            mode=self.mode,
+            digits=self.digits if digits is None else digits,
+            verdict=self.verdict if verdict is None else verdict,
+            reason=self.reason if reason is None else reason,
+            cause=self.cause,
         )
 
     def _fields(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in _FIELDS)
+        return (*(getattr(self, name) for name in _FIELDS), self.cause)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Entry):
@@ -226,6 +237,8 @@ class Report:
             is wrong (its simplest failing point and intervals: worked out
             the first time they are read, since that takes a few dozen
             checks of the rule).
+
+    A report is built by keyword: ``Report(ok=True, order=1, checked=2, ...)``.
     """
 
     __slots__ = (
@@ -247,6 +260,7 @@ class Report:
 
     def __init__(
         self,
+        *,
         ok: bool,
         order: int,
         checked: int,
@@ -304,7 +318,7 @@ class Report:
         """How many entries got each verdict.
 
         Example:
-            >>> Report(True, 1, 0).verdicts()
+            >>> Report(ok=True, order=1, checked=0).verdicts()
             {'wrong': 0, 'agrees': 0, 'undecided': 0}
         """
         counts = {"wrong": 0, "agrees": 0, "undecided": 0}
@@ -357,7 +371,7 @@ class Report:
         tally = self.tally()
         if self.ok:
             passed = (
-                f"gradcheck passed: {_orders(self.order)}, "
+                f"gradcheck passed: {orders(self.order)}, "
                 f"{self.checked} comparison{'s' * (self.checked != 1)} ({self._mode()})"
             )
             return "\n".join(
@@ -370,12 +384,12 @@ class Report:
             f"gradcheck failed at order {worst.order}{self._failed_modes()}: "
             f"{len(self.failures)} of {self.checked} entries differ ({self._mode()}); "
             f"worst: {self._lab_words(worst)}",
-            _table(shown, self.names, self._named(), self._classic()),
+            table(shown, self.names, self._named(), self._classic()),
         ]
         if not full and len(self.failures) > _SHORT_ROWS:
             lines.append(f"... and {len(self.failures) - _SHORT_ROWS} more")
-        lines.extend(_reasons(shown, self.names))
-        lines.extend(f"note: {n}" for n in _notes(self.failures))
+        lines.extend(reasons(shown, self.names))
+        lines.extend(f"note: {n}" for n in notes(self.failures))
         if self.fault:
             lines.append(f"cause: {self.fault}")
         lines.extend(self.remarks)
@@ -409,10 +423,10 @@ class Report:
         from html import escape as escape_html  # an import paid only where HTML is shown
 
         status = "passed" if self.ok else "failed"
-        orders = "order" if self.order == 1 else "orders"
+        plural = "order" if self.order == 1 else "orders"
         summary = (
-            f"<table><tr><th>result</th><th>{orders}</th><th>compared</th><th>mode</th></tr>"
-            f"<tr><td><b>gradcheck {status}</b></td><td>{_orders(self.order).split()[1]}</td>"
+            f"<table><tr><th>result</th><th>{plural}</th><th>compared</th><th>mode</th></tr>"
+            f"<tr><td><b>gradcheck {status}</b></td><td>{orders(self.order).split()[1]}</td>"
             f"<td>{self.checked}</td><td>{self._mode()}</td></tr></table>"
         )
         tally = self.tally()
@@ -422,125 +436,18 @@ class Report:
         if self.ok:
             return summary + warned
         named, classic = self._named(), self._classic()
-        header = "".join(f"<th>{escape_html(c)}</th>" for c in (*_header(named, classic), "reason"))
-        cells = "".join(
+        header = "".join(
+            f"<th>{escape_html(c)}</th>" for c in (*header_of(named, classic), "reason")
+        )
+        body = "".join(
             "<tr>"
             + "".join(
                 f"<td>{escape_html(c)}</td>"
-                for c in (*_cells(e, self.names, named, classic), e.reason)
+                for c in (*cells(e, self.names, named, classic), e.reason)
             )
             + "</tr>"
             for e in self.failures
         )
-        notes = "".join(f"<p>note: {escape_html(n)}</p>" for n in _notes(self.failures))
+        noted = "".join(f"<p>note: {escape_html(n)}</p>" for n in notes(self.failures))
         fault = f"<p>cause: {escape_html(self.fault)}</p>" if self.fault else ""
-        return f"{summary}<table><tr>{header}</tr>{cells}</table>{notes}{fault}"
-
-
-def _orders(order: int) -> str:
-    """``order 1``, ``orders 1-3``."""
-    return "order 1" if order == 1 else f"orders 1-{order}"
-
-
-_HEADER = (
-    "order",
-    "output",
-    "with respect to",
-    "analytic",
-    "numerical",
-    "abs diff",
-    "rel diff",
-    "allowed",
-    "error bound",
-    "step",
-    "digits",
-    "verdict",
-)
-
-
-def mode_label(mode: str, order: int) -> str:
-    """How an entry's analytic value was computed: ``fwd``, ``fwd over rev``, ...
-
-    Levels above the first are built by reverse mode, so an order-k entry in
-    forward mode is forward over k - 1 reverse passes.
-
-    Example:
-        >>> mode_label("fwd", 1), mode_label("fwd", 2), mode_label("rev", 3)
-        ('fwd', 'fwd over rev', 'rev over rev over rev')
-    """
-    return " over ".join([mode] + ["rev"] * (order - 1))
-
-
-def _header(named: bool, classic: bool = True) -> tuple[str, ...]:
-    header = _HEADER if classic else tuple(c for c in _HEADER if c != "allowed")
-    return ("order", "mode", *header[1:]) if named else header
-
-
-def _cells(e: Entry, names: Sequence[str], named: bool, classic: bool = True) -> tuple[str, ...]:
-    cells = row(e, names)
-    if not classic:
-        cells = (*cells[:7], *cells[8:])
-    return (cells[0], mode_label(e.mode, e.order), *cells[1:]) if named else cells
-
-
-def _notes(entries: Sequence[Entry]) -> list[str]:
-    return sorted({e.note for e in entries if e.note})
-
-
-def _reasons(entries: Sequence[Entry], names: Sequence[str]) -> list[str]:
-    """One line per entry with a reason: which derivative, then why (once per reason)."""
-    lines: list[str] = []
-    seen: set[str] = set()
-    one = len({(e.order, e.output, e.path, e.mode) for e in entries}) == 1
-    for e in entries:
-        if not e.reason or e.reason in seen:
-            continue
-        seen.add(e.reason)
-        label = row(e, names)[2] if one and e.order == 1 and e.mode == "rev" else where(e, names)
-        lines.append(f"{label}: {e.reason}")
-    return lines
-
-
-def _maybe(x: float) -> str:
-    return "-" if math.isnan(x) else f"{x:.3g}"
-
-
-def row(e: Entry, names: Sequence[str]) -> tuple[str, ...]:
-    """The cells of one entry's row of the table."""
-    output = "v . out" if e.output < 0 else f"out[{e.output}]"
-    wrt = ", ".join(names[i] for i in (*e.path, e.wrt)) if e.wrt >= 0 else "a random direction"
-    return (
-        str(e.order),
-        output,
-        wrt,
-        f"{e.analytic:.9g}",
-        f"{e.numerical:.9g}",
-        f"{e.diff:.3g}",
-        f"{e.rel:.3g}",
-        f"{e.allowed:.3g}",
-        _maybe(e.error),
-        _maybe(e.step),
-        str(e.digits),
-        e.verdict,
-    )
-
-
-def where(e: Entry, names: Sequence[str]) -> str:
-    """Which derivative an entry is, in words: ``order 1, out[0] with respect to x[0]``.
-
-    An entry of forward mode says so: ``order 2 (fwd over rev), out[0] ...``.
-    """
-    _, output, wrt, *_ = row(e, names)
-    mode = f" ({mode_label(e.mode, e.order)})" if e.mode != "rev" else ""
-    return f"order {e.order}{mode}, {output} with respect to {wrt}"
-
-
-def _table(
-    entries: Sequence[Entry], names: Sequence[str], named: bool = False, classic: bool = True
-) -> str:
-    header = _header(named, classic)
-    rows = [header, *(_cells(e, names, named, classic) for e in entries)]
-    widths = [max(len(r[c]) for r in rows) for c in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows
-    )
+        return f"{summary}<table><tr>{header}</tr>{body}</table>{noted}{fault}"

@@ -1,7 +1,7 @@
 """Where a wrong rule is wrong: its simplest failing point, and for one input the intervals.
 
 When a check finds the op whose own rule disagrees with its forward
-(:func:`minigrad.checking.diagnose.find_fault`), the rule is narrowed down
+(:func:`minigrad.checking.run.fault.find_fault`), the rule is narrowed down
 the way hypothesis shrinks a failing example:
 
 - **the simplest failing point**: each argument in turn is replaced by the
@@ -24,7 +24,9 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.report import Report
+from minigrad.checking.run.report import Report
+from minigrad.checking.verdicts.evidence import Cause
+from minigrad.checking.verdicts.findings import AGREES, WRONG
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value
 
@@ -40,7 +42,8 @@ _GRID = 11
 #: Bisection steps per border between wrong and right.
 _BISECT = 3
 
-WRONG, RIGHT, UNDECIDED = "wrong", "right", "undecided"
+#: What a point of the rule's domain is: where the rule is wrong, right, or neither.
+FAILS, RIGHT, UNDECIDED = "wrong", "right", "undecided"
 
 
 def narrow(rule: Rule, args: Sequence[Value | float], k: int, run: RunCheck) -> list[str]:
@@ -68,7 +71,7 @@ def narrow(rule: Rule, args: Sequence[Value | float], k: int, run: RunCheck) -> 
                 continue
             trial = list(simplest)
             trial[i] = candidate
-            if verdict(trial)[0] == WRONG:
+            if verdict(trial)[0] == FAILS:
                 simplest = trial
                 break
     shown = ", ".join(_show(x) for x in simplest)
@@ -97,22 +100,19 @@ def _classify(
         return UNDECIDED, "its forward raises there"
     verdicts = {e.verdict for e in report.entries}
     if not report.ok and WRONG in verdicts:
-        return WRONG, ""
+        return FAILS, ""
     if not report.ok:
-        notes = [e.note for e in report.failures if e.note]
-        return UNDECIDED, _why(notes[0] if notes else "")
-    if verdicts <= {"agrees"}:
+        noted = [e.cause for e in report.failures if e.note]
+        return UNDECIDED, _why(noted[0] if noted else Cause.NONE)
+    if verdicts <= {AGREES}:
         return RIGHT, ""
-    notes = [e.note for e in report.entries if e.note]
-    return UNDECIDED, _why(notes[0] if notes else "")
+    noted = [e.cause for e in report.entries if e.note]
+    return UNDECIDED, _why(noted[0] if noted else Cause.NONE)
 
 
-def _why(note: str) -> str:
-    if "kink" in note:
-        return "a kink"
-    if "jump" in note:
-        return "a jump"
-    return ""
+def _why(cause: Cause) -> str:
+    """Why a point is undecided, in a few words, from the first note's cause."""
+    return {Cause.KINK: "a kink", Cause.JUMP: "a jump"}.get(cause, "")
 
 
 def _candidates(x: float) -> list[float]:
@@ -154,7 +154,7 @@ def _intervals(
     points = list(zip(grid, classes, strict=True))
     refined: list[tuple[float, tuple[str, str]]] = [points[0]]
     for (a, ca), (b, cb) in itertools.pairwise(points):
-        if {ca[0], cb[0]} == {WRONG, RIGHT}:
+        if {ca[0], cb[0]} == {FAILS, RIGHT}:
             for _ in range(_BISECT):
                 mid = _round((a + b) / 2.0)
                 cm = verdict([mid])
@@ -173,11 +173,11 @@ def _intervals(
             runs[-1] = (c, runs[-1][1] or why, runs[-1][2], x)
         else:
             runs.append((c, why, x, x))
-    parts: dict[str, list[str]] = {WRONG: [], RIGHT: [], UNDECIDED: []}
+    parts: dict[str, list[str]] = {FAILS: [], RIGHT: [], UNDECIDED: []}
     for c, why, a, b in runs:
         where = f"[{_show(a)}, {_show(b)}]" if a != b else f"near {_show(a)}"
         parts[c].append(where + (f" ({why})" if why else ""))
-    words = [f"{c} on {' and '.join(parts[c])}" for c in (WRONG, RIGHT, UNDECIDED) if parts[c]]
+    words = [f"{c} on {' and '.join(parts[c])}" for c in (FAILS, RIGHT, UNDECIDED) if parts[c]]
     return (
         f"{rule.name} checked at {len(refined)} points of its sample interval "
         f"[{_show(lo)}, {_show(hi)}]: " + "; ".join(words)

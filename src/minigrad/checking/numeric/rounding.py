@@ -1,7 +1,7 @@
 """How much round-off a computed value and its computed gradient can hold, read off the graph.
 
 A check compares two computed numbers, and each carries the round-off of the
-floats it was made from. :mod:`minigrad.checking.numeric` models the
+floats it was made from. :mod:`minigrad.checking.numeric.steps` models the
 numerical side's share as a few dozen ulps of the function's value, which is
 right for most functions and far too small where large intermediates cancel:
 ``(x + 1e10) - 1e10`` is about ``x`` but off by up to an ulp of 1e10 (2e-6),
@@ -26,7 +26,7 @@ for the values whose comparison is not settled without it.
 Example:
     >>> from minigrad import Value
     >>> x = Value(0.3)
-    >>> noise, (spread,) = holdings((x + 1e10) - 1e10, [x])
+    >>> noise, (spread,) = read_roundoff((x + 1e10) - 1e10, [x])
     >>> 1e-6 < noise < 1e-4, spread == 1.0
     (True, True)
 """
@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from minigrad.core.rules.trig import COS, SIN, TAN
 from minigrad.core.value import Value, toposort
 
-__all__ = ["ANALYTIC_ULPS", "analytic_roundoff", "holdings", "turn_scale"]
+__all__ = ["ANALYTIC_ULPS", "GraphRoundoff", "analytic_roundoff", "read_roundoff", "turn_scale"]
 
 #: The periodic ops: over a step that turns their argument by more than a
 #: radian, a difference sees the average slope over periods, not the slope.
@@ -57,7 +57,7 @@ _QUANTUM = 2.0**-1074
 ANALYTIC_ULPS = 32.0
 
 
-def holdings(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
+def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
     """The round-off ``f``'s computed value may hold, and per input its absolute gradient.
 
     Args:
@@ -162,3 +162,52 @@ def turn_scale(f: Value, x: Value) -> float:
             total += abs(slope) * m
         speed[id(node)] = total
     return smallest
+
+
+class GraphRoundoff:
+    """The round-off a level's values and their gradients hold, read off the graph on demand
+    (:func:`read_roundoff` once per value, :func:`turn_scale` once per value and input).
+
+    Args:
+        fs: The level's values (Values; anything else holds an unknown round-off).
+        xs: The inputs.
+    """
+
+    def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
+        self.fs = fs
+        self.xs = xs
+        self._read: dict[int, tuple[float, list[float]]] = {}
+        self._turns: dict[tuple[int, int], float] = {}
+
+    def _of(self, r: int) -> tuple[float, list[float]]:
+        found = self._read.get(r)
+        if found is None:
+            found = self._read[r] = read_roundoff(self.fs[r], self.xs)
+        return found
+
+    def noise(self, r: int) -> float:
+        """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
+        value that is not a minigrad Value, a partial that fails on floats; the
+        model of :func:`~minigrad.checking.numeric.steps.roundoff` then applies)."""
+        noise = self._of(r)[0]
+        return noise if math.isfinite(noise) else 0.0
+
+    def spread(self, r: int, i: int) -> float:
+        """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
+        graph; inf: the graph cannot tell)."""
+        return self._of(r)[1][i]
+
+    def turn(self, r: int, i: int) -> float:
+        """The largest step of input ``i`` whose difference of value ``r`` sees slopes,
+        not averages over the periods of a periodic op (inf: no such op)."""
+        found = self._turns.get((r, i))
+        if found is None:
+            found = self._turns[(r, i)] = turn_scale(self.fs[r], self.xs[i])
+        return found
+
+    def analytic(self, r: int, i: int, a: float) -> float:
+        """The round-off of the analytic derivative of value ``r`` by input ``i``."""
+        spread = self._of(r)[1][i]
+        if not math.isfinite(spread):
+            return ANALYTIC_ULPS * _ULP * abs(a) + _QUANTUM
+        return analytic_roundoff(spread, a)

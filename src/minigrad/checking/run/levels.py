@@ -6,7 +6,7 @@ every level-k function with respect to every input, built with
 weighted sum ``sum_j v_j * out_j`` stands for the outputs). A check of order n
 compares, for each level up to n, reverse mode with a numerical derivative of
 the level's values; :meth:`Levels.evaluator` gives those values as a function
-of one input's ``.data`` for :mod:`minigrad.checking.numeric`.
+of one input's ``.data`` for :mod:`minigrad.checking.numeric.steps`.
 
 The analytic side of a comparison comes in two modes: reverse (``"rev"``,
 :func:`derivatives`: one reverse pass per function of the level) and forward
@@ -25,7 +25,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric import Evaluate
+from minigrad.checking.numeric.steps import Evaluate
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
@@ -87,8 +87,8 @@ class OutputCountError(ValueError):
 
 
 #: The folder of the minigrad package: an error raised in a frame outside it
-#: is the user's own.
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: is the user's own (this file is minigrad/checking/run/levels.py).
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _users_own(exc: BaseException) -> bool:

@@ -28,18 +28,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.levels import Levels
-from minigrad.checking.numeric import ROUNDOFF, Estimate, extrapolate
-from minigrad.checking.verdict import (
-    AGREES,
-    MIN_DIGITS,
-    SHARP_DIGITS,
-    Finding,
-    digits,
-    judge,
-    nominal,
-    settled,
-)
+from minigrad.checking.numeric.ridders import extrapolate
+from minigrad.checking.numeric.steps import ROUNDOFF, Estimate
+from minigrad.checking.run.levels import Levels
+from minigrad.checking.verdicts.findings import AGREES, MIN_DIGITS, SHARP_DIGITS, Finding, digits
+from minigrad.checking.verdicts.scales import agrees_at_nominal, settled, weigh
 
 # random costs an import that only fast mode and the direction need (the
 # callers import it when they run); the annotations are for mypy alone.
@@ -123,7 +116,7 @@ class Direction:
         """``sum_i G_i d_i``: the derivative of ``phi`` by ``t`` with this gradient."""
         return math.fsum(g * d for g, d in zip(gradient, self.d, strict=True))
 
-    def _phi(self, t: float, slopes: Sequence[float]) -> list[float] | None:
+    def phi(self, t: float, slopes: Sequence[float]) -> list[float] | None:
         """Per slope ``P``: ``phi(t)`` minus ``P t``, with the rounding of each displacement."""
         moved = [x + t * d for x, d in zip(self.origin, self.d, strict=True)]
         if not all(math.isfinite(m) for m in moved):
@@ -149,7 +142,7 @@ class Direction:
         )
         return [phi - slope * t - off for slope in slopes]
 
-    def nominal(
+    def at_unit_step(
         self, slopes: Sequence[float], up: Sequence[float], down: Sequence[float]
     ) -> list[Finding | None]:
         """Per slope, an agreement within round-off of the difference at ``t = +-1``, or None."""
@@ -159,17 +152,17 @@ class Direction:
         for m, slope in enumerate(slopes):
             rest = (up[m] - down[m]) / 2.0
             rounding = max(noise, ROUNDOFF * max(abs(up[m]), abs(down[m])))
-            found.append(nominal(slope, err, slope + rest, rounding, 1.0))
+            found.append(agrees_at_nominal(slope, err, slope + rest, rounding, 1.0))
         return found
 
-    def judge(self, slopes: Sequence[float], *, sharp: bool) -> list[Finding]:
-        """Per analytic slope: the verdict of the numerical derivative of ``phi``.
+    def examine(self, slopes: Sequence[float], *, sharp: bool) -> list[Finding]:
+        """Per analytic slope: what the numerical derivative of ``phi`` says of it.
 
         Fast mode (not ``sharp``) first takes the central difference at
         ``t = 1`` (every input moved by its balanced step), which agrees
         within its round-off for two evaluations. ``sharp`` (the exhaustive
         check's test of the whole gradient, which must reach
-        :data:`~minigrad.checking.verdict.SHARP_DIGITS`) starts from larger
+        :data:`~minigrad.checking.verdicts.findings.SHARP_DIGITS`) starts from larger
         steps, where round-off weighs less. What neither settles is
         extrapolated over every scale of step.
         """
@@ -182,7 +175,7 @@ class Direction:
         check = settled([(0.0, err)], 17, 1.0)
 
         def rests(t: float) -> list[float] | None:
-            return self._phi(t, slopes)
+            return self.phi(t, slopes)
 
         def extend(rows: list[int], scales: Sequence[float] | None) -> None:
             ests = extrapolate(
@@ -204,20 +197,20 @@ class Direction:
         if sharp:
             extend(list(range(count)), _SCALES)
             for m in range(count):
-                got = judge(slopes[m], err, found[m], what="directional")
+                got = weigh(slopes[m], err, found[m], what="directional")
                 if got.verdict == AGREES:
                     findings[m] = _along(got)
         else:
-            up, down = self._phi(1.0, slopes), self._phi(-1.0, slopes)
+            up, down = self.phi(1.0, slopes), self.phi(-1.0, slopes)
             if up is not None and down is not None:
-                for m, got_nominal in enumerate(self.nominal(slopes, up, down)):
+                for m, got_nominal in enumerate(self.at_unit_step(slopes, up, down)):
                     if got_nominal is not None:
                         findings[m] = _along(got_nominal)
         pending = [m for m, f in enumerate(findings) if f is None]
         if pending:
             extend(pending, None)
             for m in pending:
-                findings[m] = _along(judge(slopes[m], err, found[m], what="directional"))
+                findings[m] = _along(weigh(slopes[m], err, found[m], what="directional"))
         return [f for f in findings if f is not None]
 
 

@@ -13,7 +13,7 @@ Each check draws its points the way minigrad draws its own rules' points
 (:meth:`Rule.intervals <minigrad.Rule.intervals>`: inside the sample box,
 away from domain edges and kinks), and from every piece of the domain in
 turn: both sides of a kink, both sides of a pole (:class:`Draw`).
-:mod:`minigrad.checking.trials` runs a check, :mod:`minigrad.checking.signature`
+:mod:`minigrad.checking.lab.trials` runs a check, :mod:`minigrad.checking.lab.signature`
 names the bug from the results.
 """
 
@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from minigrad.checking.engines import engine_name, fits
+from minigrad.checking.run.engines import engine_name, fits
 from minigrad.core import rules
 from minigrad.core.rule import Rule
 

@@ -1,14 +1,14 @@
 """From the evidence to an entry of the report: whether it passes, and what to warn about.
 
-:mod:`minigrad.checking.evidence` says what the numbers prove about each
-entry (:class:`~minigrad.checking.verdict.Finding`); this module decides the
+:mod:`minigrad.checking.verdicts.examine` says what the numbers prove about each
+entry (:class:`~minigrad.checking.verdicts.findings.Finding`); this module decides the
 entry:
 
 - with the default verdicts (no ``atol``/``rtol``): *wrong* fails and *agrees*
   passes; *undecided* is judged by the classic test at PyTorch's tolerances
-  (:func:`~minigrad.checking.verdict.classic`), and the reason says so. A
+  (:func:`~minigrad.checking.verdicts.classic.classic_test`), and the reason says so. A
   difference found where the function has no derivative (a kink, a jump:
-  :func:`~minigrad.checking.diagnose.kink_note`) is undecided too, with the
+  :func:`~minigrad.checking.numeric.kinks.no_derivative`) is undecided too, with the
   kink named: ``relu`` at 0 fails the classic test, ``abs`` at 0 passes it.
 - with ``atol`` or ``rtol`` (the classic test): the classic test decides, as
   minigrad always has; where it lets an entry pass that the numbers prove
@@ -19,76 +19,98 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from minigrad.checking.diagnose import kink_note
-from minigrad.checking.evidence import Examined
-from minigrad.checking.levels import Key
-from minigrad.checking.numeric import Evaluate
-from minigrad.checking.report import Entry, where
-from minigrad.checking.settings import Settings
-from minigrad.checking.verdict import AGREES, MIN_DIGITS, UNDECIDED, WRONG, Finding, classic
+from minigrad.checking.numeric.kinks import NoDerivative, no_derivative
+from minigrad.checking.numeric.steps import Coordinate
+from minigrad.checking.run.levels import Key
+from minigrad.checking.run.report import Entry
+from minigrad.checking.run.settings import Settings
+from minigrad.checking.run.table import where
+from minigrad.checking.verdicts.classic import classic_test
+from minigrad.checking.verdicts.evidence import Cause
+from minigrad.checking.verdicts.examine import Examined
+from minigrad.checking.verdicts.findings import AGREES, MIN_DIGITS, UNDECIDED, WRONG, Finding
 
-__all__ = ["UNDECIDED_WARNING", "decide", "entry_of"]
+__all__ = ["UNDECIDED_WARNING", "Place", "decide_entry", "entry_of"]
 
 #: How the warning for an entry the numbers could not decide begins (after
 #: where it is): such an entry never passes silently.
 UNDECIDED_WARNING = "undecided: the numbers can neither confirm nor refute"
 
 
-def decide(
+@dataclass(frozen=True, kw_only=True)
+class Place:
+    """Which derivative an entry is: its order, its row's key, the input, the mode.
+
+    Attributes:
+        order: The level (1 for the Jacobian).
+        key: The row's key: ``(output, path)``.
+        wrt: The input (-1: a direction over all the inputs).
+        mode: The analytic side's mode (``"rev"``, ``"fwd"``).
+    """
+
+    order: int
+    key: Key
+    wrt: int
+    mode: str
+
+
+def decide_entry(
     settings: Settings,
-    k: int,
-    key: Key,
-    i: int,
-    mode: str,
-    a: float,
+    place: Place,
+    *,
+    analytic: float,
     finding: Finding,
     examined: Examined,
-    m: int,
-    r: int,
-    probe: tuple[Evaluate, float, Sequence[float], float],
+    index: tuple[int, int],
+    point: Coordinate,
     names: Sequence[str],
 ) -> tuple[Entry, str]:
-    """The entry for (row ``r``, input ``i``, ``mode``), and a caution ("" for none).
+    """The entry at ``place``, passed or failed, and a caution ("" for none).
 
     Args:
         settings: The check's settings.
-        k: The level.
-        key: The row's key (output, path).
-        i: The input.
-        mode: The analytic side's mode.
-        a: The analytic value.
+        place: Which derivative.
+        analytic: The analytic value.
         finding: What the evidence says.
-        examined: All the evidence of input ``i`` (the nominal difference, the estimates).
-        m: The mode's index.
-        r: The row.
-        probe: ``(evaluate, x, here, h)``: to look for a kink where an entry disagrees.
+        examined: All the evidence of the input (the nominal difference, the estimates).
+        index: ``(mode index, row)`` of the entry in ``examined``.
+        point: The input as the numbers see it: to look for a kink where an
+            entry disagrees.
         names: The inputs' display names, for the caution.
     """
-    s = settings
+    s, a, k = settings, analytic, place.order
+    m, r = index
     found = examined.nominal
     trusted = found is not None and found.half <= examined.trusted.get(r, math.inf)
     n_nominal = found.values[r] if found is not None and trusted else None
     ests = examined.estimates.get(r, [])
 
-    def entry(passed: bool, f: Finding, note: str = "", reason: str = "") -> Entry:
+    def entry(passed: bool, f: Finding, kink: NoDerivative | None = None) -> Entry:
         n = f.numerical if not math.isnan(f.numerical) else (n_nominal or math.nan)
-        return entry_of(s, k, key, i, mode, a, f, passed, note=note, reason=reason, numerical=n)
+        note, cause = _noted(kink)
+        return entry_of(s, place, a, f, passed=passed, note=note, numerical=n, cause=cause)
 
-    evaluate, x, here, h = probe
+    h = point.h
     # A kink is looked for at the scale the evidence came from (a nominal step
     # that spans periods of sin at 1e14 would look like a jump).
     if 0.0 < finding.step < 0.5 * h:
         h = finding.step
+
+    def kink_at() -> NoDerivative | None:
+        return no_derivative(point.evaluate, point.x, point.here, r, h, k)
+
     if s.exact_step:
-        return _at_eps(s, a, finding, examined, m, r, names, entry, found is not None), ""
+        return _at_eps(s, a, finding, examined, r, entry, found is not None), ""
     if s.classic:
-        passed, shown, sure = classic(a, n_nominal, ests, s.allowed)
-        note = kink_note(evaluate, x, here, r, h, k) if not passed or not sure else ""
+        tolerated = classic_test(a, n_nominal, ests, s.allowed)
+        passed, shown, sure = tolerated.passed, tolerated.shown, tolerated.sure
+        kink = kink_at() if not passed or not sure else None
         if not passed:
-            return entry(False, _shown(finding, shown), note), ""
+            return entry(False, _shown(finding, shown), kink), ""
         e = entry(True, _shown(finding, shown) if shown is not None else finding)
-        if not sure and not note:
+        if not sure and kink is None:
             # Whatever the verdict's digits, they did not reach the tolerance asked
             # for (atol=0, rtol=1e-9 and a rule 1e-7 off): not a silent pass.
             return e, _uncertain(e, names, math.isnan(e.error))
@@ -108,11 +130,13 @@ def decide(
             finding.step,
             f"{finding.reason}, which leaves fewer than {MIN_DIGITS} digits",
         )
-    note = kink_note(evaluate, x, here, r, h, k)
+    kink = kink_at()
+    note = kink.words if kink is not None else ""
     if finding.verdict == WRONG and not note:
         return entry(False, finding), ""
     # Undecided (or a difference where no derivative exists): the classic test.
-    passed, shown, sure = classic(a, n_nominal, ests, s.allowed)
+    tolerated = classic_test(a, n_nominal, ests, s.allowed)
+    passed, shown, sure = tolerated.passed, tolerated.shown, tolerated.sure
     first = finding.reason if not note else f"{note}"
     if passed and sure:
         how = "passed"
@@ -132,7 +156,7 @@ def decide(
         # No bound stands here (a kink, a jump, estimates that disagree): the
         # number shown is what a difference gave, and its error is unbounded.
         undecided.error = math.inf
-    e = entry(passed, undecided, note)
+    e = entry(passed, undecided, kink)
     if passed and not note:
         # What the numbers cannot decide never passes silently.
         how = "the classic test could not decide it either"
@@ -147,10 +171,8 @@ def _at_eps(
     a: float,
     finding: Finding,
     examined: Examined,
-    m: int,
     r: int,
-    names: Sequence[str],
-    entry: Callable[..., Entry],
+    entry: Callable[[bool, Finding], Entry],
     fits: bool,
 ) -> Entry:
     """The classic test on the central difference at step ``eps`` exactly (PyTorch's form).
@@ -190,42 +212,46 @@ def _at_eps(
 
 def entry_of(
     s: Settings,
-    k: int,
-    key: Key,
-    i: int,
-    mode: str,
-    a: float,
+    place: Place,
+    analytic: float,
     f: Finding,
-    passed: bool,
     *,
+    passed: bool,
     note: str = "",
-    reason: str = "",
     numerical: float | None = None,
+    cause: Cause = Cause.NONE,
 ) -> Entry:
-    """The entry for input ``i`` (-1: a direction over all) of row ``key``, from a finding.
+    """The entry at ``place`` from a finding: its numbers, verdict and reason are the finding's.
 
-    Its numbers and verdict are the finding's (``numerical`` and ``reason``
-    replace the finding's when given).
+    ``numerical`` replaces the finding's number when given.
     """
     n = f.numerical if numerical is None else numerical
-    out, path = key
+    out, path = place.key
     return Entry(
-        k,
-        out,
-        path,
-        i,
-        a,
-        n,
-        s.allowed(n),
-        passed,
-        note,
-        f.error,
-        f.step,
-        mode,
-        f.digits,
-        f.verdict,
-        reason or f.reason,
+        order=place.order,
+        output=out,
+        path=path,
+        wrt=place.wrt,
+        analytic=analytic,
+        numerical=n,
+        allowed=s.allowed(n),
+        passed=passed,
+        note=note,
+        error=f.error,
+        step=f.step,
+        mode=place.mode,
+        digits=f.digits,
+        verdict=f.verdict,
+        reason=f.reason,
+        cause=cause,
     )
+
+
+def _noted(kink: NoDerivative | None) -> tuple[str, Cause]:
+    """An entry's note and its cause, from what the kink probe found."""
+    if kink is None:
+        return "", Cause.NONE
+    return kink.words, Cause.JUMP if kink.jump else Cause.KINK
 
 
 def _shown(f: Finding, shown: object) -> Finding:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from minigrad.checking.battery import METHODS
-from minigrad.checking.trials import Row
+from minigrad.checking.lab.battery import METHODS
+from minigrad.checking.lab.trials import Row
 
 __all__ = ["diagnose", "family", "how", "recursion"]
 
@@ -172,7 +172,7 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
         not pass.
 
     Example:
-        >>> from minigrad.checking.trials import Row
+        >>> from minigrad.checking.lab.trials import Row
         >>> rows = [Row("x - y", "op", "FAIL", ["x", "y"], [1.0, 2.0],
         ...             [{"operand": "y", "role": "the right operand y", "got": 1.0,
         ...               "expected": -1.0, "abs": 2.0, "rel": 2.0}]),

@@ -21,8 +21,8 @@ set of parents), such as a parameter ``func`` closes over.
 A foreign engine has no ``create_graph``: its derivatives are numbers, not
 nodes, so only first derivatives can be checked, and only in reverse mode.
 
-:class:`ForeignLevels` stands in for :class:`~minigrad.checking.levels.Levels`
-in :mod:`minigrad.checking.compare`; :func:`prepare_inputs` sorts the inputs
+:class:`ForeignLevels` stands in for :class:`~minigrad.checking.run.levels.Levels`
+in :mod:`minigrad.checking.run.compare`; :func:`prepare_inputs` sorts the inputs
 of a check into minigrad's Values (numbers are wrapped into fresh Values) or a
 foreign engine's nodes.
 """
@@ -32,8 +32,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.levels import DOMAIN_ERRORS, DerivativeError, Func, Key, Levels
-from minigrad.checking.settings import Settings
+from minigrad.checking.run.levels import DOMAIN_ERRORS, DerivativeError, Func, Key, Levels
+from minigrad.checking.run.settings import Settings
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.value import Value
 
@@ -47,7 +47,7 @@ if not TYPE_CHECKING:
 if TYPE_CHECKING:
     from typing import Protocol, cast
 
-    from minigrad.checking.numeric import Evaluate
+    from minigrad.checking.numeric.steps import Evaluate
 
     class EngineNode(Protocol):
         """A node of a micrograd-style engine, as the checkers use it."""
@@ -245,7 +245,7 @@ def _number(x: object, what: str) -> float:
 class ForeignLevels(Levels):
     """``func`` at the nodes of a foreign engine: level 1 only (no create_graph).
 
-    :class:`~minigrad.checking.levels.Levels` as :mod:`minigrad.checking.compare`
+    :class:`~minigrad.checking.run.levels.Levels` as :mod:`minigrad.checking.run.compare`
     uses it, plus :meth:`jacobian` (the analytic side, by ``backward()``) and
     :meth:`weighted` (fast mode's). Its ``xs`` are the engine's nodes, typed
     as Values for the machinery it shares with minigrad's checks, which reads

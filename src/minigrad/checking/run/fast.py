@@ -4,7 +4,7 @@ Reverse mode computes ``G = w . J`` (one pass of a random weighting of the
 level's values) and projects it on the direction; forward mode computes
 ``J . d`` (one pass) and weights it. Both are compared with the numerical
 derivative of the weighted values along the direction
-(:class:`~minigrad.checking.direction.Direction`), by the same verdicts as
+(:class:`~minigrad.checking.run.direction.Direction`), by the same verdicts as
 every entry: the error bound by default, the caller's tolerance when given.
 Only an agreement passes; anything else sends the check on to every entry.
 
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 
-from minigrad.checking.direction import Direction
-from minigrad.checking.engines import ForeignLevels
-from minigrad.checking.judging import entry_of
-from minigrad.checking.levels import Levels, derivatives, forward_directional
-from minigrad.checking.report import Entry
-from minigrad.checking.settings import Settings
-from minigrad.checking.verdict import AGREES
+from minigrad.checking.run.decide import Place, entry_of
+from minigrad.checking.run.direction import Direction
+from minigrad.checking.run.engines import ForeignLevels
+from minigrad.checking.run.levels import Levels, derivatives, forward_directional
+from minigrad.checking.run.report import Entry
+from minigrad.checking.run.settings import Settings
+from minigrad.checking.verdicts.findings import AGREES
 from minigrad.core.value import Value
 
 __all__ = ["fast"]
@@ -79,10 +79,10 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
         slopes.append(slope)
     out, path = keys[0] if len(keys) == 1 else (-1, ())
     if s.classic:
-        up, down = direction._phi(1.0, slopes), direction._phi(-1.0, slopes)
+        up, down = direction.phi(1.0, slopes), direction.phi(-1.0, slopes)
         if up is None or down is None:
             return None  # the exhaustive check finds steps that fit
-        if any(f is None for f in direction.nominal(slopes, up, down)):
+        if any(f is None for f in direction.at_unit_step(slopes, up, down)):
             # The numbers do not confirm the slope within round-off: the tolerance
             # may forgive a difference they prove, and only the exhaustive check
             # says which entry and cautions (issue 26).
@@ -98,25 +98,25 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
                 return None
             entries.append(
                 Entry(
-                    k,
-                    out,
-                    path,
-                    -1,
-                    slope,
-                    numeric,
-                    s.allowed(numeric),
-                    True,
+                    order=k,
+                    output=out,
+                    path=path,
+                    wrt=-1,
+                    analytic=slope,
+                    numerical=numeric,
+                    allowed=s.allowed(numeric),
+                    passed=True,
                     mode=s.modes[m],
                     verdict=AGREES,
                     reason="along a random direction over all the inputs: within the tolerance",
                 )
             )
         return entries
-    findings = direction.judge(slopes, sharp=False)
+    findings = direction.examine(slopes, sharp=False)
     if len(findings) != len(slopes) or any(f.verdict != AGREES for f in findings):
         return None
     return [
-        entry_of(s, k, (out, path), -1, s.modes[m], slope, f, True)
+        entry_of(s, Place(order=k, key=(out, path), wrt=-1, mode=s.modes[m]), slope, f, passed=True)
         for m, (slope, f) in enumerate(zip(slopes, findings, strict=True))
     ]
 

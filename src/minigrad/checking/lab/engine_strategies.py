@@ -2,7 +2,7 @@
 
 Chapter 002's two-oracle policy for the scalar lab: a student's engine is
 right when its gradients agree with a numerical derivative (the checkers,
-:mod:`minigrad.checking.engines`) and with an independent engine's. Here
+:mod:`minigrad.checking.run.engines`) and with an independent engine's. Here
 minigrad is that engine:
 
 * :func:`engine_rules` -- the rules of minigrad's table whose op the
@@ -33,8 +33,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from minigrad.checking.battery import refused, support
-from minigrad.checking.engines import engine_name
+from minigrad.checking.lab.battery import refused, support
+from minigrad.checking.run.engines import engine_name
 from minigrad.checking.strategies import DEFAULT_MARGIN, Expression, expressions, points
 from minigrad.core import rules as builtin_rules
 from minigrad.core.grad import grad
@@ -67,7 +67,7 @@ def _power(n: int) -> Rule:
 #: ``x ** n`` with a number exponent, as rules: the engine applies ``node ** n``.
 POWERS: dict[Rule, int] = {_power(n): n for n in (2, 3, -1)}
 
-#: A rule's op by the feature it needs (see :func:`~minigrad.checking.battery.support`).
+#: A rule's op by the feature it needs (see :func:`~minigrad.checking.lab.battery.support`).
 _FEATURE = {"+": "+", "-": "-", "*": "*", "/": "/", "neg": "neg", "abs": "abs"}
 
 

@@ -14,7 +14,7 @@ where ``f''`` is 0) for a right slope and near 1 for a wrong one, however
 wide an error bound on the derivative would be; only steps whose remainder
 stands well above the values' round-off count. It needs one side only, so it
 also works on the edge of a domain, where no central difference fits; there
-:func:`minigrad.checking.numeric.one_sided` adds one-sided high-order
+:func:`minigrad.checking.numeric.ridders.one_sided` adds one-sided high-order
 differences, and both sides are tried.
 
 Example:
@@ -31,19 +31,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.grain import grain
-from minigrad.checking.numeric import NOISE_FLOOR, ROUNDOFF, Evaluate
-from minigrad.checking.verdict import (
+from minigrad.checking.numeric.grain import grain
+from minigrad.checking.numeric.steps import NOISE_FLOOR, ROUNDOFF, Evaluate
+from minigrad.checking.verdicts.convict import convict
+from minigrad.checking.verdicts.evidence import LinearRemainder, Remainders
+from minigrad.checking.verdicts.findings import (
     AGREES,
     MIN_DIGITS,
     SAFETY,
     UNDECIDED,
-    WRONG,
     Finding,
     finest_step,
     zero_scale,
 )
-from minigrad.checking.verdict import digits as count_digits
+from minigrad.checking.verdicts.findings import digits as count_digits
 
 __all__ = ["rate_test"]
 
@@ -82,36 +83,24 @@ def rate_test(
         noise: The round-off of the value, absolute, when known.
 
     Returns:
-        A :class:`~minigrad.checking.verdict.Finding`: *wrong* when, at the
+        A :class:`~minigrad.checking.verdicts.findings.Finding`: where, at the
         three smallest steps with a remainder above round-off, it falls as
         ``h`` and the slope it implies is :data:`SAFETY` times its error
-        away; *agrees* when it falls as ``h**2`` or faster there; otherwise
-        *undecided*.
+        away, the sides that show it are a charge, and
+        :func:`~minigrad.checking.verdicts.convict.convict` decides; *agrees*
+        when it falls as ``h**2`` or faster there; otherwise *undecided*.
     """
     sides = [
         _one_side(evaluate, x, here[row], row, slope, slope_err, h, noise, side)
         for side in (1.0, -1.0)
     ]
-    found = [f for f, _ in sides if f is not None]
-    wrong = [f for f in found if f.verdict == WRONG]
-    if wrong:
+    linear = tuple(f for f, _ in sides if isinstance(f, LinearRemainder))
+    if linear:
         # A wrong slope is wrong on both sides, by the same amount; a kink
         # near x makes one side's remainder look linear too, but not the other's.
-        inside = [reached for _, reached in sides]
-        if len(wrong) == 2:
-            one, two = wrong
-            if abs(one.numerical - two.numerical) <= 0.1 * abs(slope - one.numerical):
-                return min(wrong, key=lambda f: f.error)
-        elif not all(inside):
-            return wrong[0]  # the other side is off the domain: one side is all there is
-        return Finding(
-            UNDECIDED,
-            0,
-            math.nan,
-            math.nan,
-            math.nan,
-            "the Taylor remainder falls as h on one side only (a kink or a jump nearby?)",
-        )
+        reached = (sides[0][1], sides[1][1])
+        return convict(Remainders(slope=slope, roundoff=slope_err, sides=linear, reached=reached))
+    found = [f for f, _ in sides if isinstance(f, Finding)]
     agreeing = [f for f in found if f.verdict == AGREES]
     if agreeing:
         return max(agreeing, key=lambda f: (f.digits, -f.error))
@@ -136,9 +125,9 @@ def _one_side(
     h: float,
     noise: float,
     side: float,
-) -> tuple[Finding | None, bool]:
-    """The verdict of one side's remainders (None when they say nothing), and whether
-    any step on that side was in the domain."""
+) -> tuple[Finding | LinearRemainder | None, bool]:
+    """What one side's remainders say (an agreement, a linear remainder, or None
+    when they say nothing), and whether any step on that side was in the domain."""
     steps: list[float] = []
     rests: list[float] = []
     changes: list[float] = []
@@ -255,14 +244,7 @@ def _one_side(
         error = abs(slopes[-1] - slopes[-2]) + noise_at
         if abs(off) > SAFETY * (error + slope_err):
             n = slope + off
-            return Finding(
-                WRONG,
-                count_digits(slope, n, error),
-                n,
-                error,
-                steps[smallest],
-                f"wrong (the second method): the Taylor remainder f(x + h) - f(x) - g h falls "
-                f"only as h (rates {shown} down to step {steps[smallest]:.3g}), so the slope "
-                f"is off by {off:.3g}: the derivative is about {n:.10g}",
+            return LinearRemainder(
+                numerical=n, off=off, error=error, step=steps[smallest], rates=shown
             ), True
     return None, True

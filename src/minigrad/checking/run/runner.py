@@ -1,0 +1,298 @@
+"""One check: its orders one by one, its report, and where a wrong rule is.
+
+:func:`run_check` runs one check for the public checkers
+(:mod:`minigrad.checking.gradcheck`) under one
+:class:`~minigrad.checking.run.settings.Settings`, handed down to every part of
+it: it validates the inputs, compares the levels of orders 1 to n
+(:mod:`minigrad.checking.run.levels`) in every mode asked for, in fast mode
+first when asked (:mod:`minigrad.checking.run.fast`), else entry by entry
+(:mod:`minigrad.checking.run.compare`), and puts every input back bit for bit.
+
+How an entry is judged:
+
+1. The evidence (:mod:`minigrad.checking.verdicts.examine`): the nominal
+   central difference, extrapolation, sharpening, the Taylor test.
+2. The verdict: *wrong* from :func:`~minigrad.checking.verdicts.convict.convict`
+   alone, *agrees* to k digits, or *undecided*; and the decision
+   (:mod:`minigrad.checking.run.decide`): by default the verdict decides and
+   the classic test (PyTorch's) judges what stays undecided; with
+   ``atol``/``rtol`` the classic test decides, and cautions name the
+   differences it forgave.
+
+Failures are then explained (:mod:`minigrad.checking.run.fault`): the op whose
+own rule disagrees with its forward, and where (:mod:`minigrad.checking.run.locate`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from minigrad.checking.numeric.steps import central
+from minigrad.checking.run.compare import Comparison, LevelFindings
+from minigrad.checking.run.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
+from minigrad.checking.run.fast import fast
+from minigrad.checking.run.fault import faulty_node
+from minigrad.checking.run.levels import DerivativeError, Func, Levels
+from minigrad.checking.run.locate import narrow
+from minigrad.checking.run.report import Entry, Report
+from minigrad.checking.run.settings import Settings
+from minigrad.checking.run.table import modes_in_words
+from minigrad.checking.verdicts.convict import convict
+from minigrad.checking.verdicts.evidence import BrokenDerivative, Cause
+from minigrad.checking.verdicts.findings import AGREES, UNDECIDED, WRONG, Finding
+from minigrad.core._validate import as_int
+from minigrad.core.inputs import weights
+from minigrad.core.value import Value
+from minigrad.core.value import _lock as _engine_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from minigrad.checking.run.engines import Inputs
+
+__all__ = ["MAX_ORDER", "run_check"]
+
+#: A rate of change beyond this is taken as beyond float64's range.
+_BEYOND = 1e300
+
+
+class _Checker:
+    """One check: the levels of ``func`` under one :class:`Settings`."""
+
+    def __init__(self, levels: Levels, settings: Settings, *, localize: bool) -> None:
+        self.levels = levels
+        self.settings = settings
+        self.localize = localize
+        self.comparing = Comparison(levels, settings)
+
+    def run(self, order: int) -> Report:
+        s = self.settings
+        whole = LevelFindings()
+        for k in range(1, order + 1):
+            # Below the top order, the derivative the next level is built from
+            # (create_graph, partials applied to Values) must equal the one
+            # checked here (partials applied to floats). Fault localisation's
+            # single-rule checks always compare the two: they are small.
+            both = (k < order or not self.localize) and not isinstance(self.levels, ForeignLevels)
+            try:
+                if s.fast_mode:
+                    passed = fast(self.levels, k, s, both)
+                    if passed is not None:
+                        whole.compared += 1
+                        whole.entries.extend(passed)
+                        continue
+                    whole.compared += 1
+                found = self.comparing.compare(k, both)
+            except DerivativeError as exc:
+                beyond = self._overflows(k) if k > 1 else ""
+                if beyond:
+                    # Not the rule's fault: the derivatives are not floats here.
+                    whole.compared += 1
+                    whole.cautions.append(
+                        f"order {k}: the order-{k} derivatives cannot be checked here: {beyond}, "
+                        f"beyond the range of float64, and the analytic pass overflowed too "
+                        f"({exc}); orders below {k} were checked"
+                    )
+                    return self._report(k - 1, whole, failed=False)
+                note = f"the order-{k} derivatives could not be computed: {exc}"
+                # Building a level is reverse mode's work, which forward over
+                # reverse needs too: a check in forward mode alone owns it.
+                mode = exc.mode if exc.mode in s.modes else s.modes[0]
+                # A derivative that cannot be built is broken by itself.
+                charge = BrokenDerivative(cause=Cause.NOT_COMPUTED, words=note)
+                failed = _note_entry(k, convict(charge), mode, s.atol, charge.cause)
+                whole.compared += 1
+                whole.add(failed)
+                return self._report(k, whole, failed=True)
+            whole.compared += found.compared
+            whole.entries.extend(found.entries)
+            whole.kinks.extend(found.kinks)
+            whole.cautions.extend(found.cautions)
+            whole.remarks.extend(found.remarks)
+            if found.failures:
+                whole.failures = sorted(found.failures, key=_severity)
+                return self._report(k, whole, failed=True)
+            dropped = self.comparing.dropped
+            if dropped is not None and k < order:
+                return self._dropped(k, whole, dropped)
+        return self._report(order, whole, failed=False)
+
+    def _dropped(self, k: int, whole: LevelFindings, exc: DerivativeError) -> Report:
+        """Order ``k`` passed on floats, but a partial drops the graph: order ``k + 1``
+        cannot be checked, and the report says which partial, not that a rule is wrong."""
+        s = self.settings
+        note = (
+            f"order {k + 1} cannot be checked, and order {k} passed on floats: a partial "
+            f"computes on floats only, which drops the graph the order-{k + 1} derivatives "
+            f"are built from: {exc}"
+        )
+        mode = exc.mode if exc.mode in s.modes else s.modes[0]
+        unchecked = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, note)
+        entry = _note_entry(k + 1, unchecked, mode, s.atol, Cause.GRAPH_DROPPED)
+        whole.compared += 1
+        whole.add(entry)
+        report = self._report(k + 1, whole, failed=True, localize=False)
+        report.fault = note
+        return report
+
+    def _overflows(self, k: int) -> str:
+        """Where level ``k``'s values change faster than float64 can hold, in words ("" if nowhere).
+
+        A difference quotient over a step a millionth of the input: when it
+        overflows, or passes 1e300, the next derivative is beyond the floats
+        (``x / y`` at y = 1e-150 has the second derivative 6e450), and an
+        analytic pass that overflowed there did what it could.
+        """
+        levels = self.levels
+        worst, where = 0.0, -1
+        for i, x in enumerate(levels.xs):
+            at = x.data
+            h = abs(at) * 1e-6 if at != 0.0 else self.settings.step(at)
+            sides = central(levels.evaluator(k, i), at, h)
+            if sides is None:
+                continue
+            up, down, half = sides
+            for u, d in zip(up, down, strict=True):
+                try:
+                    q = (u - d) / (2.0 * half)
+                except (ArithmeticError, ValueError):
+                    q = math.inf
+                if not abs(q) <= abs(worst):
+                    worst, where = q, i
+        if abs(worst) <= _BEYOND:
+            return ""
+        name = levels.names[where]
+        return f"the order-{k - 1} derivative changes with {name} at a rate of {worst:.3g}"
+
+    def _report(
+        self, k: int, whole: LevelFindings, *, failed: bool, localize: bool = True
+    ) -> Report:
+        s = self.settings
+        fault = ""
+        narrowing: Value | None = None
+        if not localize:
+            pass
+        elif failed and s.exact_step and all(e.verdict == AGREES for e in whole.failures):
+            fault = (
+                "every failing entry agrees with the extrapolated derivative: the central "
+                f"difference at eps={s.eps:g} is off by its own truncation or round-off, not "
+                "the rule; another eps, or the default verdicts (no atol, rtol), pass it"
+            )
+        elif failed and self.localize:
+            # Each op's own rule is checked in the modes that disagreed here.
+            modes = tuple(m for m in s.modes if any(e.mode == m for e in whole.failures))
+            local = _Checker(self.levels, s.with_modes(modes or s.modes), localize=False)
+            flipped = all(
+                e.numerical != 0.0 and abs(e.analytic + e.numerical) <= 1e-6 * abs(e.numerical)
+                for e in whole.failures
+            )
+            fault, node = faulty_node(self.levels.outputs(), k, local._check_rule, flipped=flipped)
+            if s.modes != ("rev",):
+                fault = f"in {modes_in_words(modes)}, {fault}"
+            narrowing = node
+        report = Report(
+            ok=not failed,
+            order=k,
+            checked=whole.compared,
+            failures=whole.failures if failed else [],
+            names=self.levels.names,
+            fault=fault,
+            fast=s.fast_mode,
+            kinks=whole.kinks,
+            cautions=whole.cautions,
+            modes=s.modes,
+            entries=whole.entries,
+            tolerances=(s.atol, s.rtol) if s.classic else None,
+            remarks=whole.remarks,
+        )
+        if narrowing is not None and narrowing.rule is not None:
+            rule, args = narrowing.rule, narrowing.args
+            quick = _Checker(self.levels, s.narrowing(), localize=False)
+            report.remark_later(lambda: narrow(rule, args, k, quick._check_rule))
+        return report
+
+    def _check_rule(self, func: Callable[..., Value], inputs: list[Value], k: int) -> Report:
+        levels = Levels(func, inputs, None, self.settings.where)
+        return _Checker(levels, self.settings, localize=False).run(k)
+
+
+def _note_entry(k: int, f: Finding, mode: str, atol: float, cause: Cause) -> Entry:
+    """An entry of order ``k`` that no number decides: a derivative that could not be built."""
+    return Entry(
+        order=k,
+        output=0,
+        path=(),
+        wrt=0,
+        analytic=math.nan,
+        numerical=math.nan,
+        allowed=atol,
+        passed=False,
+        note=f.reason,
+        mode=mode,
+        verdict=f.verdict,
+        reason=f.reason,
+        cause=cause,
+    )
+
+
+def _severity(e: Entry) -> tuple[bool, float]:
+    """Wrong entries first, then by how many tolerances apart (as PyTorch's ``allclose``)."""
+    return e.verdict != WRONG, -e.diff / max(e.allowed, 1e-300)
+
+
+# Argument checking: the package's one wording (minigrad.core._validate).
+
+
+#: The highest order a check takes. Level k holds (inputs ** (k - 1)) functions
+#: per output, each a graph larger than the last: a two-input check of order 8
+#: takes about a second, and each order above multiplies that by about 5.
+MAX_ORDER = 8
+_MAX_ORDER_WHY = (
+    f": a check of order k compares about inputs ** k derivatives, each a graph larger "
+    f"than the last, so the time grows about fivefold per order above {MAX_ORDER}"
+)
+
+
+def _weights(grad_outputs: object, where: str) -> list[float | Value] | None:
+    if grad_outputs is None:
+        return None
+    if isinstance(grad_outputs, Value | int | float):
+        grad_outputs = [grad_outputs]  # one output's weight, as PyTorch accepts
+    # The count is checked against the outputs where they are made (Levels.level).
+    return weights(grad_outputs, None, f"{where}: grad_outputs")
+
+
+def run_check(
+    func: Func,
+    inputs: Inputs,
+    order: int,
+    grad_outputs: Sequence[float | Value] | None,
+    settings: Settings,
+) -> Report:
+    """Validate, check, and put every input back bit for bit."""
+    where = settings.where
+    # Numbers become fresh Values; a foreign engine's nodes are checked by
+    # its own backward() (minigrad.checking.run.engines).
+    xs, engine = prepare_inputs(inputs, where)
+    as_int(order, f"{where}: order", least=1, most=MAX_ORDER, why=_MAX_ORDER_WHY)
+    if not callable(func):
+        raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
+    levels: Levels
+    if engine is None:
+        levels = Levels(func, as_values(xs), _weights(grad_outputs, where), where)
+    else:
+        refuse_foreign(engine, order, settings)
+        weights = _weights(grad_outputs, where)
+        levels = ForeignLevels(func, xs, weights, where, engine, settings.nondet_tol > 0)
+    # A check moves its inputs' .data: another thread's check, backward or grad
+    # on a graph that shares them must not see them moved, so the whole check
+    # holds the engine's (reentrant) lock, as backward does for its pass.
+    with _engine_lock:
+        saved = [(x, x.data, x.grad) for x in levels.xs]
+        try:
+            return _Checker(levels, settings, localize=engine is None).run(order)
+        finally:
+            # Bit-exact: the very float objects the inputs held are put back.
+            for x, data, g in saved:
+                x.data = data
+                x.grad = g
