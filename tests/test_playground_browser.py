@@ -1,22 +1,30 @@
-"""The playground in a real browser: headless Chromium, local Pyodide, the lesson run.
+"""The playground in a real browser: headless Chromium, Pyodide from a folder or the CDN.
 
-``minigrad playground --pyodide DIR`` is started as a teacher would start it,
-from the environment the built wheel is installed in (``MINIGRAD_WHEEL_PYTHON``
-under ``.ci/run``; this interpreter elsewhere). Chromium, driven by
-chromedriver over the W3C WebDriver protocol (``webdriver.py``, standard
-library only), opens the page and does what a person does: waits until the
-status line says Python is ready, clicks Run, and waits until it says the
-code ran. The tests then read what a person sees: the graph's SVG shown in
-the page, the report naming the wrong op, the printed numbers, an empty
-error box (where the page collects window errors, rejected promises and
-``console.error``) and no SEVERE entry on the browser's console log. A
+``minigrad playground`` is started as a teacher would start it, from the
+environment the built wheel is installed in (``MINIGRAD_WHEEL_PYTHON`` under
+``.ci/run``; this interpreter elsewhere), twice: with ``--pyodide DIR``, and
+at its default, where the page loads Pyodide from its CDN. No test reaches
+the internet: for the CDN, ``fake_cdn.py`` serves the same local Pyodide
+over HTTPS on 127.0.0.1 under the CDN's URL path, and Chromium resolves the
+CDN's host name to it and trusts its certificate alone, so the page loads
+the very URL it names.
+
+Chromium, driven by chromedriver over the W3C WebDriver protocol
+(``webdriver.py``, standard library only), opens the page and does what a
+person does: waits until the status line says Python is ready, clicks Run,
+and waits until it says the code ran. The tests then read what a person
+sees: the graph's SVG shown in the page, the report naming the wrong op, the
+printed numbers, an empty error box (where the page collects window errors,
+rejected promises and ``console.error``) and no SEVERE entry on the
+browser's console log; and where Pyodide's files came from (the browser's
+list of what it fetched, and the CDN stand-in's count of requests). A
 screenshot is taken through WebDriver too; with
 ``MINIGRAD_SCREENSHOT=docs/img/playground.png`` it is saved there.
 
 Waiting polls the page with a timeout that only bounds a broken run; no
-assertion is about time. A SEVERE console entry while waiting (a script that
-does not parse, a file that does not load) ends the wait at once.
-"""
+assertion is about time. A SEVERE console entry while waiting for the
+lesson (a script that does not parse, a file that does not load) ends the
+wait at once."""
 
 from __future__ import annotations
 
@@ -25,14 +33,16 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
 import browsers
+import fake_cdn
 import webdriver
-from minigrad.cli.playground.server import PYODIDE_VERSION, STATIC
+from minigrad.cli.playground.server import CDN, PYODIDE_VERSION, STATIC
 
 #: A bound for waiting on Python to load and on the lesson to run, not an expectation.
 TIMEOUT = 120.0
@@ -54,15 +64,20 @@ LOADING = "loading Python..."
 READY = f"Python {PYODIDE_VERSION} ready"  # the local Pyodide is the npm pin, the CDN's version
 
 
-@pytest.fixture(scope="module")
-def page_url() -> Iterator[str]:
-    # Before starting the server: fail (under CI) or skip early when something is missing.
-    browsers.chromium()
-    browsers.chromedriver()
-    folder = browsers.pyodide()
+class Served(NamedTuple):
+    """The playground as the browser reaches it, with Pyodide from a folder or the CDN."""
+
+    url: str  # the page's address
+    pyodide: str  # the URL the page loads Pyodide from
+    flags: tuple[str, ...]  # what Chromium needs besides FLAGS to reach that
+    cdn: fake_cdn.FakeCDN | None  # the CDN's stand-in, when the page uses the CDN
+
+
+@contextmanager
+def _playground(*options: str) -> Iterator[str]:
+    """``minigrad playground`` with ``options``, run as a teacher runs it; yields its address."""
     python = os.environ.get("MINIGRAD_WHEEL_PYTHON") or sys.executable
-    command = [python, "-m", "minigrad", "playground", "--port", "0", "--no-browser"]
-    command += ["--pyodide", str(folder)]
+    command = [python, "-m", "minigrad", "playground", "--port", "0", "--no-browser", *options]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
         try:
             assert p.stdout is not None
@@ -74,11 +89,27 @@ def page_url() -> Iterator[str]:
             p.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def browser(page_url: str) -> Iterator[webdriver.Session]:
-    """Chromium with the page open (the lesson not yet run)."""
+@pytest.fixture(scope="module", params=["pyodide-dir", "cdn"])
+def served(request: pytest.FixtureRequest) -> Iterator[Served]:
+    """The playground with ``--pyodide DIR``, or with its default, the CDN (a loopback stand-in)."""
+    # Before starting anything: fail (under CI) or skip early when something is missing.
+    browsers.chromium()
+    browsers.chromedriver()
+    folder = browsers.pyodide()
+    if request.param == "pyodide-dir":
+        with _playground("--pyodide", str(folder)) as url:
+            yield Served(url, url + "pyodide/", (), None)
+    else:
+        with fake_cdn.serve(folder) as cdn, _playground() as url:
+            flags = fake_cdn.chromium_flags(f"127.0.0.1:{cdn.port}")
+            yield Served(url, CDN, flags, cdn)
+
+
+@contextmanager
+def _chromium(url: str, flags: tuple[str, ...] = ()) -> Iterator[webdriver.Session]:
+    """Headless Chromium (FLAGS and ``flags``) with ``url`` open."""
     capabilities: dict[str, object] = {
-        "goog:chromeOptions": {"binary": browsers.chromium(), "args": list(FLAGS)},
+        "goog:chromeOptions": {"binary": browsers.chromium(), "args": [*FLAGS, *flags]},
         "goog:loggingPrefs": {"browser": "ALL"},
     }
     with (
@@ -86,7 +117,14 @@ def browser(page_url: str) -> Iterator[webdriver.Session]:
         webdriver.session(driver, capabilities) as session,
     ):
         session.set_viewport(*VIEWPORT)
-        session.go(page_url)
+        session.go(url)
+        yield session
+
+
+@pytest.fixture(scope="module")
+def browser(served: Served) -> Iterator[webdriver.Session]:
+    """Chromium with the page open (the lesson not yet run)."""
+    with _chromium(served.url, served.flags) as session:
         yield session
 
 
@@ -212,3 +250,25 @@ def test_what_is_not_in_the_page_is_an_error_not_an_empty_answer(ran: webdriver.
     with pytest.raises(webdriver.WebDriverError, match=r"404 no such element: .*#shown-2"):
         ran.find("#shown-2")
     assert [figure.tag_name() for figure in ran.find_all("#shown > *")] == ["figure", "figure"]
+
+
+#: What the page loads from Pyodide's folder, each once.
+PYODIDE_FILES = (
+    "pyodide.js",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+
+
+def test_pyodide_came_from_where_the_page_names_it(served: Served, ran: webdriver.Session) -> None:
+    fetched = ran.execute("return performance.getEntriesByType('resource').map((e) => e.name);")
+    assert isinstance(fetched, list), fetched
+    names = [str(name) for name in fetched]
+    assert all(name.startswith((served.url, served.pyodide)) for name in names), names
+    from_pyodide = sorted(n.removeprefix(served.pyodide) for n in names if served.pyodide in n)
+    assert from_pyodide == sorted(PYODIDE_FILES)
+    if served.cdn is not None:  # and not from a cache: the stand-in answered each request
+        assert served.cdn.served_names() == dict.fromkeys(PYODIDE_FILES, 1)
+        assert not served.cdn.refused
