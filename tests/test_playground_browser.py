@@ -21,6 +21,10 @@ list of what it fetched, and the CDN stand-in's count of requests). A
 screenshot is taken through WebDriver too; with
 ``MINIGRAD_SCREENSHOT=docs/img/playground.png`` it is saved there.
 
+When the CDN cannot be reached (a refused connection, a name that does not
+resolve, a CDN that answers for ``pyodide.js`` alone), the page must say
+that Pyodide could not be loaded from its CDN and name ``--pyodide DIR``.
+
 Waiting polls the page with a timeout that only bounds a broken run; no
 assertion is about time. A SEVERE console entry while waiting for the
 lesson (a script that does not parse, a file that does not load) ends the
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -272,3 +277,52 @@ def test_pyodide_came_from_where_the_page_names_it(served: Served, ran: webdrive
     if served.cdn is not None:  # and not from a cache: the stand-in answered each request
         assert served.cdn.served_names() == dict.fromkeys(PYODIDE_FILES, 1)
         assert not served.cdn.refused
+
+
+@pytest.fixture(scope="module")
+def cdn_page() -> Iterator[str]:
+    """The playground at its default, the CDN, for a browser that cannot reach the CDN."""
+    browsers.chromium()
+    browsers.chromedriver()
+    with _playground() as url:
+        yield url
+
+
+@contextmanager
+def _unreachable(how: str) -> Iterator[tuple[str, str, fake_cdn.FakeCDN | None]]:
+    """Where the CDN's host leads, the console's word for the failure, and the stand-in if any."""
+    if how == "connection-refused":
+        # Bound and not listening: a connection is refused, and no one else can take the port.
+        with socket.socket() as bound:
+            bound.bind(("127.0.0.1", 0))
+            yield f"127.0.0.1:{bound.getsockname()[1]}", "net::ERR_CONNECTION_REFUSED", None
+    elif how == "name-not-resolved":  # the browser of a classroom without internet
+        yield "~NOTFOUND", "net::ERR_NAME_NOT_RESOLVED", None
+    else:  # the CDN answers for pyodide.js and not for the rest
+        with fake_cdn.serve(browsers.pyodide(), only=frozenset({"pyodide.js"})) as cdn:
+            yield f"127.0.0.1:{cdn.port}", "404", cdn
+
+
+@pytest.mark.parametrize("how", ["connection-refused", "name-not-resolved", "only-pyodide-js"])
+def test_without_the_cdn_the_page_says_so_and_names_pyodide_dir(cdn_page: str, how: str) -> None:
+    with (
+        _unreachable(how) as (target, failure, cdn),
+        _chromium(cdn_page, fake_cdn.chromium_flags(target)) as session,
+    ):
+        # Console errors are expected here: the wait ends on the status line alone.
+        status = session.wait(
+            lambda: None if (said := session.find("#status").text()) == LOADING else said,
+            f"the status line to leave {LOADING!r}",
+            TIMEOUT,
+        )
+        box = session.find("#page-errors")
+        shown = (status, session.find("#run").enabled(), box.displayed())
+        said = str(box.property("textContent"))
+        session.log()
+    assert shown == ("could not load Python", False, True), said
+    assert f"Pyodide could not be loaded from its CDN, {CDN}: " in said, said
+    assert "start the playground with --pyodide DIR" in said, said
+    severe = _severe(session.console)
+    assert any(failure in entry for entry in severe), severe
+    if cdn is not None:
+        assert cdn.served_names() == {"pyodide.js": 1} and cdn.refused
