@@ -272,7 +272,9 @@ def test_pyodide_came_from_where_the_page_names_it(served: Served, ran: webdrive
     assert isinstance(fetched, list), fetched
     names = [str(name) for name in fetched]
     assert all(name.startswith((served.url, served.pyodide)) for name in names), names
-    from_pyodide = sorted(n.removeprefix(served.pyodide) for n in names if served.pyodide in n)
+    from_pyodide = sorted(
+        n.removeprefix(served.pyodide) for n in names if n.startswith(served.pyodide)
+    )
     assert from_pyodide == sorted(PYODIDE_FILES)
     if served.cdn is not None:  # and not from a cache: the stand-in answered each request
         assert served.cdn.served_names() == dict.fromkeys(PYODIDE_FILES, 1)
@@ -303,22 +305,30 @@ def _unreachable(how: str) -> Iterator[tuple[str, str, fake_cdn.FakeCDN | None]]
             yield f"127.0.0.1:{cdn.port}", "404", cdn
 
 
+def _failed_start(session: webdriver.Session) -> tuple[tuple[str, bool, bool], str]:
+    """Once the page stops loading: (status, Run enabled, error box shown), and the box's text.
+
+    Console errors are expected here: the wait ends on the status line alone.
+    """
+    status = session.wait(
+        lambda: None if (said := session.find("#status").text()) == LOADING else said,
+        f"the status line to leave {LOADING!r}",
+        TIMEOUT,
+    )
+    box = session.find("#page-errors")
+    shown = (status, session.find("#run").enabled(), box.displayed())
+    said = str(box.property("textContent"))
+    session.log()
+    return shown, said
+
+
 @pytest.mark.parametrize("how", ["connection-refused", "name-not-resolved", "only-pyodide-js"])
 def test_without_the_cdn_the_page_says_so_and_names_pyodide_dir(cdn_page: str, how: str) -> None:
     with (
         _unreachable(how) as (target, failure, cdn),
         _chromium(cdn_page, fake_cdn.chromium_flags(target)) as session,
     ):
-        # Console errors are expected here: the wait ends on the status line alone.
-        status = session.wait(
-            lambda: None if (said := session.find("#status").text()) == LOADING else said,
-            f"the status line to leave {LOADING!r}",
-            TIMEOUT,
-        )
-        box = session.find("#page-errors")
-        shown = (status, session.find("#run").enabled(), box.displayed())
-        said = str(box.property("textContent"))
-        session.log()
+        shown, said = _failed_start(session)
     assert shown == ("could not load Python", False, True), said
     assert f"Pyodide could not be loaded from its CDN, {CDN}: " in said, said
     assert "start the playground with --pyodide DIR" in said, said
@@ -326,3 +336,15 @@ def test_without_the_cdn_the_page_says_so_and_names_pyodide_dir(cdn_page: str, h
     assert any(failure in entry for entry in severe), severe
     if cdn is not None:
         assert cdn.served_names() == {"pyodide.js": 1} and cdn.refused
+
+
+def test_a_pyodide_folder_with_only_pyodide_js_is_named_as_the_cause(tmp_path: Path) -> None:
+    browsers.chromium()
+    browsers.chromedriver()
+    (tmp_path / "pyodide.js").write_bytes((browsers.pyodide() / "pyodide.js").read_bytes())
+    with _playground("--pyodide", str(tmp_path)) as url, _chromium(url) as session:
+        shown, said = _failed_start(session)
+    assert shown == ("could not load Python", False, True), said
+    assert "could not be loaded from the folder given to --pyodide (served as /pyodide/): " in said
+    assert 'Give the folder of the npm package "pyodide"' in said, said
+    assert "CDN" not in said, said

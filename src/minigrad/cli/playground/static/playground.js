@@ -81,7 +81,11 @@ function couldNotLoad(pyodideURL, why) {
         "of Pyodide (see docs/playground.md).",
     );
   } else {
-    notePageError(`Pyodide could not be loaded from ${pyodideURL} (--pyodide DIR): ${why}.`);
+    notePageError(
+      `Pyodide could not be loaded from the folder given to --pyodide (served as ` +
+        `${pyodideURL}): ${why}. Give the folder of the npm package "pyodide", or a Pyodide ` +
+        "release's full/ folder.",
+    );
   }
 }
 
