@@ -159,6 +159,9 @@ def serve(folder: Path, only: frozenset[str] | None = None) -> Iterator[FakeCDN]
 def chromium_flags(target: str) -> tuple[str, ...]:
     """Chromium's flags that send the CDN's host to ``target`` and trust only our certificate.
 
+    Chromium honours the SPKI list only together with ``--user-data-dir``
+    (its ``MaybeWrapCertVerifier``); chromedriver always passes one.
+
     Args:
         target: ``127.0.0.1:PORT``, or ``~NOTFOUND`` for a name that does not resolve.
     """
