@@ -6,6 +6,7 @@ import io
 import json
 import re
 import socket
+import ssl
 import subprocess
 import sys
 import zipfile
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import fake_cdn
 from minigrad.cli import _parser, main
 from minigrad.cli.playground import server
 from minigrad.cli.playground.server import CDN, PYODIDE_VERSION, Playground
@@ -24,11 +26,18 @@ LESSON = (server.STATIC / "lesson.txt").read_text(encoding="utf-8")
 TIMEOUT = 5.0
 
 
-def _get(url: str, path: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
-    """Send ``path`` exactly as written (no client-side cleaning) and read the answer."""
-    host, port = url.removeprefix("http://").rstrip("/").rsplit(":", 1)
-    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as conn:
-        conn.sendall(f"{method} {path} HTTP/1.0\r\nHost: {host}\r\n\r\n".encode("latin-1"))
+def _get(
+    url: str, path: str, method: str = "GET", tls: tuple[ssl.SSLContext, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """Send ``path`` exactly as written (no client-side cleaning) and read the answer.
+
+    ``tls`` is a context and the host name to ask for, for an ``https://`` URL.
+    """
+    host, port = url.split("://", 1)[1].rstrip("/").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as raw:
+        conn = raw if tls is None else tls[0].wrap_socket(raw, server_hostname=tls[1])
+        name = host if tls is None else tls[1]
+        conn.sendall(f"{method} {path} HTTP/1.0\r\nHost: {name}\r\n\r\n".encode("latin-1"))
         data = b""
         while chunk := conn.recv(65536):
             data += chunk
@@ -122,6 +131,33 @@ def test_it_serves_pyodide_from_a_local_folder(local: Playground) -> None:
     status, headers, body = _get(local.url, "/pyodide/pyodide.asm.wasm")
     assert (status, headers["Content-Type"], body) == (200, "application/wasm", b"\0asm")
     assert _get(local.url, "/pyodide/pyodide.js", method="HEAD")[:2][0] == 200
+
+
+def test_the_cdn_stand_in_answers_over_tls_as_the_cdn_does(pyodide_dir: Path) -> None:
+    # The browser test of the CDN mode leans on tests/fake_cdn.py: its
+    # certificate, its URL path and the headers a cross-origin load needs.
+    (pyodide_dir / "pyodide.asm.mjs").write_text("export default 1;\n")
+    assert fake_cdn.spki_sha256(fake_cdn.CERT.read_text(encoding="ascii")) == (
+        "Tq9d9YnBRWha2LdJumeYBr6xn+YcNQIQzRkmMMn/xPY="  # openssl's answer, data/README.md
+    )
+    context = ssl.create_default_context(cafile=fake_cdn.CERT)
+    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN  # a self-signed leaf, no CA
+    with fake_cdn.serve(pyodide_dir) as cdn:
+        answers = {}
+        for name in ("pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "link.js", "sub"):
+            url = f"https://127.0.0.1:{cdn.port}/"
+            status, headers, _ = _get(url, fake_cdn.PREFIX + name, tls=(context, fake_cdn.HOST))
+            kind = headers["Content-Type"].split(";")[0]
+            answers[name] = (status, kind, headers["Access-Control-Allow-Origin"])
+        assert cdn.served_names() == {"pyodide.js": 1, "pyodide.asm.mjs": 1, "pyodide.asm.wasm": 1}
+    assert f"{fake_cdn.HOST}{fake_cdn.PREFIX}" == CDN.removeprefix("https://")
+    assert answers == {
+        "pyodide.js": (200, "text/javascript", "*"),
+        "pyodide.asm.mjs": (200, "text/javascript", "*"),
+        "pyodide.asm.wasm": (200, "application/wasm", "*"),
+        "link.js": (404, "text/plain", "*"),  # a symlink, as the playground's server
+        "sub": (404, "text/plain", "*"),
+    }
 
 
 @pytest.mark.parametrize(

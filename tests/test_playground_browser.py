@@ -1,38 +1,53 @@
-"""The playground in a real browser: headless Chromium, local Pyodide, the lesson run.
+"""The playground in a real browser: headless Chromium, Pyodide from a folder or the CDN.
 
-``minigrad playground --pyodide DIR`` is started as a teacher would start it,
-from the environment the built wheel is installed in (``MINIGRAD_WHEEL_PYTHON``
-under ``.ci/run``; this interpreter elsewhere). Chromium, driven by
-chromedriver over the W3C WebDriver protocol (``webdriver.py``, standard
-library only), opens the page and does what a person does: waits until the
-status line says Python is ready, clicks Run, and waits until it says the
-code ran. The tests then read what a person sees: the graph's SVG shown in
-the page, the report naming the wrong op, the printed numbers, an empty
-error box (where the page collects window errors, rejected promises and
-``console.error``) and no SEVERE entry on the browser's console log. A
+``minigrad playground`` is started as a teacher would start it, from the
+environment the built wheel is installed in (``MINIGRAD_WHEEL_PYTHON`` under
+``.ci/run``; this interpreter elsewhere), twice: with ``--pyodide DIR``, and
+at its default, where the page loads Pyodide from its CDN. No test reaches
+the internet: for the CDN, ``fake_cdn.py`` serves the same local Pyodide
+over HTTPS on 127.0.0.1 under the CDN's URL path, and Chromium resolves the
+CDN's host name to it and trusts its certificate alone, so the page loads
+the very URL it names.
+
+Chromium, driven by chromedriver over the W3C WebDriver protocol
+(``webdriver.py``, standard library only), opens the page and does what a
+person does: waits until the status line says Python is ready, clicks Run,
+and waits until it says the code ran. The tests then read what a person
+sees: the graph's SVG shown in the page, the report naming the wrong op, the
+printed numbers, an empty error box (where the page collects window errors,
+rejected promises and ``console.error``) and no SEVERE entry on the
+browser's console log; and where Pyodide's files came from (the browser's
+list of what it fetched, and the CDN stand-in's count of requests). A
 screenshot is taken through WebDriver too; with
 ``MINIGRAD_SCREENSHOT=docs/img/playground.png`` it is saved there.
 
+When the CDN cannot be reached (a refused connection, a name that does not
+resolve, a CDN that answers for ``pyodide.js`` alone), the page must say
+that Pyodide could not be loaded from its CDN and name ``--pyodide DIR``.
+
 Waiting polls the page with a timeout that only bounds a broken run; no
-assertion is about time. A SEVERE console entry while waiting (a script that
-does not parse, a file that does not load) ends the wait at once.
-"""
+assertion is about time. A SEVERE console entry while waiting for the
+lesson (a script that does not parse, a file that does not load) ends the
+wait at once."""
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
 import browsers
+import fake_cdn
 import webdriver
-from minigrad.cli.playground.server import PYODIDE_VERSION, STATIC
+from minigrad.cli.playground.server import CDN, PYODIDE_VERSION, STATIC
 
 #: A bound for waiting on Python to load and on the lesson to run, not an expectation.
 TIMEOUT = 120.0
@@ -54,15 +69,20 @@ LOADING = "loading Python..."
 READY = f"Python {PYODIDE_VERSION} ready"  # the local Pyodide is the npm pin, the CDN's version
 
 
-@pytest.fixture(scope="module")
-def page_url() -> Iterator[str]:
-    # Before starting the server: fail (under CI) or skip early when something is missing.
-    browsers.chromium()
-    browsers.chromedriver()
-    folder = browsers.pyodide()
+class Served(NamedTuple):
+    """The playground as the browser reaches it, with Pyodide from a folder or the CDN."""
+
+    url: str  # the page's address
+    pyodide: str  # the URL the page loads Pyodide from
+    flags: tuple[str, ...]  # what Chromium needs besides FLAGS to reach that
+    cdn: fake_cdn.FakeCDN | None  # the CDN's stand-in, when the page uses the CDN
+
+
+@contextmanager
+def _playground(*options: str) -> Iterator[str]:
+    """``minigrad playground`` with ``options``, run as a teacher runs it; yields its address."""
     python = os.environ.get("MINIGRAD_WHEEL_PYTHON") or sys.executable
-    command = [python, "-m", "minigrad", "playground", "--port", "0", "--no-browser"]
-    command += ["--pyodide", str(folder)]
+    command = [python, "-m", "minigrad", "playground", "--port", "0", "--no-browser", *options]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
         try:
             assert p.stdout is not None
@@ -74,11 +94,27 @@ def page_url() -> Iterator[str]:
             p.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def browser(page_url: str) -> Iterator[webdriver.Session]:
-    """Chromium with the page open (the lesson not yet run)."""
+@pytest.fixture(scope="module", params=["pyodide-dir", "cdn"])
+def served(request: pytest.FixtureRequest) -> Iterator[Served]:
+    """The playground with ``--pyodide DIR``, or with its default, the CDN (a loopback stand-in)."""
+    # Before starting anything: fail (under CI) or skip early when something is missing.
+    browsers.chromium()
+    browsers.chromedriver()
+    folder = browsers.pyodide()
+    if request.param == "pyodide-dir":
+        with _playground("--pyodide", str(folder)) as url:
+            yield Served(url, url + "pyodide/", (), None)
+    else:
+        with fake_cdn.serve(folder) as cdn, _playground() as url:
+            flags = fake_cdn.chromium_flags(f"127.0.0.1:{cdn.port}")
+            yield Served(url, CDN, flags, cdn)
+
+
+@contextmanager
+def _chromium(url: str, flags: tuple[str, ...] = ()) -> Iterator[webdriver.Session]:
+    """Headless Chromium (FLAGS and ``flags``) with ``url`` open."""
     capabilities: dict[str, object] = {
-        "goog:chromeOptions": {"binary": browsers.chromium(), "args": list(FLAGS)},
+        "goog:chromeOptions": {"binary": browsers.chromium(), "args": [*FLAGS, *flags]},
         "goog:loggingPrefs": {"browser": "ALL"},
     }
     with (
@@ -86,7 +122,14 @@ def browser(page_url: str) -> Iterator[webdriver.Session]:
         webdriver.session(driver, capabilities) as session,
     ):
         session.set_viewport(*VIEWPORT)
-        session.go(page_url)
+        session.go(url)
+        yield session
+
+
+@pytest.fixture(scope="module")
+def browser(served: Served) -> Iterator[webdriver.Session]:
+    """Chromium with the page open (the lesson not yet run)."""
+    with _chromium(served.url, served.flags) as session:
         yield session
 
 
@@ -212,3 +255,96 @@ def test_what_is_not_in_the_page_is_an_error_not_an_empty_answer(ran: webdriver.
     with pytest.raises(webdriver.WebDriverError, match=r"404 no such element: .*#shown-2"):
         ran.find("#shown-2")
     assert [figure.tag_name() for figure in ran.find_all("#shown > *")] == ["figure", "figure"]
+
+
+#: What the page loads from Pyodide's folder, each once.
+PYODIDE_FILES = (
+    "pyodide.js",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+
+
+def test_pyodide_came_from_where_the_page_names_it(served: Served, ran: webdriver.Session) -> None:
+    fetched = ran.execute("return performance.getEntriesByType('resource').map((e) => e.name);")
+    assert isinstance(fetched, list), fetched
+    names = [str(name) for name in fetched]
+    assert all(name.startswith((served.url, served.pyodide)) for name in names), names
+    from_pyodide = sorted(
+        n.removeprefix(served.pyodide) for n in names if n.startswith(served.pyodide)
+    )
+    assert from_pyodide == sorted(PYODIDE_FILES)
+    if served.cdn is not None:  # and not from a cache: the stand-in answered each request
+        assert served.cdn.served_names() == dict.fromkeys(PYODIDE_FILES, 1)
+        assert not served.cdn.refused
+
+
+@pytest.fixture(scope="module")
+def cdn_page() -> Iterator[str]:
+    """The playground at its default, the CDN, for a browser that cannot reach the CDN."""
+    browsers.chromium()
+    browsers.chromedriver()
+    with _playground() as url:
+        yield url
+
+
+@contextmanager
+def _unreachable(how: str) -> Iterator[tuple[str, str, fake_cdn.FakeCDN | None]]:
+    """Where the CDN's host leads, the console's word for the failure, and the stand-in if any."""
+    if how == "connection-refused":
+        # Bound and not listening: a connection is refused, and no one else can take the port.
+        with socket.socket() as bound:
+            bound.bind(("127.0.0.1", 0))
+            yield f"127.0.0.1:{bound.getsockname()[1]}", "net::ERR_CONNECTION_REFUSED", None
+    elif how == "name-not-resolved":  # the browser of a classroom without internet
+        yield "~NOTFOUND", "net::ERR_NAME_NOT_RESOLVED", None
+    else:  # the CDN answers for pyodide.js and not for the rest
+        with fake_cdn.serve(browsers.pyodide(), only=frozenset({"pyodide.js"})) as cdn:
+            yield f"127.0.0.1:{cdn.port}", "404", cdn
+
+
+def _failed_start(session: webdriver.Session) -> tuple[tuple[str, bool, bool], str]:
+    """Once the page stops loading: (status, Run enabled, error box shown), and the box's text.
+
+    Console errors are expected here: the wait ends on the status line alone.
+    """
+    status = session.wait(
+        lambda: None if (said := session.find("#status").text()) == LOADING else said,
+        f"the status line to leave {LOADING!r}",
+        TIMEOUT,
+    )
+    box = session.find("#page-errors")
+    shown = (status, session.find("#run").enabled(), box.displayed())
+    said = str(box.property("textContent"))
+    session.log()
+    return shown, said
+
+
+@pytest.mark.parametrize("how", ["connection-refused", "name-not-resolved", "only-pyodide-js"])
+def test_without_the_cdn_the_page_says_so_and_names_pyodide_dir(cdn_page: str, how: str) -> None:
+    with (
+        _unreachable(how) as (target, failure, cdn),
+        _chromium(cdn_page, fake_cdn.chromium_flags(target)) as session,
+    ):
+        shown, said = _failed_start(session)
+    assert shown == ("could not load Python", False, True), said
+    assert f"Pyodide could not be loaded from its CDN, {CDN}: " in said, said
+    assert "start the playground with --pyodide DIR" in said, said
+    severe = _severe(session.console)
+    assert any(failure in entry for entry in severe), severe
+    if cdn is not None:
+        assert cdn.served_names() == {"pyodide.js": 1} and cdn.refused
+
+
+def test_a_pyodide_folder_with_only_pyodide_js_is_named_as_the_cause(tmp_path: Path) -> None:
+    browsers.chromium()
+    browsers.chromedriver()
+    (tmp_path / "pyodide.js").write_bytes((browsers.pyodide() / "pyodide.js").read_bytes())
+    with _playground("--pyodide", str(tmp_path)) as url, _chromium(url) as session:
+        shown, said = _failed_start(session)
+    assert shown == ("could not load Python", False, True), said
+    assert "could not be loaded from the folder given to --pyodide (served as /pyodide/): " in said
+    assert 'Give the folder of the npm package "pyodide"' in said, said
+    assert "CDN" not in said, said

@@ -70,21 +70,44 @@ function run() {
   else setState("done", `ran at ${new Date().toLocaleTimeString()}`);
 }
 
+// Says why Python is missing: from the CDN (no internet?) or from --pyodide DIR.
+function couldNotLoad(pyodideURL, why) {
+  setState("failed", "could not load Python");
+  // The page names the CDN by its absolute URL, a local copy by "/pyodide/".
+  if (/^https?:/.test(pyodideURL)) {
+    notePageError(
+      `Pyodide could not be loaded from its CDN, ${pyodideURL}: ${why}. Is this browser ` +
+        "online? Without internet, start the playground with --pyodide DIR, a local copy " +
+        "of Pyodide (see docs/playground.md).",
+    );
+  } else {
+    notePageError(
+      `Pyodide could not be loaded from the folder given to --pyodide (served as ` +
+        `${pyodideURL}): ${why}. Give the folder of the npm package "pyodide", or a Pyodide ` +
+        "release's full/ folder.",
+    );
+  }
+}
+
 async function start() {
   const pyodideURL = document.body.dataset.pyodide;
   if (typeof loadPyodide !== "function") {
-    setState("failed", "could not load Python");
-    notePageError(
-      `Pyodide did not load from ${pyodideURL}; without internet, start the playground ` +
-        "with --pyodide DIR (a local copy of Pyodide)",
-    );
+    couldNotLoad(pyodideURL, "its script, pyodide.js, did not load");
     return;
   }
-  const [pyodide, lesson, zip] = await Promise.all([
-    loadPyodide({ indexURL: pyodideURL }),
+  const files = Promise.all([
     fetch("lesson.py").then((answer) => answer.text()),
     fetch("minigrad.zip").then((answer) => answer.arrayBuffer()),
   ]);
+  let pyodide;
+  try {
+    pyodide = await loadPyodide({ indexURL: pyodideURL });
+  } catch (error) {
+    // pyodide.js came, the rest of Pyodide (its module, .wasm, standard library) did not.
+    couldNotLoad(pyodideURL, String(error));
+    return;
+  }
+  const [lesson, zip] = await files;
   pyodide.FS.writeFile("/tmp/minigrad.zip", new Uint8Array(zip));
   pyodide.runPython(
     "import importlib, site, zipfile\n" +
