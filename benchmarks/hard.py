@@ -37,7 +37,7 @@ from typing import Any
 import mpmath  # type: ignore[import-untyped]
 
 from harness import progress, table
-from mistakes import ERRORS, Op
+from mistakes import ERRORS, Op, _gelu, _gelu_exact
 from sensitivity import (
     _MP,
     MARGIN,
@@ -118,6 +118,20 @@ HARD: tuple[Op, ...] = (
         lambda m, x: m.log1p(m.exp(x)) - x,
         lambda m, x, out: -1.0 / (1.0 + m.exp(x)),
         (15.2, 30.0, 100.0),
+    ),
+    _op(
+        "cancelling forward",
+        "gelu: x (1 + erf(x/sqrt 2)) / 2",
+        _gelu,
+        _gelu_exact,
+        (-3.1,),
+    ),
+    _op(
+        "flat far out",
+        "tanh(x)",
+        lambda m, x: m.tanh(x),
+        lambda m, x, out: 1.0 - out * out,
+        (6.3,),
     ),
     _op(
         "cancelling forward",

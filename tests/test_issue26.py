@@ -428,6 +428,35 @@ def test_item3_tanh_at_6_3_resolves_a_rule_error_of_1e_6() -> None:
     assert passed is True and warned == [], warned
 
 
+def test_item3_gelu_written_with_1_plus_erf_at_minus_3_1_resolves_1e_8() -> None:
+    # Its forward cancels (1 + erf(-2.19) holds 800 ulps of the value), so the
+    # estimates' bounds break by a little; the smallest scale disagreed with
+    # the next by 2e-12 and nothing was convicted down to 1e-3.
+    c = math.sqrt(0.5)
+
+    def rule(error: float) -> Rule:
+        return Rule(
+            "gelu",
+            lambda x: 0.5 * x * (1.0 + math.erf(x * c)),
+            (
+                lambda x, out: (
+                    (1.0 + error)
+                    * (
+                        0.5 * (1.0 + mg.erf(x * c))
+                        + x * mg.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+                    )
+                ),
+            ),
+        )
+
+    for error in (1e-4, 1e-6, 1e-8):
+        wrong = rule(error)
+        report = check(lambda v, r=wrong: r(v), [Value(-3.1)])
+        assert [e.verdict for e in report.entries] == ["wrong"], (error, report.text())
+    passed, warned = _warned(lambda: gradcheck(lambda v: rule(0.0)(v), [Value(-3.1)]))
+    assert passed is True and warned == [], warned
+
+
 def test_item3_one_sharp_scale_forbids_a_blunter_agreement() -> None:
     from minigrad.checking.numeric.steps import Estimate
     from minigrad.checking.verdicts.scales import weigh
