@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.run.report import Report
+from minigrad.checking.verdicts.findings import WRONG
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, toposort
@@ -67,7 +68,7 @@ def faulty_node(
             return f"not found among the first {_MAX_LOCALIZE} ops", None
         report = _check_rule(rule, args, k, run)
         if report is not None and not report.ok:
-            wrong = any(e.verdict == "wrong" for e in report.failures)
+            wrong = any(e.verdict == WRONG for e in report.failures)
             return _describe(node, rule, args, report), node if wrong else None
     if closures:
         names = ", ".join(repr(name) for name in closures)

@@ -8,7 +8,7 @@ words (:mod:`minigrad.checking.verdicts.scales`).
 
 Example:
     >>> e = Entry(order=1, output=0, path=(), wrt=0, analytic=-1.0, numerical=1.0,
-    ...           allowed=0.001, passed=False, error=1e-10, step=1e-3, verdict="wrong",
+    ...           allowed=0.001, passed=False, error=1e-10, step=1e-3, verdict=WRONG,
     ...           reason="wrong: 2e10 bounds apart")
     >>> r = Report(ok=False, order=1, checked=1, failures=[e], names=["x[0]"], entries=[e])
     >>> print(r)  # doctest: +NORMALIZE_WHITESPACE
@@ -39,6 +39,7 @@ from minigrad.checking.run.table import (
     where,
 )
 from minigrad.checking.verdicts.evidence import Cause
+from minigrad.checking.verdicts.findings import AGREES, UNDECIDED, WRONG, Verdict
 
 __all__ = ["Entry", "Report"]
 
@@ -91,7 +92,7 @@ class Entry:
             the jvp of the reverse-mode derivatives of the order below).
         digits: Significant digits to which the numbers prove ``analytic``
             right (0 when they prove nothing, or it is wrong in the first).
-        verdict: What the numbers prove: ``"wrong"`` (the difference is
+        verdict: What the numbers prove (a :class:`Verdict`): ``"wrong"`` (the difference is
             beyond the error bound), ``"agrees"`` (within it, to ``digits``
             digits) or ``"undecided"``.
         reason: The verdict in words, and for an undecided entry how the
@@ -121,7 +122,7 @@ class Entry:
         step: float = math.nan,
         mode: str = "rev",
         digits: int = 0,
-        verdict: str,
+        verdict: Verdict,
         reason: str = "",
         cause: Cause = Cause.NONE,
     ) -> None:
@@ -166,7 +167,7 @@ class Entry:
         error: float | None = None,
         step: float | None = None,
         digits: int | None = None,
-        verdict: str | None = None,
+        verdict: Verdict | None = None,
         reason: str | None = None,
     ) -> Entry:
         """A copy with the given fields changed (Entries are treated as values)."""
@@ -321,9 +322,9 @@ class Report:
             >>> Report(ok=True, order=1, checked=0).verdicts()
             {'wrong': 0, 'agrees': 0, 'undecided': 0}
         """
-        counts = {"wrong": 0, "agrees": 0, "undecided": 0}
+        counts = {str(v): 0 for v in Verdict}
         for e in self.entries:
-            counts[e.verdict] = counts.get(e.verdict, 0) + 1
+            counts[str(e.verdict)] = counts.get(str(e.verdict), 0) + 1
         return counts
 
     def _mode(self) -> str:
@@ -343,22 +344,23 @@ class Report:
         """The verdicts in one line: ``verdicts: 3 agree (9 to 12 digits), ...``; "" if none."""
         if not self.entries:
             return ""
-        counts = self.verdicts()
         parts = []
-        agreed = [e.digits for e in self.entries if e.verdict == "agrees"]
+        agreed = [e.digits for e in self.entries if e.verdict == AGREES]
         if agreed:
             low, high = min(agreed), max(agreed)
             span = f"{low} digits" if low == high else f"{low} to {high} digits"
             parts.append(f"{len(agreed)} agree ({span})")
-        if counts["wrong"]:
-            forgiven = sum(e.verdict == "wrong" and e.passed for e in self.entries)
+        wrong = [e.passed for e in self.entries if e.verdict == WRONG]
+        if wrong:
+            forgiven = sum(wrong)
             parts.append(
-                f"{counts['wrong']} wrong"
+                f"{len(wrong)} wrong"
                 + (f" ({forgiven} forgiven by the tolerance)" * (forgiven > 0))
             )
-        if counts["undecided"]:
-            passed = sum(e.verdict == "undecided" and e.passed for e in self.entries)
-            parts.append(f"{counts['undecided']} undecided ({passed} passed by the classic test)")
+        undecided = [e.passed for e in self.entries if e.verdict == UNDECIDED]
+        if undecided:
+            passed = sum(undecided)
+            parts.append(f"{len(undecided)} undecided ({passed} passed by the classic test)")
         if self.tolerances is not None:
             atol, rtol = self.tolerances
             how = f"; the classic test decided (atol={atol:g}, rtol={rtol:g})"

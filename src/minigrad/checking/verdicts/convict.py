@@ -176,7 +176,7 @@ def reweigh(
         >>> one, two = Estimate(2.0, 1e-9, 1e-3), Estimate(2.0, 1e-9, 1e-2)
         >>> wrong = convict(Disagreement(analytic=2.2, roundoff=0.0, pair=(one, two),
         ...                              best=one, estimates=(one, two)))
-        >>> right = Finding("agrees", 12, 2.2, 1e-12, 1e-4, "the remainder falls as h**2")
+        >>> right = Finding(AGREES, 12, 2.2, 1e-12, 1e-4, "the remainder falls as h**2")
         >>> reweigh(wrong, second=right).verdict
         'undecided'
     """

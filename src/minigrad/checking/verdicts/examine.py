@@ -51,6 +51,7 @@ from minigrad.checking.verdicts.findings import (
     UNDECIDED,
     WRONG,
     Finding,
+    Verdict,
     digits,
     finest_step,
     zero_scale,
@@ -255,7 +256,7 @@ class _Examining:
             noise[r] = 2.0 * self.graph.noise(r)
         return noise
 
-    def blunt(self, rows: Sequence[int], verdicts: tuple[str, ...]) -> list[int]:
+    def blunt(self, rows: Sequence[int], verdicts: tuple[Verdict, ...]) -> list[int]:
         """The rows with an entry of one of ``verdicts`` and fewer than SHARP_DIGITS digits."""
         found = self.out.findings
         return [

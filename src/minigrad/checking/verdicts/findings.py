@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
 
@@ -42,6 +43,7 @@ __all__ = [
     "UNDECIDED",
     "WRONG",
     "Finding",
+    "Verdict",
     "agrees_within",
     "contradicted",
     "digits",
@@ -50,9 +52,32 @@ __all__ = [
     "zero_scale",
 ]
 
-WRONG = "wrong"
-AGREES = "agrees"
-UNDECIDED = "undecided"
+
+class Verdict(enum.StrEnum):
+    """What the evidence proves of one entry; the words every report prints.
+
+    Decided in :mod:`minigrad.checking.verdicts` alone: *wrong* only by
+    :func:`~minigrad.checking.verdicts.convict.convict`, *agrees* and
+    *undecided* by the examiners that weigh the estimates. A member is its
+    word, printed and shown as the word: ``str(WRONG) == "wrong"``, and
+    ``repr(WRONG)`` is ``'wrong'``, as every stored output shows it.
+
+    Example:
+        >>> WRONG, f"{AGREES} to 12 digits", UNDECIDED == "undecided"
+        ('wrong', 'agrees to 12 digits', True)
+    """
+
+    WRONG = "wrong"
+    AGREES = "agrees"
+    UNDECIDED = "undecided"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+WRONG = Verdict.WRONG
+AGREES = Verdict.AGREES
+UNDECIDED = Verdict.UNDECIDED
 
 #: How many error bounds a difference must span before a rule is called wrong.
 #: Measured (``python benchmarks/bound_coverage.py``): over 13,867 extrapolated
@@ -128,7 +153,7 @@ class Finding:
     (``charge``), so that later evidence can be weighed with it again.
 
     Attributes:
-        verdict: ``"wrong"``, ``"agrees"`` or ``"undecided"``.
+        verdict: :data:`WRONG`, :data:`AGREES` or :data:`UNDECIDED`.
         digits: Significant digits of agreement (0 to 16).
         numerical: The estimate the verdict rests on (NaN when none).
         error: Its error bound (NaN when none).
@@ -141,7 +166,7 @@ class Finding:
 
     def __init__(
         self,
-        verdict: str,
+        verdict: Verdict,
         digits: int,
         numerical: float,
         error: float,
