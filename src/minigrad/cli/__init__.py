@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from minigrad.checking.lab.trials import Outcome
 from minigrad.cli import lab
 from minigrad.cli.rulefile import Item, check_item, composite_item, outcome, rule_item
 from minigrad.cli.sandbox import run_job
@@ -59,7 +60,7 @@ COMPOSITES: tuple[tuple[str, Callable[..., Value], tuple[tuple[float, float], ..
 )
 
 #: Where the verdict words are coloured on a terminal (ANSI codes).
-_COLOURS = {"ok": "32", "FAIL": "31", "ERROR": "35"}
+_COLOURS = {Outcome.OK: "32", Outcome.FAIL: "31", Outcome.ERROR: "35"}
 
 
 def _use_colour(stream: TextIO) -> bool:
@@ -68,7 +69,7 @@ def _use_colour(stream: TextIO) -> bool:
 
 def _coloured(word: str, colour: bool) -> str:
     """``word`` in its verdict colour when ``colour``, else as it is."""
-    return f"\033[{_COLOURS[word]}m{word}\033[0m" if colour else word
+    return f"\033[{_COLOURS[Outcome(word)]}m{word}\033[0m" if colour else word
 
 
 def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -140,7 +141,7 @@ def _run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _placeholder(name: str, why: str) -> dict[str, object]:
-    return {"word": "ERROR", "reason": why, "text": "", "trace": ""}
+    return {"word": Outcome.ERROR, "reason": why, "text": "", "trace": ""}
 
 
 def _progress(err: TextIO) -> Callable[[int, int, str], None] | None:
@@ -204,11 +205,11 @@ def _report(
             f"{result.get('sampled', '-'):<{where}}  {result.get('decided', '-'):>7}  "
             f"{result.get('undecided', '-'):>9}  {_coloured(word, colour)}"
         )
-        print(row + (f"  {result['reason']}" if word == "ERROR" else ""), file=out)
+        print(row + (f"  {result['reason']}" if word == Outcome.ERROR else ""), file=out)
     for name, result in results:
-        if result["word"] == "FAIL":
+        if result["word"] == Outcome.FAIL:
             print(f"\n{name}: {result['text']}", file=out)
-        elif result["word"] == "ERROR" and args.verbose and result["trace"]:
+        elif result["word"] == Outcome.ERROR and args.verbose and result["trace"]:
             print(f"\n{name}: {result['reason']}\n{result['trace']}", file=out)
     if skipped:
         print(
@@ -216,8 +217,8 @@ def _report(
             f"({', '.join(skipped)}); `minigrad check` without a file checks those",
             file=out,
         )
-    failing = sum(result["word"] == "FAIL" for _, result in results)
-    crashed = sum(result["word"] == "ERROR" for _, result in results)
+    failing = sum(result["word"] == Outcome.FAIL for _, result in results)
+    crashed = sum(result["word"] == Outcome.ERROR for _, result in results)
     what = f"{rules} rule(s)"
     if len(results) > rules:
         what += f" and {len(results) - rules} composites"

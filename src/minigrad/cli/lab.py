@@ -32,7 +32,7 @@ from pathlib import Path
 
 from minigrad.checking.lab.battery import battery, load_engine, one_line
 from minigrad.checking.lab.signature import diagnose, recursion
-from minigrad.checking.lab.trials import Row, run
+from minigrad.checking.lab.trials import FAILING, Outcome, Row, run
 from minigrad.checking.run.engines import engine_name
 from minigrad.cli.rulefile import FileError, load_file
 from minigrad.cli.sandbox import Job, run_job
@@ -172,7 +172,7 @@ class Engine:
         self.depth = next((r.depth for r in self.rows if r.kind == "depth" and r.depth), 0)
         for row in self.rows:
             if row.kind == "depth" and row.depth and not depth_counts:
-                row.verdict = "note"
+                row.verdict = Outcome.NOTE
         missing = job.loaded.get("missing", {})
         self.missing: dict[str, str] = dict(missing) if isinstance(missing, dict) else {}
         self.error = job.load_error
@@ -184,12 +184,12 @@ class Engine:
         """``passed``, ``failed`` or ``not loaded``."""
         if self.error:
             return "not loaded"
-        failed = any(r.verdict in ("FAIL", "ERROR") for r in self.rows)
+        failed = any(r.verdict in FAILING for r in self.rows)
         return "failed" if failed else "passed"
 
 
 def _placeholder(name: str, why: str) -> dict[str, object]:
-    return Row(name, "", "ERROR", note=why).as_dict()
+    return Row(name, "", Outcome.ERROR, note=why).as_dict()
 
 
 def grade(
@@ -271,10 +271,13 @@ def grade(
 
 # Showing the results.
 
+#: The outcomes whose row shows its note (why it raised, was not checked, or is not counted).
+_NOTED = frozenset({Outcome.ERROR, Outcome.SKIP, Outcome.NOTE})
 
-def _cell(verdict: str) -> str:
+
+def _cell(verdict: Outcome) -> str:
     """A verdict as tables show it: a check the engine does not support is ``-``."""
-    return "-" if verdict == "skip" else verdict
+    return "-" if verdict is Outcome.SKIP else str(verdict)
 
 
 def _number(x: object) -> str:
@@ -297,7 +300,7 @@ def _one(engine: Engine, out: TextIO) -> None:
     table = [header]
     for row in engine.rows:
         table.append([row.name, _cell(row.verdict)])
-        if row.verdict in ("ERROR", "skip", "note"):
+        if row.verdict in _NOTED:
             table[-1].append(row.note)
         elif row.forward is not None:
             expected, got = row.forward["expected"], row.forward["got"]
@@ -309,7 +312,7 @@ def _one(engine: Engine, out: TextIO) -> None:
             cells = [_point(row) if k == 0 else "", str(e["operand"])]
             cells += [_number(e[key]) for key in ("expected", "got", "abs", "rel")]
             table.append(table.pop() + cells if k == 0 else ["", "", *cells])
-        if row.verdict == "FAIL" and not row.entries and row.forward is None:
+        if row.verdict is Outcome.FAIL and not row.entries and row.forward is None:
             table[-1] += [_point(row), row.note]
     for line in _columns(table):
         print(line, file=out)
@@ -319,7 +322,7 @@ def _one(engine: Engine, out: TextIO) -> None:
         print("\ndiagnosis:", file=out)
         for line in engine.summary:
             print(f"  {line}", file=out)
-    noted = [recursion(r) for r in engine.rows if r.verdict == "note"]
+    noted = [recursion(r) for r in engine.rows if r.verdict is Outcome.NOTE]
     if noted:
         print("\nnote (not a wrong derivative; --depth N counts it as a failure):", file=out)
         for line in noted:
@@ -385,13 +388,13 @@ def _totals(engines: list[Engine], points: int, seconds: float, out: TextIO) -> 
     unloaded = sum(e.status == "not loaded" for e in engines)
     bad = []
     if failed:
-        checks = sum(r.verdict in ("FAIL", "ERROR") for e in failed for r in e.rows)
+        checks = sum(r.verdict in FAILING for e in failed for r in e.rows)
         bad.append(_plural(checks, "failing check"))
         if len(engines) > 1:
             bad[-1] += f" in {_plural(len(failed), 'engine')}"
     if unloaded:
         bad.append(f"{_plural(unloaded, 'engine')} not loaded")
-    notes = sum(r.verdict == "note" for e in engines for r in e.rows)
+    notes = sum(r.verdict is Outcome.NOTE for e in engines for r in e.rows)
     verdict = f"FAILED ({', '.join(bad)})" if bad else "passed"
     if notes:
         verdict += f"; {_plural(notes, 'note')} (depth)"
@@ -423,7 +426,7 @@ def _as_json(engines: list[Engine]) -> object:
                     "status": e.status,
                     "error": e.error,
                     "diagnosis": e.summary,
-                    "notes": [recursion(r) for r in e.rows if r.verdict == "note"],
+                    "notes": [recursion(r) for r in e.rows if r.verdict is Outcome.NOTE],
                     "not_supported": e.missing,
                     "checks": [
                         {**row.as_dict(), "diagnosis": e.notes.get(row.name, "")} for row in e.rows

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from minigrad.checking.gradcheck import Report, check
+from minigrad.checking.lab.trials import Outcome
+from minigrad.checking.verdicts.findings import UNDECIDED, Verdict
 from minigrad.core import rules
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value
@@ -76,7 +78,7 @@ class Item:
         self.boxes = boxes
         self.is_rule = is_rule
         #: The verdicts of every entry its checks compared, counted.
-        self.verdicts = {"wrong": 0, "agrees": 0, "undecided": 0}
+        self.verdicts = {str(v): 0 for v in Verdict}
 
     def sampled(self) -> str:
         """Where the points were drawn: ``(-2, 2)``, ``(0.1, 2) x (-2, 2)``."""
@@ -87,7 +89,7 @@ class Item:
         total = sum(self.verdicts.values())
         if not total:
             return "-", "-"
-        undecided = self.verdicts["undecided"] / total
+        undecided = self.verdicts[UNDECIDED] / total
         return f"{100.0 * (1.0 - undecided):.0f}%", f"{100.0 * undecided:.0f}%"
 
 
@@ -297,13 +299,13 @@ def outcome(item: Item, result: Report | Crash | None, *, verbose: bool) -> dict
     decided, undecided = item.shares()
     where = {"sampled": item.sampled(), "decided": decided, "undecided": undecided}
     if result is None:
-        return {"word": "ok", "reason": "", "text": "", "trace": "", **where}
+        return {"word": Outcome.OK, "reason": "", "text": "", "trace": "", **where}
     if isinstance(result, Report):
         text = result.text(full=True)
-        return {"word": "FAIL", "reason": "", "text": text, "trace": "", **where}
+        return {"word": Outcome.FAIL, "reason": "", "text": text, "trace": "", **where}
     trace = ""
     if verbose:
         import traceback
 
         trace = "".join(traceback.format_exception(result.exc)).rstrip()
-    return {"word": "ERROR", "reason": result.reason, "text": "", "trace": trace, **where}
+    return {"word": Outcome.ERROR, "reason": result.reason, "text": "", "trace": trace, **where}

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from minigrad.checking.lab.battery import one_line
-from minigrad.checking.lab.trials import Row
+from minigrad.checking.lab.trials import Outcome, Row
 from minigrad.cli import lab, rulefile
 
 __all__ = ["main"]
@@ -119,5 +119,5 @@ def _crashed(job: dict[str, object], name: str, exc: BaseException) -> dict[str,
     """The result of an item that raised what the checks themselves do not catch."""
     why = f"{one_line(exc)} raised by the code under check"
     if job["kind"] == "rules":
-        return {"word": "ERROR", "reason": why, "text": "", "trace": ""}
-    return Row(name, "", "ERROR", note=why).as_dict()
+        return {"word": Outcome.ERROR, "reason": why, "text": "", "trace": ""}
+    return Row(name, "", Outcome.ERROR, note=why).as_dict()

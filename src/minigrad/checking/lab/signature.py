@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 
 from minigrad.checking.lab.battery import METHODS
-from minigrad.checking.lab.trials import Row
+from minigrad.checking.lab.trials import FAILING, Outcome, Row
 
 __all__ = ["diagnose", "family", "how", "recursion"]
 
@@ -129,7 +129,7 @@ def _assigns(reuse: Sequence[Row], rows: Sequence[Row], alone: str) -> str:
     fine = [
         f"`{f}`"
         for x in rows
-        if x.kind == "reuse" and x.verdict == "ok" and len(fs := _families(x)) == 1
+        if x.kind == "reuse" and x.verdict is Outcome.OK and len(fs := _families(x)) == 1
         for f in fs
     ]
     unlike = f" (unlike {' and '.join(fine)})" if fine else ""
@@ -149,7 +149,7 @@ def recursion(row: Row) -> str:
     """What a RecursionError in the deep chain means, and what to do (a note or a failure).
 
     Example:
-        >>> print(recursion(Row("chain of 5000 ops", "depth", "note", depth=991))[:57])
+        >>> print(recursion(Row("chain of 5000 ops", "depth", Outcome.NOTE, depth=991))[:57])
         chain of 5000 ops: RecursionError at depth 991: the topol
     """
     return (
@@ -173,7 +173,7 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
 
     Example:
         >>> from minigrad.checking.lab.trials import Row
-        >>> rows = [Row("x - y", "op", "FAIL", ["x", "y"], [1.0, 2.0],
+        >>> rows = [Row("x - y", "op", Outcome.FAIL, ["x", "y"], [1.0, 2.0],
         ...             [{"operand": "y", "role": "the right operand y", "got": 1.0,
         ...               "expected": -1.0, "abs": 2.0, "rel": 2.0}]),
         ...         Row("x * x", "reuse")]
@@ -187,8 +187,8 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
     """
     summary: list[str] = []
     notes: dict[str, str] = {}
-    bad = [r for r in rows if r.verdict in ("FAIL", "ERROR")]
-    fails = [r for r in bad if r.verdict == "FAIL"]
+    bad = [r for r in rows if r.verdict in FAILING]
+    fails = [r for r in bad if r.verdict is Outcome.FAIL]
 
     for r in fails:
         if r.kind == "twice" and r.first_pass:
@@ -200,7 +200,7 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
             )
             notes[r.name] = "state kept between backward() calls"
 
-    errors = [r for r in bad if r.verdict == "ERROR"]
+    errors = [r for r in bad if r.verdict is Outcome.ERROR]
     # One line per error, however many checks it broke (a typo in __mul__
     # breaks every check that multiplies).
     same: dict[str, list[Row]] = {}

@@ -11,6 +11,7 @@ process of its own) and goes into a gradebook as JSON.
 
 from __future__ import annotations
 
+import enum
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -25,7 +26,36 @@ from minigrad.checking.verdicts.evidence import Cause
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
 
-__all__ = ["Row", "run"]
+__all__ = ["FAILING", "Outcome", "Row", "run"]
+
+
+class Outcome(enum.StrEnum):
+    """What one check of the battery found; the words every table of ``minigrad check`` prints.
+
+    Decided here, by :func:`run` (:data:`NOTE` by the caller, for a failure it
+    does not count); ``minigrad check`` on a rule file gives its rules the
+    same words. A member is its word, printed and shown as the word
+    (``str(Outcome.FAIL) == "FAIL"``, ``repr(Outcome.FAIL)`` is ``'FAIL'``).
+    """
+
+    #: Every point checked agrees.
+    OK = "ok"
+    #: A derivative (or the forward) differs.
+    FAIL = "FAIL"
+    #: The engine raised, hung, or returned something that is not its node.
+    ERROR = "ERROR"
+    #: An optional form the engine refuses: not checked.
+    SKIP = "skip"
+    #: A failure the caller does not count (the deep chain's RecursionError
+    #: unless depth was asked for).
+    NOTE = "note"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+#: The outcomes that fail a check (and the engine that has one).
+FAILING = frozenset({Outcome.FAIL, Outcome.ERROR})
 
 
 @dataclass
@@ -35,7 +65,7 @@ class Row:
     Attributes:
         name: The check's name.
         kind: The check's kind.
-        verdict: ``"ok"``, ``"FAIL"``, ``"ERROR"`` (it raised or hung),
+        verdict: An :class:`Outcome`: ``"ok"``, ``"FAIL"``, ``"ERROR"`` (it raised or hung),
             ``"skip"`` (an optional form the engine refuses) or ``"note"``
             (set by the caller: a failure it does not count, the deep
             chain's RecursionError unless depth was asked for).
@@ -56,7 +86,7 @@ class Row:
 
     name: str
     kind: str
-    verdict: str = "ok"
+    verdict: Outcome = Outcome.OK
     operands: list[str] = field(default_factory=list)
     point: list[float] = field(default_factory=list)
     entries: list[dict[str, object]] = field(default_factory=list)
@@ -65,6 +95,10 @@ class Row:
     ops: list[str] = field(default_factory=list)
     depth: int = 0
     first_pass: bool = True
+
+    def __post_init__(self) -> None:
+        # A row read back from JSON holds the word; the row holds the member.
+        self.verdict = Outcome(self.verdict)
 
     def as_dict(self) -> dict[str, object]:
         """The row as a dict of JSON types (floats may be NaN or inf)."""
@@ -187,9 +221,9 @@ def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
                 if not _run_point(check, cls, row, rng, k):
                     break
     except RecursionError as exc:
-        row.verdict, row.note = "ERROR", f"{one_line(exc)} at {_shown(row.point)}"
+        row.verdict, row.note = Outcome.ERROR, f"{one_line(exc)} at {_shown(row.point)}"
     except Exception as exc:
-        row.verdict, row.note = "ERROR", f"it raises {one_line(exc)} at {_shown(row.point)}"
+        row.verdict, row.note = Outcome.ERROR, f"it raises {one_line(exc)} at {_shown(row.point)}"
     return row
 
 
@@ -212,17 +246,17 @@ def _run_point(check: Check, cls: type, row: Row, rng: random.Random, k: int) ->
     except Exception as exc:
         if not (check.optional and refused(exc)):
             raise
-        row.verdict, row.note = "skip", f"not supported: it raises {one_line(exc)}"
+        row.verdict, row.note = Outcome.SKIP, f"not supported: it raises {one_line(exc)}"
         return False
     problem = fits(out)
     if problem or (isinstance(out, Value) and cls is not Value):
-        row.verdict = "ERROR"
+        row.verdict = Outcome.ERROR
         row.note = f"it returns {type(out).__name__} {out!r}, not a node of the engine"
         return False
     got = float(out.data)  # type: ignore[attr-defined]
     row.ops = _ops(out)
     if not _close(got, reference.data, _FORWARD_RTOL):
-        row.verdict = "FAIL"
+        row.verdict = Outcome.FAIL
         row.forward = {"got": got, "expected": reference.data}
         return False
     func = cast("Func", lambda *ns: check.build(*ns, *consts))
@@ -231,10 +265,10 @@ def _run_point(check: Check, cls: type, row: Row, rng: random.Random, k: int) ->
         return True
     failures = report.failures
     if any(e.cause is Cause.NOT_COMPUTED for e in failures):
-        row.verdict = "ERROR"
+        row.verdict = Outcome.ERROR
         row.note = f"backward() raises at {_shown(point)}: {failures[0].note}"
         return False
-    row.verdict = "FAIL"
+    row.verdict = Outcome.FAIL
     for e in sorted(failures, key=lambda e: e.wrt):
         row.entries.append(_entry(check, e.wrt, e.numerical, e.analytic))
     row.note = "; ".join(dict.fromkeys(e.note for e in failures if e.note))
@@ -316,7 +350,7 @@ def _wrong(row: Row, check: Check, expected: list[float], got: list[float]) -> b
     """Whether ``got`` differs from ``expected``; if so, the row says how."""
     if all(_close(g, e, _FORWARD_RTOL) for g, e in zip(got, expected, strict=True)):
         return False
-    row.verdict = "FAIL"
+    row.verdict = Outcome.FAIL
     row.entries = [
         _entry(check, i, e, g)
         for i, (e, g) in enumerate(zip(expected, got, strict=True))
@@ -365,9 +399,9 @@ def _run_chain(check: Check, cls: type, row: Row, rng: random.Random) -> None:
                 works = mid
             except RecursionError:
                 fails = mid
-        row.verdict, row.depth = "FAIL", fails
+        row.verdict, row.depth = Outcome.FAIL, fails
         row.note = f"RecursionError at depth {fails}"
         return
     if not _close(got, 1.0, _FORWARD_RTOL):
-        row.verdict = "FAIL"
+        row.verdict = Outcome.FAIL
         row.entries = [_entry(check, 0, 1.0, got)]
