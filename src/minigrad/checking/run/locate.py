@@ -42,8 +42,9 @@ _GRID = 11
 #: Bisection steps per border between wrong and right.
 _BISECT = 3
 
-#: What a point of the rule's domain is: where the rule is wrong, right, or neither.
-FAILS, RIGHT, UNDECIDED = "wrong", "right", "undecided"
+#: What a point of the rule's domain is, in the words of the summary: where the
+#: rule is wrong, right, or neither (not entry verdicts: "right" is none).
+WRONG_HERE, RIGHT_HERE, OPEN_HERE = "wrong", "right", "undecided"
 
 
 def narrow(rule: Rule, args: Sequence[Value | float], k: int, run: RunCheck) -> list[str]:
@@ -71,7 +72,7 @@ def narrow(rule: Rule, args: Sequence[Value | float], k: int, run: RunCheck) -> 
                 continue
             trial = list(simplest)
             trial[i] = candidate
-            if verdict(trial)[0] == FAILS:
+            if verdict(trial)[0] == WRONG_HERE:
                 simplest = trial
                 break
     shown = ", ".join(_show(x) for x in simplest)
@@ -97,17 +98,17 @@ def _classify(
         local(*[Value(at[i]) for i in places])
         report = run(local, [Value(at[i]) for i in places], k)
     except (ArithmeticError, ValueError, TypeError):
-        return UNDECIDED, "its forward raises there"
+        return OPEN_HERE, "its forward raises there"
     verdicts = {e.verdict for e in report.entries}
     if not report.ok and WRONG in verdicts:
-        return FAILS, ""
+        return WRONG_HERE, ""
     if not report.ok:
         noted = [e.cause for e in report.failures if e.note]
-        return UNDECIDED, _why(noted[0] if noted else Cause.NONE)
+        return OPEN_HERE, _why(noted[0] if noted else Cause.NONE)
     if verdicts <= {AGREES}:
-        return RIGHT, ""
+        return RIGHT_HERE, ""
     noted = [e.cause for e in report.entries if e.note]
-    return UNDECIDED, _why(noted[0] if noted else Cause.NONE)
+    return OPEN_HERE, _why(noted[0] if noted else Cause.NONE)
 
 
 def _why(cause: Cause) -> str:
@@ -154,7 +155,7 @@ def _intervals(
     points = list(zip(grid, classes, strict=True))
     refined: list[tuple[float, tuple[str, str]]] = [points[0]]
     for (a, ca), (b, cb) in itertools.pairwise(points):
-        if {ca[0], cb[0]} == {FAILS, RIGHT}:
+        if {ca[0], cb[0]} == {WRONG_HERE, RIGHT_HERE}:
             for _ in range(_BISECT):
                 mid = _round((a + b) / 2.0)
                 cm = verdict([mid])
@@ -173,11 +174,11 @@ def _intervals(
             runs[-1] = (c, runs[-1][1] or why, runs[-1][2], x)
         else:
             runs.append((c, why, x, x))
-    parts: dict[str, list[str]] = {FAILS: [], RIGHT: [], UNDECIDED: []}
+    parts: dict[str, list[str]] = {WRONG_HERE: [], RIGHT_HERE: [], OPEN_HERE: []}
     for c, why, a, b in runs:
         where = f"[{_show(a)}, {_show(b)}]" if a != b else f"near {_show(a)}"
         parts[c].append(where + (f" ({why})" if why else ""))
-    words = [f"{c} on {' and '.join(parts[c])}" for c in (FAILS, RIGHT, UNDECIDED) if parts[c]]
+    words = [f"{c} on {' and '.join(where)}" for c, where in parts.items() if where]
     return (
         f"{rule.name} checked at {len(refined)} points of its sample interval "
         f"[{_show(lo)}, {_show(hi)}]: " + "; ".join(words)
