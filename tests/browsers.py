@@ -28,13 +28,18 @@ def missing(what: str) -> None:
     pytest.skip(what)
 
 
-def node() -> str:
-    """The ``node`` executable."""
-    found = shutil.which("node")
+def _executable(name: str, install: str = "") -> str:
+    """The path of ``name`` on PATH; ``install`` says how to get it when missing."""
+    found = shutil.which(name)
     if found is None:
-        missing("node is not on PATH")
+        missing(f"{name} is not on PATH{install}")
     assert found is not None
     return found
+
+
+def node() -> str:
+    """The ``node`` executable."""
+    return _executable("node")
 
 
 def pyodide() -> Path:
@@ -47,20 +52,12 @@ def pyodide() -> Path:
 
 def chromium() -> str:
     """Debian's ``chromium``."""
-    found = shutil.which("chromium")
-    if found is None:
-        missing("chromium is not on PATH: apt-get install chromium chromium-driver")
-    assert found is not None
-    return found
+    return _executable("chromium", ": apt-get install chromium chromium-driver")
 
 
 def chromedriver() -> str:
     """Debian's ``chromedriver`` (the package ``chromium-driver``), which drives ``chromium``."""
-    found = shutil.which("chromedriver")
-    if found is None:
-        missing("chromedriver is not on PATH: apt-get install chromium chromium-driver")
-    assert found is not None
-    return found
+    return _executable("chromedriver", ": apt-get install chromium chromium-driver")
 
 
 def package(tmp: Path) -> Path:
