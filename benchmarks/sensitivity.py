@@ -504,6 +504,9 @@ def bench_sensitivity(bench: Bench, sizes: Sequence[int]) -> None:
     within, of = summary["within a decade"]
     bench.found.numbers["hard beyond a decade"] = of - within
     bench.found.numbers["hard resolvable"] = of
+    within, of = summary["of extrapolation"]
+    bench.found.numbers["hard beyond extrapolation"] = of - within
+    bench.found.numbers["hard extrapolated"] = of
     mine = by_tool.get("minigrad", [])
     goal = [
         res
@@ -543,6 +546,13 @@ SENSITIVITY_TARGETS = (
         "<=",
         0,
         lambda m: f"{m['hard beyond a decade']:.0f} of {m['hard resolvable']:.0f} beyond it",
+    ),
+    Target(
+        "the same within one decade of what extrapolation resolves (issue 26's measure)",
+        "hard beyond extrapolation",
+        "<=",
+        0,
+        lambda m: f"{m['hard beyond extrapolation']:.0f} of {m['hard extrapolated']:.0f} beyond it",
     ),
     Target(
         "every injected error >= 1e-8 caught at well-conditioned points",
