@@ -222,19 +222,10 @@ _MICROGRAD_SUB = """    def __sub__(self, other):
 
 """
 
-_VISITED_DEFAULT = """        topo, stack = [], [(self, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                topo.append(node)
-            elif node not in visited:
-                visited.add(node)
-                stack.append((node, True))
-                stack.extend((child, False) for child in node._prev)
-        self.grad = 1.0
-        for node in reversed(topo):
-            node._backward()
-"""
+#: ENGINE's sort with the set it marks nodes in taken from outside, where the
+#: buggy ``backward(self, visited=set())`` keeps one set for every call.
+_VISITED_DEFAULT = _ITERATIVE_SORT.replace("topo, seen, stack = [], set(), ", "topo, stack = [], ")
+_VISITED_DEFAULT = _VISITED_DEFAULT.replace("seen", "visited")
 
 _BY_VALUE = """    def __eq__(self, other):
         return isinstance(other, Value) and self.data == other.data
