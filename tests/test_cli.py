@@ -557,3 +557,19 @@ def test_a_file_that_loops_at_import_times_out_with_exit_2(
         "(an endless loop?)"
     )
     assert captured.out == ""
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    # `python -m minigrad check | head -0`: the reader is gone before the table.
+    with subprocess.Popen(
+        [sys.executable, "-m", "minigrad", "check", "--points", "2", "--order", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as p:
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.close()  # before the table's first line: its write finds no reader
+        err = p.stderr.read()
+        status = p.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    assert status == 1

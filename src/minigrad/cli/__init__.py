@@ -410,5 +410,11 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "points", 1) < 1 or getattr(args, "order", 1) < 1:
         print("minigrad: --points and --order must be >= 1", file=sys.stderr)
         return 2
-    status: int = args.run(args, sys.stdout, sys.stderr)
+    try:
+        status: int = args.run(args, sys.stdout, sys.stderr)
+    except BrokenPipeError:
+        # The reader left (`minigrad check | head`): say nothing more, and let
+        # the interpreter's last flush of stdout go nowhere, not to a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return status
