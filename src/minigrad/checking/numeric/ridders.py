@@ -41,6 +41,9 @@ __all__ = ["SHARPER", "extrapolate", "one_sided"]
 _RATIO = 1.4
 _DEPTH = 10
 _SAFE = 2.0
+# A best error above this many times its round-off is still truncation: the
+# tableau goes on to smaller steps even where its diagonal moved.
+_TRUNCATING = 4.0
 # Successive changes of a difference in its asymptotic range shrink by the
 # law's ratio (1/1.96 for the central difference's h**2 term at ratio 1.4,
 # less where that term vanishes); an entry counts as an estimate only after
@@ -161,12 +164,12 @@ def _tableau(
             # must follow the law (a row from before a pole was left behind
             # must not be in it).
             settled = trend[r]
-            for j in range(1, depth + 1):
+            for j in range(1, min(depth, len(before)) + 1):
                 # Each column cancels the next power of h (Neville's form:
                 # the steps actually taken, whose ratios rounding has moved
                 # off ``ratio`` by up to an ulp of x, and at x = 1e7 that
                 # alone leaves an error of 1e-11 after the first column).
-                factor = (steps[depth - j] / step) ** (power * j)
+                factor = (steps[depth - j] / step) ** power
                 if not factor > 1.01:  # steps rounded to the same few ulps: no law to use
                     break
                 column.append((column[j - 1] * factor - before[j - 1]) / (factor - 1.0))
@@ -179,10 +182,15 @@ def _tableau(
             previous[r] = (column, carried)
             if enough is not None and r in best and enough(r, best[r]):
                 continue  # the caller needs no better estimate
-            # Higher order made it worse: round-off has taken over.
-            if depth == 0 or (
+            # Higher order made it worse: round-off has taken over. Not so while
+            # the best error is still mostly truncation: the first rows were
+            # beyond the radius where the series in h converges (tanh at 15 from
+            # a step of 3.9, where it is pi/2), and the highest columns, which
+            # mix them in, move; the lower columns of the next rows do not.
+            calm = depth == 0 or (
                 len(column) == depth + 1 and abs(column[depth] - before[depth - 1]) < _SAFE * bound
-            ):
+            )
+            if calm or (r in best and best[r].error > _TRUNCATING * best[r].roundoff):
                 still.append(r)
         active = still
         if not active:
