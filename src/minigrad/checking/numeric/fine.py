@@ -8,7 +8,11 @@ at a difference ``gap``: between the step at which round-off can move a
 difference quotient by ``gap``, and half of it. Round-off there is as large
 as the difference, so one quotient proves nothing; the mean of :data:`FINE`
 of them does, since their round-off averages down and a slope that changes
-below the large steps does not. What the mean says about a conviction is
+below the large steps does not. How far it can be trusted is measured, not
+modelled: the quotients' own scatter gives the mean's standard error
+(``FineMean.spread``), which is large where a forward holds more round-off
+than its graph shows (a gelu written with ``1 + erf`` at -3.1: 800 ulps).
+What the mean says about a conviction is
 :func:`~minigrad.checking.verdicts.convict.convict`'s to decide.
 """
 
@@ -32,10 +36,14 @@ class FineMean:
 
     Attributes:
         mean: Their mean.
+        spread: The mean's standard error, from the quotients' own scatter
+            (their sample standard deviation over the square root of
+            :data:`FINE`).
         low, high: The smallest and largest step.
     """
 
     mean: float
+    spread: float
     low: float
     high: float
 
@@ -43,8 +51,8 @@ class FineMean:
     def words(self) -> str:
         """What was measured, in words."""
         return (
-            f"the mean {self.mean:.9g} of {FINE} difference quotients at steps "
-            f"{self.low:.3g} to {self.high:.3g}, where round-off is about the difference"
+            f"the mean {self.mean:.9g} +- {self.spread:.2g} of {FINE} difference quotients at "
+            f"steps {self.low:.3g} to {self.high:.3g}, where round-off is about the difference"
         )
 
 
@@ -94,4 +102,24 @@ def fine_mean(
             return None
         up, down, half = sides
         quotients.append((up[r] - down[r]) / (2.0 * half))
-    return FineMean(mean=math.fsum(quotients) / FINE, low=0.5 * fine, high=fine)
+    mean = math.fsum(quotients) / FINE
+    return FineMean(mean=mean, spread=_standard_error(quotients, mean), low=0.5 * fine, high=fine)
+
+
+def _standard_error(quotients: Sequence[float], mean: float) -> float:
+    """The standard error of the mean of ``quotients`` (scaled first: at 1e200 their
+    squares overflow); inf when it cannot be computed.
+
+    Example:
+        >>> _standard_error([1.0, 3.0], 2.0), _standard_error([2e200, 4e200], 3e200)
+        (1.0, 1e+200)
+    """
+    deviations = [q - mean for q in quotients]
+    largest = max(map(abs, deviations))
+    if largest == 0.0:
+        return 0.0
+    if not math.isfinite(largest):
+        return math.inf
+    n = len(deviations)
+    variance = math.fsum((d / largest) ** 2 for d in deviations) / (n - 1)
+    return largest * math.sqrt(variance / n)

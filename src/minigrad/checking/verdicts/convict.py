@@ -16,9 +16,12 @@ evidence, and on nothing that contradicts them:
   the other leaves the domain; and no extrapolated estimate agrees closely;
 - either of those two, unless the fine steps below them
   (:class:`~minigrad.checking.numeric.fine.FineMean`) side with the analytic
-  value: their mean nearer it than the charge's estimate shows the slope
+  value: their mean nearer it than the charge's estimate, by
+  :data:`FINE_SIGMAS` of its own standard errors and more, shows the slope
   changing below the steps that found the difference (a sine inside a
   custom rule's forward at 3e7, which steps of 279 and 2790 average away);
+  a mean whose quotients scatter more than that is noise, and sets nothing
+  aside (a gelu written with ``1 + erf`` at -3.1 holds 800 ulps);
 - a broken analytic side (:class:`~minigrad.checking.verdicts.evidence.BrokenDerivative`):
   NaN or inf, two passes that differ, floats and Values that differ, a
   derivative that could not be computed. No number is weighed: the analytic
@@ -60,7 +63,13 @@ from minigrad.checking.verdicts.findings import (
     undecided,
 )
 
-__all__ = ["convict", "reweigh"]
+__all__ = ["FINE_SIGMAS", "convict", "reweigh"]
+
+#: How many of its own standard errors the fine steps' mean must stand from
+#: the charge's estimate (at least half the difference away from it) to set
+#: the charge aside: with 8 quotients, a mean that noise put on the analytic
+#: side by chance is then rarer than one in ten thousand.
+FINE_SIGMAS = 6.0
 
 
 def convict(charge: Charge) -> Finding:
@@ -148,6 +157,8 @@ def _fine(
     fine = charge.fine
     if fine is None or not abs(fine.mean - a) <= 0.5 * gap + a_err:
         return None
+    if not FINE_SIGMAS * fine.spread <= 0.5 * gap:
+        return None  # the quotients scatter too much for their mean to say anything
     return (
         f"the steps disagree: {reason}; but {fine.words}, sides with the analytic "
         "value: the slope changes below the steps that found the difference"
