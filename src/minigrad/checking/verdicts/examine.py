@@ -6,18 +6,19 @@ spending evaluations only where the cheaper evidence did not settle it:
 
 1. **The nominal central difference** (two evaluations, which every check
    makes): an entry whose difference from the analytic value is within the
-   difference's round-off agrees (:func:`minigrad.checking.verdicts.scales.agrees_at_nominal`).
-   The round-off is first taken as :data:`~minigrad.checking.numeric.steps.ROUNDOFF`
-   of the values; an entry outside it is looked at again with the round-off
-   read off the graph (:mod:`minigrad.checking.numeric.rounding`), which is larger
-   where intermediates cancel.
+   difference's round-off agrees (:mod:`minigrad.checking.verdicts.nominal`;
+   in a check of a few inputs, only where the difference at 4 times the
+   step agrees too: two more evaluations).
 2. **Extrapolation** (:func:`minigrad.checking.numeric.ridders.extrapolate`) for the
    entries still open, until each is settled or the steps run out.
 3. **Sharpening** (``thorough``, and only for a check of a few inputs): an
-   entry that agrees to fewer than :data:`~minigrad.checking.verdicts.findings.SHARP_DIGITS`
+   entry that agrees to fewer than :data:`~minigrad.checking.verdicts.findings.SHARPEST_DIGITS`
    digits is extrapolated again from larger steps, where round-off weighs
    less (``x * x`` at 1e8 agrees to 6 digits at the nominal step and to 14
-   at a step of 100).
+   at a step of 100), and from every scale where those give nothing sharper.
+   An agreement that a sharper estimate puts
+   :data:`~minigrad.checking.verdicts.findings.DOUBT` bounds away from is
+   undecided.
 4. **The second method** (``thorough``): what stays undecided gets the Taylor
    remainder's rate (:mod:`minigrad.checking.verdicts.taylor`), and one-sided
    differences where the domain's edge cut the central steps short.
@@ -32,7 +33,6 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.fine import fine_mean
-from minigrad.checking.numeric.grain import grain
 from minigrad.checking.numeric.ridders import SHARPER, extrapolate, one_sided
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.numeric.steps import (
@@ -40,7 +40,7 @@ from minigrad.checking.numeric.steps import (
     Coordinate,
     Estimate,
     NominalDifference,
-    roundoff,
+    central,
 )
 from minigrad.checking.verdicts.convict import reweigh
 from minigrad.checking.verdicts.evidence import BrokenDerivative, Remainders
@@ -48,6 +48,7 @@ from minigrad.checking.verdicts.findings import (
     AGREES,
     MIN_DIGITS,
     SHARP_DIGITS,
+    SHARPEST_DIGITS,
     UNDECIDED,
     WRONG,
     Finding,
@@ -56,7 +57,13 @@ from minigrad.checking.verdicts.findings import (
     finest_step,
     zero_scale,
 )
-from minigrad.checking.verdicts.scales import agrees_at_nominal, resolves, settled, weigh
+from minigrad.checking.verdicts.nominal import settle_at_nominal
+from minigrad.checking.verdicts.scales import (
+    resolves,
+    settled,
+    sharper_against,
+    weigh,
+)
 from minigrad.checking.verdicts.taylor import rate_test
 
 __all__ = ["Examined", "examine"]
@@ -128,38 +135,19 @@ def examine(
     out.roundoff = dict(cheap)
     # 1. The nominal difference, against its round-off.
     if found is not None:
-        for m, r in pairs:
-            a, n = analytic[m][r], found.values[r]
-            if a == 0.0 and abs(n) <= found.roundoff[r] and graph.spread(r, i) < 0.0:
-                # No path from the input to the value: its derivative is 0 by
-                # construction, and moving the input changes the value by no
-                # more than round-off (a lost path, .data read, would).
-                out.findings[(m, r)] = Finding(
-                    AGREES,
-                    16,
-                    n,
-                    found.roundoff[r],
-                    found.half,
-                    "agrees exactly: the value does not depend on this input (no path in "
-                    "its graph, and moving the input changes it by no more than round-off)",
-                )
-                continue
-            got = agrees_at_nominal(a, cheap[(m, r)], n, found.roundoff[r], found.half)
-            if got is None or (sharpen and got.digits < SHARP_DIGITS):
-                # Read the graph's round-off: larger where intermediates cancel,
-                # and, for a check of a few inputs, the tighter bound that
-                # spares sharpening (sin: 1 ulp of the value, not 64).
-                a_err = e.a_err(m, r)
-                bigger = max(abs(found.up[r]), abs(found.down[r]))
-                held = max(2.0 * graph.noise(r), grain(found.up[r], found.down[r]))
-                noise = roundoff([bigger], found.half, [held])[0]
-                if found.richardson:
-                    noise *= 3.0
-                again = agrees_at_nominal(a, a_err, n, noise, found.half)
-                if again is not None and (got is None or again.digits > got.digits):
-                    got = again
-            if got is not None:
-                out.findings[(m, r)] = got
+        out.findings.update(
+            settle_at_nominal(
+                found,
+                pairs,
+                analytic,
+                graph,
+                i,
+                cheap=cheap,
+                a_err=e.a_err,
+                sharpen=sharpen,
+                wider=e.wider,
+            )
+        )
     # 2. Extrapolation, for the entries the nominal step did not settle.
     pending = [r for r in rows if any((m, r) not in out.findings for m in e.modes_of[r])]
     if pending:
@@ -168,6 +156,7 @@ def examine(
     # A check of many inputs sharpens only what is still open (undecided): an
     # agreement of few digits there is left to the direction over all inputs.
     if thorough or tight:
+        e.want = SHARPEST_DIGITS if sharpen else SHARP_DIGITS
         blunt = e.blunt(rows, (AGREES, UNDECIDED) if sharpen else (UNDECIDED,))
         if blunt:
             e.sharpen(blunt)
@@ -195,11 +184,15 @@ def examine(
 
 
 def _outweighed(a: float, a_err: float, ests: Sequence[Estimate], agreed: Finding) -> bool:
-    """Whether an estimate sharper than an agreement resolves a difference (one scale
-    cannot convict, but it forbids the agreement: tanh at 6.3 with a rule 1e-6 off)."""
-    return agreed.verdict == AGREES and any(
-        e.error < agreed.error and resolves(a, a_err, e) for e in ests
-    )
+    """Whether an estimate sharper than an agreement leaves the analytic value outside
+    its bound (too little to convict, but it forbids the agreement: tanh at 6.3 with a
+    rule 1e-6 off; see :func:`~minigrad.checking.verdicts.scales.sharper_against`)."""
+    return agreed.verdict == AGREES and sharper_against(a, a_err, ests, agreed.error) is not None
+
+
+def _sharpest(ests: Sequence[Estimate]) -> float:
+    """The smallest bound of the estimates that know their own value (inf: none)."""
+    return min((e.error for e in ests if not e.flat and abs(e.value) > e.error), default=math.inf)
 
 
 def _better(before: Finding | None, fresh: Finding) -> Finding:
@@ -223,7 +216,19 @@ class _Examining:
     collects the evidence; ``modes_of`` maps a row to its modes examined.
     """
 
-    __slots__ = ("analytic", "at", "evaluate", "graph", "h", "here", "i", "modes_of", "out")
+    __slots__ = (
+        "analytic",
+        "at",
+        "evaluate",
+        "graph",
+        "h",
+        "here",
+        "i",
+        "modes_of",
+        "out",
+        "want",
+        "wide",
+    )
 
     def __init__(
         self,
@@ -242,6 +247,21 @@ class _Examining:
         self.i = i
         self.out = out
         self.modes_of: dict[int, list[int]] = {}
+        #: The digits sharpening aims at (:data:`SHARPEST_DIGITS` for a few inputs).
+        self.want = SHARP_DIGITS
+        #: The differences at 4 times the nominal step, once made (empty: off the domain).
+        self.wide: list[float] | None = None
+
+    def wider(self) -> list[float]:
+        """The differences at 4 times the nominal step, made once (empty: off the domain)."""
+        if self.wide is None:
+            got = central(self.evaluate, self.at, 4.0 * self.h)
+            self.wide = (
+                []
+                if got is None
+                else [(u - d) / (2.0 * got[2]) for u, d in zip(got[0], got[1], strict=True)]
+            )
+        return self.wide
 
     def a_err(self, m: int, r: int) -> float:
         """The analytic side's round-off for ``(m, r)``, read off the graph (and kept)."""
@@ -257,13 +277,13 @@ class _Examining:
         return noise
 
     def blunt(self, rows: Sequence[int], verdicts: tuple[Verdict, ...]) -> list[int]:
-        """The rows with an entry of one of ``verdicts`` and fewer than SHARP_DIGITS digits."""
+        """The rows with an entry of one of ``verdicts`` and fewer digits than sharpening wants."""
         found = self.out.findings
         return [
             r
             for r in rows
             if any(
-                found[(m, r)].verdict in verdicts and found[(m, r)].digits < SHARP_DIGITS
+                found[(m, r)].verdict in verdicts and found[(m, r)].digits < self.want
                 for m in self.modes_of[r]
             )
         ]
@@ -384,19 +404,21 @@ class _Examining:
     def sharpen(self, rows: Sequence[int]) -> None:
         """Larger steps for agreements of few digits; a difference they find is confirmed small."""
         out = self.out
-        known = {r: len(out.estimates.get(r, ())) for r in rows}
-        self.extrapolate(rows, SHARP_DIGITS, scales=SHARPER)
-        # Where the larger steps gave no estimate at all (a domain edge or a pole
-        # near x cuts them off: 1/x at 1e-6), every scale of step is tried, until
-        # the entry agrees to SHARP_DIGITS digits or a pair resolves a difference.
-        # Where they gave estimates and still few digits, float64 has no more to
-        # give there (sin(x) * cos(x) at 2.9 agrees to 8 at every scale). An
-        # undecided entry has had every scale already; an agreement stopped at the
-        # first that gave MIN_DIGITS.
-        fresh = {r for r in rows if len(out.estimates.get(r, ())) > known[r]}
+        known = {r: _sharpest(out.estimates.get(r, ())) for r in rows}
+        self.extrapolate(rows, self.want, scales=SHARPER)
+        # Where the larger steps gave no sharper estimate (a domain edge or a
+        # pole near x cuts them off: 1/x at 1e-6; or they straddle it: 1/x at
+        # 1e-100 with no domain declared, whose steps from 1e-4 up see 1/x on
+        # both sides of 0), every scale of step is tried, until the entry agrees
+        # to the digits wanted or a pair resolves a difference. Where they gave
+        # sharper estimates and still few digits, float64 has no more to give
+        # there (sin(x) * cos(x) at 2.9 agrees to 8 at every scale). An
+        # undecided entry has had every scale already; an agreement stopped at
+        # the first that gave MIN_DIGITS.
+        fresh = {r for r in rows if _sharpest(out.estimates.get(r, ())) < known[r]}
         still = [r for r in self.blunt(rows, (AGREES,)) if r not in fresh]
         if still:
-            self.extrapolate(still, SHARP_DIGITS)
+            self.extrapolate(still, self.want)
 
     def _flat(self, r: int, a: float) -> Finding | None:
         """A slope of 0 where the values at the nominal step equal f(x) exactly, or None.
@@ -436,7 +458,10 @@ class _Examining:
             a, a_err = self.analytic[m][r], out.roundoff[(m, r)]
             if sided.get(r):
                 got = weigh(a, a_err, sided[r], what="one-sided", finest=finest_step(at))
-                if got.verdict != UNDECIDED:
+                if got.verdict == WRONG or (
+                    got.verdict == AGREES
+                    and not _outweighed(a, a_err, out.estimates.get(r, []), got)
+                ):
                     out.findings[(m, r)] = got
                     continue
             got = rate_test(

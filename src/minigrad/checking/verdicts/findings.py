@@ -36,9 +36,11 @@ __all__ = [
     "AGREES",
     "CLASSIC_ATOL",
     "CLASSIC_RTOL",
+    "DOUBT",
     "FINEST_ULPS",
     "MIN_DIGITS",
     "SAFETY",
+    "SHARPEST_DIGITS",
     "SHARP_DIGITS",
     "UNDECIDED",
     "WRONG",
@@ -93,6 +95,13 @@ UNDECIDED = Verdict.UNDECIDED
 #: at none of 10,955 entries (every rule, compositions, 1e-300 to 1e300,
 #: subnormals, domain edges, kinks) is the true error above the stated bound.
 SAFETY = 8.0
+#: How many error bounds a sharper estimate must put between itself and the
+#: analytic value to forbid an agreement that blunter evidence gave (the
+#: entry is then undecided, and warned): more than any broken bound of the
+#: coverage sweep (``python benchmarks/bounds.py``: 4 x the bound covers
+#: every one, all at kinks, poles, periods or forwards whose round-off their
+#: graph hides), half of what convicts.
+DOUBT = 4.0
 #: The fewest digits an agreement must prove to count; below it the entry is
 #: undecided (a bound that leaves 1 or 2 digits would call a rule 5% off
 #: right).
@@ -101,6 +110,13 @@ MIN_DIGITS = 3
 #: with room to spare; an agreeing entry with fewer is sharpened (larger
 #: steps, where round-off weighs less) when that is cheap.
 SHARP_DIGITS = 9
+#: Digits an agreement is sharpened to in a check of a few inputs, where
+#: sharpening costs a few dozen evaluations in all: what float64 resolves
+#: beside a pole or at tiny magnitudes (1/x at 1e-150, where Ridders'
+#: extrapolation tells 1e-11 from 0), and the accuracy the rule table is
+#: held to (1e-12, ``benchmarks/accuracy.py``); a wrong rule 1e-10 off
+#: agrees to 9 digits there until sharpened.
+SHARPEST_DIGITS = 11
 #: A wrong verdict needs evidence from steps of at least this many ulps of x.
 FINEST_ULPS = 64.0
 #: PyTorch's tolerances: the classic test for what stays undecided.

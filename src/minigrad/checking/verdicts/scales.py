@@ -49,6 +49,7 @@ from minigrad.checking.verdicts.convict import convict
 from minigrad.checking.verdicts.evidence import Disagreement
 from minigrad.checking.verdicts.findings import (
     AGREES,
+    DOUBT,
     MIN_DIGITS,
     SAFETY,
     UNDECIDED,
@@ -59,7 +60,7 @@ from minigrad.checking.verdicts.findings import (
     undecided,
 )
 
-__all__ = ["agrees_at_nominal", "resolves", "settled", "weigh"]
+__all__ = ["agrees_at_nominal", "resolves", "settled", "sharper_against", "weigh"]
 
 
 def agrees_at_nominal(
@@ -109,6 +110,38 @@ def resolves(a: float, a_err: float, e: Estimate, finest: float = 0.0) -> bool:
         and e.step >= finest
         and abs(a - e.value) > SAFETY * (e.error + a_err)
     )
+
+
+def sharper_against(
+    a: float, a_err: float, ests: Sequence[Estimate], error: float, finest: float = 0.0
+) -> Estimate | None:
+    """The sharpest estimate with a bound below ``error`` that puts ``a`` far outside it.
+
+    An agreement rests on an estimate whose bound holds ``a``; a sharper one
+    that puts ``a`` more than :data:`~minigrad.checking.verdicts.findings.DOUBT`
+    of its bounds away (too few to convict, which takes
+    :data:`~minigrad.checking.verdicts.findings.SAFETY` at two scales) forbids
+    it: the entry is undecided, and warned (log at 1e6 with a rule 1e-9 off
+    agrees within 6.7e-15 at a step of 5, and is 6.7 bounds of 1.5e-16 off at
+    a step of 364). None when no such estimate was made.
+
+    Example:
+        >>> blunt, sharp = Estimate(2.0, 1e-6, 1e-3), Estimate(2.0, 1e-9, 1e-2)
+        >>> sharper_against(2.00000001, 0.0, [blunt, sharp], blunt.error) is sharp
+        True
+        >>> sharper_against(2.000000003, 0.0, [blunt, sharp], blunt.error) is None
+        True
+    """
+    against = [
+        e
+        for e in ests
+        if not e.flat
+        and e.error < error
+        and abs(e.value) > SAFETY * e.error
+        and e.step >= finest
+        and abs(a - e.value) > DOUBT * (e.error + a_err)
+    ]
+    return min(against, key=lambda e: e.error, default=None)
 
 
 def _pair(a: float, a_err: float, ests: Sequence[Estimate], finest: float = 0.0) -> list[Estimate]:
@@ -231,6 +264,17 @@ def weigh(
                 f"the {what} derivative {sharp.value:.10g} +- {sharp.error:.2g} (step "
                 f"{sharp.step:.3g}) is {abs(a - sharp.value):.3g} from the analytic value, "
                 "but no second scale of step confirms it",
+            )
+        sharp_one = sharper_against(a, a_err, ests, best.error, finest)
+        if sharp_one is not None:
+            gap = abs(a - sharp_one.value)
+            return undecided(
+                ests,
+                f"agrees with the {what} derivative {best.value:.10g} +- {best.error:.2g} "
+                f"(step {best.step:.3g}), but the sharper {sharp_one.value:.10g} +- "
+                f"{sharp_one.error:.2g} (step {sharp_one.step:.3g}) is {gap:.3g} from the "
+                f"analytic value, {gap / (sharp_one.error + a_err):.3g} times its bound: "
+                f"more than {DOUBT:g}, and short of the {SAFETY:g} at two scales that convict",
             )
         if k >= MIN_DIGITS:
             return Finding(
