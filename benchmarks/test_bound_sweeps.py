@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -201,3 +201,29 @@ def test_the_smallest_error_caught_is_within_a_decade_of_what_float64_resolves()
     within, of = int(counted[0]), int(counted[1])
     assert of >= 15
     assert within == of, summary.get("beyond")
+
+
+def test_the_smallest_error_caught_is_within_a_decade_of_what_extrapolation_resolves() -> None:
+    _, summary = _hard()
+    counted = summary["of extrapolation"]
+    assert isinstance(counted, list)
+    within, of = int(counted[0]), int(counted[1])
+    assert of >= 20
+    assert within == of, summary.get("beyond extrapolation")
+
+
+@pytest.mark.parametrize(
+    ("f", "x", "h", "exact", "within"),
+    [
+        (math.exp, 0.0, 0.1, 1.0, 1e-13),
+        (lambda t: 1.0 / t, 1e-100, 5e-101, -1e200, 1e-13),
+        (math.sin, 1e8, 0.1, math.cos(1e8), 1e-7),
+    ],
+)
+def test_the_yardstick_is_ridders_method_as_the_textbook_gives_it(
+    f: Callable[[float], float], x: float, h: float, exact: float, within: float
+) -> None:
+    # Numerical Recipes' dfridr: its own tableau, apart from minigrad's, so
+    # the yardstick does not move with the checker it measures.
+    got = hard.dfridr(f, x, h)
+    assert got is not None and abs(got - exact) <= within * abs(exact), got
