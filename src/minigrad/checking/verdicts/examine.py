@@ -7,13 +7,14 @@ spending evaluations only where the cheaper evidence did not settle it:
 1. **The nominal central difference** (two evaluations, which every check
    makes): an entry whose difference from the analytic value is within the
    difference's round-off agrees (:mod:`minigrad.checking.verdicts.nominal`;
-   in a check of a few inputs, only where the difference at 4 times the
-   step agrees too: two more evaluations).
+   where a custom rule is checked with a few inputs, only where the
+   difference at 4 times the step agrees too: two more evaluations).
 2. **Extrapolation** (:func:`minigrad.checking.numeric.ridders.extrapolate`) for the
    entries still open, until each is settled or the steps run out.
 3. **Sharpening** (``thorough``, and only for a check of a few inputs): an
-   entry that agrees to fewer than :data:`~minigrad.checking.verdicts.findings.SHARPEST_DIGITS`
-   digits is extrapolated again from larger steps, where round-off weighs
+   entry that agrees to fewer than :data:`~minigrad.checking.verdicts.findings.SHARP_DIGITS`
+   digits (:data:`~minigrad.checking.verdicts.findings.SHARPEST_DIGITS` where
+   a custom rule is checked) is extrapolated again from larger steps, where round-off weighs
    less (``x * x`` at 1e8 agrees to 6 digits at the nominal step and to 14
    at a step of 100), and from every scale where those give nothing sharper.
    An agreement that a sharper estimate puts
@@ -111,6 +112,7 @@ def examine(
     thorough: bool,
     sharpen: bool,
     tight: bool = False,
+    sharpest: bool = False,
 ) -> Examined:
     """Findings for the ``(mode, row)`` pairs of input ``wrt``; see the module's steps.
 
@@ -125,12 +127,16 @@ def examine(
         sharpen: Whether sharpening is affordable (a check of a few inputs).
         tight: Sharpen even without ``thorough``: the classic test with a
             tolerance tighter than a few digits needs estimates that sharp.
+        sharpest: Sharpen to :data:`SHARPEST_DIGITS`, and take an agreement at
+            the nominal step only where it is steady (a custom rule checked with
+            a few inputs: what a rule's author asks, and cheap there).
     """
     found, i = nominal, wrt
     e = _Examining(point, analytic, graph, i, Examined(found))
     out = e.out
     rows = sorted({r for _, r in pairs})
     e.modes_of = {r: [m for m, rr in pairs if rr == r] for r in rows}
+    e.want = SHARPEST_DIGITS if sharpest else SHARP_DIGITS
     cheap = {(m, r): _ANALYTIC * abs(analytic[m][r]) + 2.0**-1074 for m, r in pairs}
     out.roundoff = dict(cheap)
     # 1. The nominal difference, against its round-off.
@@ -144,8 +150,8 @@ def examine(
                 i,
                 cheap=cheap,
                 a_err=e.a_err,
-                sharpen=sharpen,
-                wider=e.wider,
+                want=e.want if sharpen else 0,
+                wider=e.wider if sharpen and sharpest else None,
             )
         )
     # 2. Extrapolation, for the entries the nominal step did not settle.
@@ -156,7 +162,6 @@ def examine(
     # A check of many inputs sharpens only what is still open (undecided): an
     # agreement of few digits there is left to the direction over all inputs.
     if thorough or tight:
-        e.want = SHARPEST_DIGITS if sharpen else SHARP_DIGITS
         blunt = e.blunt(rows, (AGREES, UNDECIDED) if sharpen else (UNDECIDED,))
         if blunt:
             e.sharpen(blunt)
@@ -247,7 +252,7 @@ class _Examining:
         self.i = i
         self.out = out
         self.modes_of: dict[int, list[int]] = {}
-        #: The digits sharpening aims at (:data:`SHARPEST_DIGITS` for a few inputs).
+        #: The digits sharpening aims at (:data:`SHARPEST_DIGITS` for a custom rule).
         self.want = SHARP_DIGITS
         #: The differences at 4 times the nominal step, once made (empty: off the domain).
         self.wide: list[float] | None = None

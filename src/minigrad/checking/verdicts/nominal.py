@@ -7,9 +7,10 @@ the nominal difference's round-off agrees
 round-off is first the model's (a few dozen ulps of the values); an entry
 outside it is looked at again with the round-off read off the graph
 (:mod:`minigrad.checking.numeric.rounding`), which is larger where
-intermediates cancel. In a check of a few inputs an agreement must also be
-steady: the difference at 4 times the step agrees with the nominal one, so
-the truncation that neither measures is too small to matter.
+intermediates cancel. Where a custom rule is checked with a few inputs, an
+agreement must also be steady: the difference at 4 times the step agrees
+with the nominal one, so the truncation that neither measures is too small
+to matter.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 from minigrad.checking.numeric.grain import grain
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.numeric.steps import NominalDifference, roundoff
-from minigrad.checking.verdicts.findings import AGREES, SHARPEST_DIGITS, Finding
+from minigrad.checking.verdicts.findings import AGREES, Finding
 from minigrad.checking.verdicts.scales import agrees_at_nominal
 
 __all__ = ["settle_at_nominal"]
@@ -37,8 +38,8 @@ def settle_at_nominal(
     *,
     cheap: dict[tuple[int, int], float],
     a_err: Callable[[int, int], float],
-    sharpen: bool,
-    wider: Callable[[], list[float]],
+    want: int,
+    wider: Callable[[], list[float]] | None,
 ) -> dict[tuple[int, int], Finding]:
     """The findings the nominal difference settles, by ``(mode, row)``.
 
@@ -50,14 +51,14 @@ def settle_at_nominal(
         wrt: The input's index.
         cheap: Per pair, the analytic side's round-off before the graph is read.
         a_err: Per pair, the analytic side's round-off read off the graph.
-        sharpen: A check of a few inputs: the graph is read for agreements of
-            fewer than :data:`~minigrad.checking.verdicts.findings.SHARPEST_DIGITS`
-            digits too, and every agreement must be steady.
+        want: The digits the entry will be sharpened to (0: none); the graph
+            is read for agreements of fewer, in the hope of sparing it.
         wider: The differences at 4 times the nominal step, per row (empty off
-            the domain: nothing to compare, and the agreement stands). A rule
-            can be off by just the truncation the nominal step does not
-            measure: 1/x at 1e-3 with a rule 1e-6 off agrees to 11 digits with
-            the difference at 1e-6, off by ``(h / x)**2 = 1e-6`` too.
+            the domain: nothing to compare, and the agreement stands), or None
+            where agreements need not be steady. A rule can be off by just the
+            truncation the nominal step does not measure: 1/x at 1e-3 with a
+            rule 1e-6 off agrees to 11 digits with the difference at 1e-6, off
+            by ``(h / x)**2 = 1e-6`` too.
     """
     settled: dict[tuple[int, int], Finding] = {}
     for m, r in pairs:
@@ -77,7 +78,7 @@ def settle_at_nominal(
             )
             continue
         got = agrees_at_nominal(a, cheap[(m, r)], n, found.roundoff[r], found.half)
-        if got is None or (sharpen and got.digits < SHARPEST_DIGITS):
+        if got is None or got.digits < want:
             # Read the graph's round-off: larger where intermediates cancel,
             # and, for a check of a few inputs, the tighter bound that
             # spares sharpening (sin: 1 ulp of the value, not 64).
@@ -89,7 +90,7 @@ def settle_at_nominal(
             again = agrees_at_nominal(a, a_err(m, r), n, noise, found.half)
             if again is not None and (got is None or again.digits > got.digits):
                 got = again
-        if got is not None and sharpen:
+        if got is not None and wider is not None:
             wide = wider()
             if wide and not abs(wide[r] - n) <= _STEADY * got.error:
                 continue  # truncation shows: the nominal step settles nothing
