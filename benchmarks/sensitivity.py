@@ -548,7 +548,7 @@ SENSITIVITY_TARGETS = (
         lambda m: f"{m['hard beyond a decade']:.0f} of {m['hard resolvable']:.0f} beyond it",
     ),
     Target(
-        "the same within one decade of what extrapolation resolves (issue 26's measure)",
+        "the same within one decade of what Ridders' extrapolation resolves (textbook dfridr)",
         "hard beyond extrapolation",
         "<=",
         0,
