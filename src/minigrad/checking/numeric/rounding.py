@@ -45,11 +45,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules.trig import COS, SIN, TAN
 from minigrad.core.value import Value, toposort
 
-__all__ = ["ANALYTIC_ULPS", "GraphRoundoff", "analytic_roundoff", "read_roundoff", "turn_scale"]
+__all__ = [
+    "ANALYTIC_ULPS",
+    "GraphRoundoff",
+    "analytic_roundoff",
+    "read_roundoff",
+    "turn_scale",
+    "written_outside",
+]
 
 #: Where the partials accurate to a few ulps are written: the rule table and
 #: its families (pow's and the polar functions' derivatives), swept against
@@ -87,6 +95,27 @@ def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
     """
     noise, spread, _ = _read(f, xs, partials=False)
     return noise, spread
+
+
+def written_outside(fs: Sequence[Value]) -> bool:
+    """Whether the graph of ``fs`` holds an op whose derivative its user wrote: a rule
+    with a partial written outside minigrad, or a closure (micrograd's ``_backward``).
+
+    Example:
+        >>> import math
+        >>> from minigrad import Rule, Value
+        >>> mine = Rule("mine", math.sin, (lambda x, out: math.cos(x),))
+        >>> x = Value(0.5)
+        >>> written_outside([x.sin() * x]), written_outside([mine(x) * x])
+        (False, True)
+    """
+    for node in toposort(fs):
+        rule = node.rule
+        if rule is not None and (
+            isinstance(rule, Closure) or not all(_accurate(p) for p in rule.partials)
+        ):
+            return True
+    return False
 
 
 def _accurate(partial: Partial) -> bool:

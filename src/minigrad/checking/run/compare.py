@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable
 
 from minigrad.checking.numeric.kinks import looks_kinked, no_derivative, one_sided_slopes
-from minigrad.checking.numeric.rounding import GraphRoundoff
+from minigrad.checking.numeric.rounding import GraphRoundoff, written_outside
 from minigrad.checking.numeric.steps import Coordinate, nominal_difference
 from minigrad.checking.run.decide import Place, decide_entry, entry_of
 from minigrad.checking.run.direction import Direction
@@ -133,8 +133,12 @@ class Comparison:
         sides = [(mode, *self._analytic(mode, fs, both, twice)) for mode in s.modes]
         graph = GraphRoundoff(fs, xs)
         found = LevelFindings()
+        # A rule its user wrote, checked with a few inputs: its author's own
+        # question, sharpened to what float64 resolves (minigrad's own rules are
+        # checked against their exact derivatives in its tests).
         found.compared = len(keys) * len(xs) * len(sides)
         few = len(xs) <= SHARPEN_INPUTS
+        sharpest = few and twice and isinstance(levels, Levels) and written_outside(fs)
         for i, x in enumerate(xs):
             evaluate = levels.evaluator(k, i)
             at = x.data
@@ -164,10 +168,7 @@ class Comparison:
                 # outside the built-in table (where a rule error can hide in them).
                 sharpen=(few or twice) and s.sharpen,
                 tight=s.classic and s.tight,
-                # A custom rule checked with a few inputs: its author's own
-                # question, sharpened to what float64 resolves (a built-in
-                # rule is checked against its exact derivative in the tests).
-                sharpest=few and twice and isinstance(levels, Levels),
+                sharpest=sharpest,
             )
             for m, (mode, analytic, _, _) in enumerate(sides):
                 for r, key in enumerate(keys):
