@@ -194,22 +194,23 @@ def test_no_false_alarm_at_the_hard_places() -> None:
     assert mine["alarms"] == 0, [r for r in rows if "FALSE ALARM" in str(r[-1])]
 
 
-def test_the_smallest_error_caught_is_within_a_decade_of_what_float64_resolves() -> None:
+@pytest.mark.parametrize(
+    ("counted", "beyond", "least"),
+    [
+        ("within a decade", "beyond", 15),  # of what central differences resolve
+        ("of extrapolation", "beyond extrapolation", 20),  # of what dfridr resolves
+    ],
+    ids=["central differences", "extrapolation"],
+)
+def test_the_smallest_error_caught_is_within_a_decade_of_what_float64_resolves(
+    counted: str, beyond: str, least: int
+) -> None:
     _, summary = _hard()
-    counted = summary["within a decade"]
-    assert isinstance(counted, list)
-    within, of = int(counted[0]), int(counted[1])
-    assert of >= 15
-    assert within == of, summary.get("beyond")
-
-
-def test_the_smallest_error_caught_is_within_a_decade_of_what_extrapolation_resolves() -> None:
-    _, summary = _hard()
-    counted = summary["of extrapolation"]
-    assert isinstance(counted, list)
-    within, of = int(counted[0]), int(counted[1])
-    assert of >= 20
-    assert within == of, summary.get("beyond extrapolation")
+    found = summary[counted]
+    assert isinstance(found, list)
+    within, of = int(found[0]), int(found[1])
+    assert of >= least
+    assert within == of, summary.get(beyond)
 
 
 @pytest.mark.parametrize(
