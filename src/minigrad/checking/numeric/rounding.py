@@ -314,8 +314,8 @@ class GraphRoundoff:
 
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the
-        model of :func:`analytic_roundoff`, plus what the partials of rules outside the
-        table hold (:func:`_partial_noise`)."""
+        model of :func:`analytic_roundoff`, plus what the partials written outside
+        minigrad hold (:func:`_partial_noise`)."""
         _, spreads, carried = self._of(r)
         spread = spreads[i]
         if not math.isfinite(spread):

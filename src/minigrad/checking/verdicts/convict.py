@@ -67,8 +67,8 @@ __all__ = ["FINE_SIGMAS", "convict", "reweigh"]
 
 #: How many of its own standard errors the fine steps' mean must stand from
 #: the charge's estimate (at least half the difference away from it) to set
-#: the charge aside: with 8 quotients, a mean that noise put on the analytic
-#: side by chance is then rarer than one in ten thousand.
+#: the charge aside: with 8 quotients (Student's t, 7 degrees of freedom), a
+#: mean that noise put that far on the analytic side is rarer than 3 in 10,000.
 FINE_SIGMAS = 6.0
 
 
