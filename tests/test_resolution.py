@@ -163,3 +163,13 @@ def test_the_tableau_goes_on_below_a_start_beyond_the_series_radius() -> None:
     exact = 4.0 * math.exp(-30.0) / (1.0 + math.exp(-30.0)) ** 2
     got = _ridders(lambda t: [math.tanh(t)], 15.0, 3.87, [0], [2.0 * math.ulp(1.0)])[0]
     assert abs(got.value - exact) <= got.error < 0.1 * exact, got
+
+
+def test_a_report_prints_derivatives_1e_10_apart_as_different_numbers() -> None:
+    # At 8946a82 the table, the summary and the cause all printed -1e+12 for
+    # both the rule's slope and the numerical one.
+    report = _checked(lambda t: 1.0 / (t - 1.0), lambda t, out: -out * out, 1.0 + 1e-6, 1e-10)
+    text = report.text()
+    assert "-1.0000000003e+12" in text and "-1.0000000002e+12" in text, text
+    cause = next(line for line in text.splitlines() if line.startswith("cause:"))
+    assert "is -1.0000000003e+12 by its rule but -1.0000000002e+12" in cause, cause

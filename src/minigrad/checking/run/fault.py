@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.run.report import Report
+from minigrad.checking.run.table import apart
 from minigrad.checking.verdicts.findings import WRONG
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
@@ -121,8 +122,9 @@ def _describe(node: Value, rule: Rule, args: tuple[Value | float, ...], report: 
     if worst.note:
         return f"op {rule.name!r}{label} at ({shown}): {worst.note}"
     wrt = ", ".join(f"arg {places[i]}" for i in (*worst.path, worst.wrt))
+    by_rule, by_forward = apart(worst.analytic, worst.numerical)
     return (
         f"op {rule.name!r}{label} at ({shown}): its order-{worst.order} derivative with "
-        f"respect to {wrt} is {worst.analytic:.9g} by its rule but {worst.numerical:.9g} "
+        f"respect to {wrt} is {by_rule} by its rule but {by_forward} "
         "by a numerical derivative of its forward"
     )

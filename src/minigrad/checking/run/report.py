@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable
 
 from minigrad.checking.run.table import (
+    apart,
     cells,
     header_of,
     modes_in_words,
@@ -403,9 +404,10 @@ class Report:
         """An entry as lab 03 prints a failure: input, expected, got, abs diff, rel diff."""
         one = e.order == 1 and e.output == 0 and not self._named() and e.wrt >= 0
         label = row(e, self.names)[2] if one else where(e, self.names)
+        got, expected = apart(e.analytic, e.numerical)
         return (
-            f"{label}: expected (numerical) {e.numerical:.9g}, got (analytic) "
-            f"{e.analytic:.9g}, abs diff {e.diff:.3g}, rel diff {e.rel:.3g}"
+            f"{label}: expected (numerical) {expected}, got (analytic) "
+            f"{got}, abs diff {e.diff:.3g}, rel diff {e.rel:.3g}"
         )
 
     def _classic(self) -> bool:
