@@ -173,3 +173,16 @@ def test_a_report_prints_derivatives_1e_10_apart_as_different_numbers() -> None:
     assert "-1.0000000003e+12" in text and "-1.0000000002e+12" in text, text
     cause = next(line for line in text.splitlines() if line.startswith("cause:"))
     assert "is -1.0000000003e+12 by its rule but -1.0000000002e+12" in cause, cause
+
+
+def test_the_summary_of_a_domain_keeps_the_point_the_check_found_wrong() -> None:
+    # At 8946a82: "simplest failing point found: recip_shift(1)" (the pole, in
+    # 6 digits) and "right on [-2, 2]": the quicker checks of the summary do not
+    # resolve 1e-10 and called the failing point itself right.
+    rule = Rule(
+        "recip_shift", lambda t: 1.0 / (t - 1.0), (lambda t, out: -(1 + 1e-10) * out * out,)
+    )
+    text = check(lambda v: rule(v), [Value(1.0 + 1e-6)]).text()
+    assert "simplest failing point found: recip_shift(1.000001)" in text, text
+    summary = next(line for line in text.splitlines() if "sample interval" in line)
+    assert "wrong near 1.000001" in summary and "right on [-2, 2]" not in summary, summary

@@ -75,7 +75,7 @@ def narrow(rule: Rule, args: Sequence[Value | float], k: int, run: RunCheck) -> 
             if verdict(trial)[0] == WRONG_HERE:
                 simplest = trial
                 break
-    shown = ", ".join(_show(x) for x in simplest)
+    shown = ", ".join(_exact(x) for x in simplest)
     lines.append(f"simplest failing point found: {rule.name}({shown})")
     if len(places) == 1 and len(args) == 1:
         lines.append(_intervals(rule, point[0], verdict))
@@ -143,6 +143,29 @@ def _show(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _exact(x: float) -> str:
+    """``x`` in 6 digits where that is ``x``, else all it takes (1.000001, not 1).
+
+    Example:
+        >>> _exact(0.0), _exact(0.5), _exact(1.000001), _exact(1.0 + 1e-10)
+        ('0', '0.5', '1.000001', '1.0000000001')
+    """
+    short = _show(x)
+    return short if float(short) == x else repr(x)
+
+
+def _places(where: Sequence[str]) -> str:
+    """``near 1 and on [2, 3] and [4, 5]``: points first, then the intervals.
+
+    Example:
+        >>> _places(["near 1", "[2, 3]", "[4, 5]"]), _places(["near 1"])
+        ('near 1 and on [2, 3] and [4, 5]', 'near 1')
+    """
+    near = [w for w in where if not w.startswith("[")]
+    spans = [w for w in where if w.startswith("[")]
+    return " and ".join([*near, *([f"on {' and '.join(spans)}"] if spans else [])])
+
+
 def _intervals(
     rule: Rule, failing: float, verdict: Callable[[Sequence[float]], tuple[str, str]]
 ) -> str:
@@ -150,7 +173,9 @@ def _intervals(
     lo, hi = rule.sample_box[0]
     grid = sorted({_round(lo + (hi - lo) * j / (_GRID - 1)) for j in range(_GRID)} | {failing})
     grid = [x for x in grid if _allowed(rule, 0, x)] or [failing]
-    classes = [verdict([x]) for x in grid]
+    # The failing point is wrong: the check found it so, with more evidence
+    # than these quicker checks gather (a rule 1e-10 off beside a pole).
+    classes = [(WRONG_HERE, "") if x == failing else verdict([x]) for x in grid]
     # Refine each border between wrong and right by bisection.
     points = list(zip(grid, classes, strict=True))
     refined: list[tuple[float, tuple[str, str]]] = [points[0]]
@@ -176,9 +201,9 @@ def _intervals(
             runs.append((c, why, x, x))
     parts: dict[str, list[str]] = {WRONG_HERE: [], RIGHT_HERE: [], OPEN_HERE: []}
     for c, why, a, b in runs:
-        where = f"[{_show(a)}, {_show(b)}]" if a != b else f"near {_show(a)}"
+        where = f"[{_show(a)}, {_show(b)}]" if a != b else f"near {_exact(a)}"
         parts[c].append(where + (f" ({why})" if why else ""))
-    words = [f"{c} on {' and '.join(where)}" for c, where in parts.items() if where]
+    words = [f"{c} {_places(where)}" for c, where in parts.items() if where]
     return (
         f"{rule.name} checked at {len(refined)} points of its sample interval "
         f"[{_show(lo)}, {_show(hi)}]: " + "; ".join(words)
