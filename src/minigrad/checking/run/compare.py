@@ -133,11 +133,11 @@ class Comparison:
         sides = [(mode, *self._analytic(mode, fs, both, twice)) for mode in s.modes]
         graph = GraphRoundoff(fs, xs)
         found = LevelFindings()
+        found.compared = len(keys) * len(xs) * len(sides)
+        few = len(xs) <= SHARPEN_INPUTS
         # A rule its user wrote, checked with a few inputs: its author's own
         # question, sharpened to what float64 resolves (minigrad's own rules are
         # checked against their exact derivatives in its tests).
-        found.compared = len(keys) * len(xs) * len(sides)
-        few = len(xs) <= SHARPEN_INPUTS
         sharpest = few and twice and isinstance(levels, Levels) and written_outside(fs)
         for i, x in enumerate(xs):
             evaluate = levels.evaluator(k, i)

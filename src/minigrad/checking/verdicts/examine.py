@@ -189,9 +189,9 @@ def examine(
 
 
 def _outweighed(a: float, a_err: float, ests: Sequence[Estimate], agreed: Finding) -> bool:
-    """Whether an estimate sharper than an agreement leaves the analytic value outside
-    its bound (too little to convict, but it forbids the agreement: tanh at 6.3 with a
-    rule 1e-6 off; see :func:`~minigrad.checking.verdicts.scales.sharper_against`)."""
+    """Whether an estimate sharper than an agreement puts the analytic value more than
+    DOUBT of its bounds away (too little to convict, but it forbids the agreement: tanh
+    at 6.3 with a rule 1e-6 off; see :func:`~minigrad.checking.verdicts.scales.sharper_against`)."""
     return agreed.verdict == AGREES and sharper_against(a, a_err, ests, agreed.error) is not None
 
 
