@@ -45,7 +45,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules.trig import COS, SIN, TAN
 from minigrad.core.value import Value, toposort
@@ -54,9 +53,9 @@ __all__ = [
     "ANALYTIC_ULPS",
     "GraphRoundoff",
     "analytic_roundoff",
+    "minigrads_own",
     "read_roundoff",
     "turn_scale",
-    "written_outside",
 ]
 
 #: Where the partials accurate to a few ulps are written: the rule table and
@@ -97,29 +96,14 @@ def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
     return noise, spread
 
 
-def written_outside(fs: Sequence[Value]) -> bool:
-    """Whether the graph of ``fs`` holds an op whose derivative its user wrote: a rule
-    with a partial written outside minigrad, or a closure (micrograd's ``_backward``).
+def minigrads_own(partial: Partial) -> bool:
+    """Whether ``partial`` is one of minigrad's own (see :data:`_ACCURATE`), not its user's.
 
     Example:
-        >>> import math
-        >>> from minigrad import Rule, Value
-        >>> mine = Rule("mine", math.sin, (lambda x, out: math.cos(x),))
-        >>> x = Value(0.5)
-        >>> written_outside([x.sin() * x]), written_outside([mine(x) * x])
-        (False, True)
+        >>> from minigrad.ops import TABLE
+        >>> minigrads_own(TABLE[0].partials[0]), minigrads_own(lambda x, out: 2.0 * x)
+        (True, False)
     """
-    for node in toposort(fs):
-        rule = node.rule
-        if rule is not None and (
-            isinstance(rule, Closure) or not all(_accurate(p) for p in rule.partials)
-        ):
-            return True
-    return False
-
-
-def _accurate(partial: Partial) -> bool:
-    """Whether ``partial`` is one of minigrad's own (see :data:`_ACCURATE`)."""
     if isinstance(partial, float):
         return True
     module = getattr(partial, "__module__", None)
@@ -169,7 +153,7 @@ def _read(
                 return math.inf, [math.inf] * len(xs), [math.inf] * len(xs)
             adjoint[id(arg)] = adjoint.get(id(arg), 0.0) + weight * abs(slope)
             own = 0.0
-            if inexact and not _accurate(partial):
+            if inexact and not minigrads_own(partial):
                 own = _partial_noise(rule, j, floats, out) * weight
             carried[id(arg)] = carried.get(id(arg), 0.0) + extra * abs(slope) + own
     if not math.isfinite(noise):

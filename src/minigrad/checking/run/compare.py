@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable
 
 from minigrad.checking.numeric.kinks import looks_kinked, no_derivative, one_sided_slopes
-from minigrad.checking.numeric.rounding import GraphRoundoff, written_outside
+from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.numeric.steps import Coordinate, nominal_difference
 from minigrad.checking.run.decide import Place, decide_entry, entry_of
 from minigrad.checking.run.direction import Direction
@@ -138,7 +138,7 @@ class Comparison:
         # A rule its user wrote, checked with a few inputs: its author's own
         # question, sharpened to what float64 resolves (minigrad's own rules are
         # checked against their exact derivatives in its tests).
-        sharpest = few and twice and isinstance(levels, Levels) and written_outside(fs)
+        sharpest = few and levels.authored
         for i, x in enumerate(xs):
             evaluate = levels.evaluator(k, i)
             at = x.data

@@ -25,6 +25,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 
+from minigrad.checking.numeric.rounding import minigrads_own
 from minigrad.checking.numeric.steps import Evaluate
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
@@ -258,6 +259,8 @@ class Levels:
         # Custom rules with a declared domain that the point lies inside:
         # moved inputs must keep them inside (see survey()).
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
+        #: Whether the last level surveyed holds a rule its user wrote (:meth:`survey`).
+        self.authored = False
         # How many values each level has at the unmoved inputs (see level()).
         self.counts: dict[int, int] = {}
 
@@ -317,13 +320,17 @@ class Levels:
         with their own partials (those are pure functions of their floats, so
         a second reverse pass through them alone cannot differ); with
         ``fence``, also set the declared domains moved inputs must keep to.
+        ``authored`` says whether one of those rules is its user's own (a
+        partial written outside minigrad, or a closure), whose author a check
+        sharpens to what float64 resolves.
 
         Built-in rules need no fence: their forwards raise off their domains.
         A custom rule's ``domain`` is a promise about where it is smooth; where
         the point itself is outside it, the user has chosen to go there, and
-        nothing is fenced. One walk over the graph does both.
+        nothing is fenced. One walk over the graph does all three.
         """
         beyond = False
+        self.authored = False
         fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
         outside: set[Rule] = set()
         for node in toposort(fs):
@@ -331,6 +338,10 @@ class Levels:
             if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
                 continue
             beyond = True
+            if not self.authored:
+                self.authored = isinstance(rule, closure.Closure) or not all(
+                    map(minigrads_own, rule.partials)
+                )
             if not fence or rule in _PARTIALS_AS_BUILT or _unbounded(rule.domain):
                 continue
             if _within(node, rule.domain):

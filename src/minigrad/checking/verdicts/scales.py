@@ -254,28 +254,25 @@ def weigh(
     if agreeing:
         best = max(agreeing, key=lambda e: (digits(a, e.value, e.error), -e.error))
         k = digits(a, best.value, best.error)
-        # A sharper estimate that resolves a difference outweighs a blunter one
+        # A sharper estimate far from the analytic value outweighs a blunter one
         # that agrees: one scale cannot convict, but it forbids the agreement.
-        lone = [e for e in ests if resolves(a, a_err, e, finest) and e.error < best.error]
-        if lone:
-            sharp = min(lone, key=lambda e: e.error)
-            return undecided(
-                ests,
-                f"the {what} derivative {sharp.value:.10g} +- {sharp.error:.2g} (step "
-                f"{sharp.step:.3g}) is {abs(a - sharp.value):.3g} from the analytic value, "
-                "but no second scale of step confirms it",
+        sharp = sharper_against(a, a_err, ests, best.error, finest)
+        if sharp is not None:
+            gap = abs(a - sharp.value)
+            said = (
+                f"the {what} derivative {sharp.value:.10g} +- {sharp.error:.2g} "
+                f"(step {sharp.step:.3g}) is {gap:.3g} from the analytic value"
             )
-        sharp_one = sharper_against(a, a_err, ests, best.error, finest)
-        if sharp_one is not None:
-            gap = abs(a - sharp_one.value)
-            return undecided(
-                ests,
-                f"agrees with the {what} derivative {best.value:.10g} +- {best.error:.2g} "
-                f"(step {best.step:.3g}), but the sharper {sharp_one.value:.10g} +- "
-                f"{sharp_one.error:.2g} (step {sharp_one.step:.3g}) is {gap:.3g} from the "
-                f"analytic value, {gap / (sharp_one.error + a_err):.3g} times its bound: "
-                f"more than {DOUBT:g}, and short of the {SAFETY:g} at two scales that convict",
-            )
+            if resolves(a, a_err, sharp, finest):
+                why = f"{said}, but no second scale of step confirms it"
+            else:
+                why = (
+                    f"agrees with the {what} derivative {best.value:.10g} +- {best.error:.2g} "
+                    f"(step {best.step:.3g}), but {said}, "
+                    f"{gap / (sharp.error + a_err):.3g} times its bound: more than {DOUBT:g}, "
+                    f"and short of the {SAFETY:g} at two scales that convict"
+                )
+            return undecided(ests, why)
         if k >= MIN_DIGITS:
             return Finding(
                 AGREES,
