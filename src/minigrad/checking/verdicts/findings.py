@@ -110,8 +110,8 @@ MIN_DIGITS = 3
 #: with room to spare; an agreeing entry with fewer is sharpened (larger
 #: steps, where round-off weighs less) when that is cheap.
 SHARP_DIGITS = 9
-#: Digits an agreement is sharpened to in a check of a few inputs, where
-#: sharpening costs a few dozen evaluations in all: what float64 resolves
+#: Digits an agreement is sharpened to where a rule its user wrote is checked
+#: with a few inputs (a few dozen evaluations in all): what float64 resolves
 #: beside a pole or at tiny magnitudes (1/x at 1e-150, where Ridders'
 #: extrapolation tells 1e-11 from 0), and the accuracy the rule table is
 #: held to (1e-12, ``benchmarks/accuracy.py``); a wrong rule 1e-10 off
