@@ -20,7 +20,7 @@ from pathlib import Path
 
 from minigrad.checking.gradcheck import Report, check
 from minigrad.checking.lab.trials import Outcome
-from minigrad.checking.verdicts.findings import UNDECIDED, Verdict
+from minigrad.checking.verdicts.decide import UNDECIDED, Verdict
 from minigrad.core import rules
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from minigrad.checking.numeric.steps import central, nominal_step
+from minigrad.checking.numeric.estimate import Point, nominal_step
 from minigrad.core._validate import positive
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
@@ -70,7 +70,7 @@ def eps_curve(
     out = []
     for eps in steps:
         eps = positive(eps, "eps_curve: epsilons[i]")
-        sides = central(evaluate, x, nominal_step(x, eps))
+        sides = Point(evaluate, x, [], nominal_step(x, eps)).sides(nominal_step(x, eps))
         if sides is None:
             out.append((eps, math.nan))
             continue

@@ -22,7 +22,7 @@ from minigrad.checking.gradcheck import check as gradcheck_report
 from minigrad.checking.lab.battery import METHODS, Check, chain, one_line, refused
 from minigrad.checking.run.engines import fits
 from minigrad.checking.run.levels import Func
-from minigrad.checking.verdicts.evidence import Cause
+from minigrad.checking.verdicts.decide import Cause
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
 

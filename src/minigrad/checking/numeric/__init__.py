@@ -1,7 +1,7 @@
-"""The numerical side: floats in, estimates out, no verdicts.
+"""The numerical side: floats in, estimates with bounds out, no verdicts.
 
-Steps and central differences (``steps.py``), Ridders' extrapolation, central
-and one-sided (``ridders.py``), round-off read off the graph (``rounding.py``)
-and off the grid the values lie on (``grain.py``), kinks and jumps
-(``kinks.py``). Nothing here knows what *wrong* is.
+The one estimator (``estimate.py``: a pair of central differences, then a
+ladder of Richardson tableaux with the locality rule, kinks, jumps and the
+edge of float64's range) and the round-off read off the graph
+(``rounding.py``). Nothing here knows what *wrong* is.
 """

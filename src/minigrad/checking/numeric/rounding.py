@@ -1,8 +1,8 @@
 """How much round-off a computed value and its computed gradient can hold, read off the graph.
 
 A check compares two computed numbers, and each carries the round-off of the
-floats it was made from. :mod:`minigrad.checking.numeric.steps` models the
-numerical side's share as a few dozen ulps of the function's value, which is
+floats it was made from. :mod:`minigrad.checking.numeric.estimate` models the
+numerical side's share as an ulp or so of the function's value, which is
 right for most functions and far too small where large intermediates cancel:
 ``(x + 1e10) - 1e10`` is about ``x`` but off by up to an ulp of 1e10 (2e-6),
 and so is ``log1p(exp(x)) - x`` at 15 by an ulp of 15. The analytic side has
@@ -46,7 +46,6 @@ import math
 from collections.abc import Sequence
 
 from minigrad.core.rule import Partial, Rule
-from minigrad.core.rules.trig import COS, SIN, TAN
 from minigrad.core.value import Value, toposort
 
 __all__ = [
@@ -55,17 +54,12 @@ __all__ = [
     "analytic_roundoff",
     "minigrads_own",
     "read_roundoff",
-    "turn_scale",
 ]
 
 #: Where the partials accurate to a few ulps are written: the rule table and
 #: its families (pow's and the polar functions' derivatives), swept against
 #: SymPy to 1e-12 at every magnitude (``benchmarks/accuracy.py``).
 _ACCURATE = "minigrad.core."
-
-#: The periodic ops: over a step that turns their argument by more than a
-#: radian, a difference sees the average slope over periods, not the slope.
-_PERIODIC = (SIN, COS, TAN)
 
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
 #: which also covers library functions good to one ulp).
@@ -207,57 +201,9 @@ def analytic_roundoff(spread: float, analytic: float) -> float:
     return ANALYTIC_ULPS * _ULP * max(spread, abs(analytic), 0.0) + _QUANTUM
 
 
-def turn_scale(f: Value, x: Value) -> float:
-    """The step of ``x`` that turns the argument of a periodic op of ``f`` by a radian.
-
-    Steps larger than that see ``sin``'s average over its periods, not its
-    slope: ``t * t + sin(t)`` at 3e7 has central differences at steps of 279
-    and 2790 that agree on ``2 t`` and miss ``cos(t)``. A forward pass with
-    the absolute values of the partials bounds how fast each op's argument
-    moves with ``x``. inf when the graph holds no periodic op that ``x``
-    reaches (or when a partial cannot be computed: the numbers decide alone).
-
-    Example:
-        >>> from minigrad import Value, sin
-        >>> t = Value(3e7)
-        >>> turn_scale(t * t + sin(t), t), turn_scale(t * t, t)
-        (1.0, inf)
-        >>> round(turn_scale(sin(1e3 * t), t), 12)
-        0.001
-    """
-    if not isinstance(f, Value):
-        return math.inf
-    speed: dict[int, float] = {id(x): 1.0}
-    smallest = math.inf
-    for node in reversed(toposort([f])):
-        rule = node.rule
-        if rule is None:
-            continue
-        args = node.args
-        moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
-        if not any(moved):
-            continue
-        if rule in _PERIODIC and moved[0] > 0.0:
-            smallest = min(smallest, 1.0 / moved[0])
-        floats = [a._data if isinstance(a, Value) else a for a in args]
-        total = 0.0
-        for j, m in enumerate(moved):
-            if m == 0.0:
-                continue
-            partial = rule.partials[j]
-            try:
-                slope = partial if isinstance(partial, float) else partial(*floats, node._data)
-                slope = slope._data if isinstance(slope, Value) else float(slope)
-            except (ArithmeticError, ValueError, TypeError):
-                return math.inf
-            total += abs(slope) * m
-        speed[id(node)] = total
-    return smallest
-
-
 class GraphRoundoff:
     """The round-off a level's values and their gradients hold, read off the graph on demand
-    (:func:`read_roundoff` once per value, :func:`turn_scale` once per value and input).
+    (:func:`read_roundoff` once per value).
 
     Args:
         fs: The level's values (Values; anything else holds an unknown round-off).
@@ -268,7 +214,6 @@ class GraphRoundoff:
         self.fs = fs
         self.xs = xs
         self._read: dict[int, tuple[float, list[float], list[float]]] = {}
-        self._turns: dict[tuple[int, int], float] = {}
 
     def _of(self, r: int) -> tuple[float, list[float], list[float]]:
         found = self._read.get(r)
@@ -279,7 +224,7 @@ class GraphRoundoff:
     def noise(self, r: int) -> float:
         """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
         value that is not a minigrad Value, a partial that fails on floats; the
-        model of :func:`~minigrad.checking.numeric.steps.roundoff` then applies)."""
+        estimator's model then applies)."""
         noise = self._of(r)[0]
         return noise if math.isfinite(noise) else 0.0
 
@@ -287,14 +232,6 @@ class GraphRoundoff:
         """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
         graph; inf: the graph cannot tell)."""
         return self._of(r)[1][i]
-
-    def turn(self, r: int, i: int) -> float:
-        """The largest step of input ``i`` whose difference of value ``r`` sees slopes,
-        not averages over the periods of a periodic op (inf: no such op)."""
-        found = self._turns.get((r, i))
-        if found is None:
-            found = self._turns[(r, i)] = turn_scale(self.fs[r], self.xs[i])
-        return found
 
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the

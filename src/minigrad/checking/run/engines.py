@@ -47,7 +47,7 @@ if not TYPE_CHECKING:
 if TYPE_CHECKING:
     from typing import Protocol, cast
 
-    from minigrad.checking.numeric.steps import Evaluate
+    from minigrad.checking.numeric.estimate import Evaluate
 
     class EngineNode(Protocol):
         """A node of a micrograd-style engine, as the checkers use it."""

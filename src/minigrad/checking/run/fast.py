@@ -1,126 +1,118 @@
-"""Fast mode: one balanced random direction per order instead of every entry.
+"""Fast mode: one random direction per order instead of every entry.
 
-Reverse mode computes ``G = w . J`` (one pass of a random weighting of the
-level's values) and projects it on the direction; forward mode computes
-``J . d`` (one pass) and weights it. Both are compared with the numerical
-derivative of the weighted values along the direction
-(:class:`~minigrad.checking.run.direction.Direction`), by the same verdicts as
-every entry: the error bound by default, the caller's tolerance when given.
-Only an agreement passes; anything else sends the check on to every entry.
+The level's values are weighted at random (``w``) and every input moved
+along a random direction ``d`` at once; the estimator
+(:mod:`minigrad.checking.numeric.estimate`) estimates the derivative of
+``sum_r w_r f_r(x + t d)`` at ``t = 0``, and the analytic side is one pass:
+reverse mode's ``G = sum_r w_r grad f_r`` projected on ``d``, or forward
+mode's jvp along ``d`` weighted by ``w``. The same decision as every entry
+(:func:`~minigrad.checking.verdicts.decide.decide`) judges it.
 
-A graph with a rule outside the built-in table gets its analytic pass twice,
-as the exhaustive check does, and two passes that differ by more than
-``nondet_tol`` end fast mode (PyTorch's ``fast_mode`` ignores ``nondet_tol``).
+Fast mode passes only when it proves as much as the exhaustive check would:
+the directional agreement's bound must be below 1e-9 of the smallest term
+``|d_i G_i|`` (an entry off by a relative 1e-9 shifts the sum by that much at
+least), so no entry's error can hide below it. Anything else (a smaller
+margin, a disagreement, a kink, a step off the domain) sends the check on to
+every entry, which says which one and why.
 """
 
 from __future__ import annotations
 
 import math
 
-from minigrad.checking.run.decide import Place, entry_of
-from minigrad.checking.run.direction import Direction
+from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, ladder, pair
+from minigrad.checking.numeric.rounding import GraphRoundoff
+from minigrad.checking.run.compare import entry_of
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import Levels, derivatives, forward_directional
 from minigrad.checking.run.report import Entry
 from minigrad.checking.run.settings import Settings
-from minigrad.checking.verdicts.findings import AGREES
+from minigrad.checking.verdicts.decide import AGREES, Tolerance, decide
 from minigrad.core.value import Value
 
-__all__ = ["fast"]
+__all__ = ["FAST_DIGITS", "fast"]
+
+#: The digits of its smallest term a directional agreement must prove: what
+#: the exhaustive check proves of an entry at a well-conditioned point (its
+#: pair's bound is about 1e-10 of the derivative).
+FAST_DIGITS = 9
 
 
 def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     """The direction's entries (one per mode) when level ``k`` passes, else None."""
-    xs = levels.xs
     import random  # only fast mode needs it; it costs an import
 
+    xs = levels.xs
     rng = random.Random(s.seed * 1_000_003 + k)
     fs, keys = levels.level(k)
     twice = levels.survey(fs, fence=k == 1)
-    w = _unit([rng.gauss(0.0, 1.0) for _ in fs])
+    w = s.weights(len(fs))
+    # Each input moves by 1 to 2 of its nominal scale, of random sign: no
+    # term is small beside the others, and none cancels another by design.
+    d = [
+        rng.choice((-1.0, 1.0)) * rng.uniform(1.0, 2.0) * max(1.0, math.sqrt(abs(x.data)))
+        for x in xs
+    ]
     total: Value | None = None
     if isinstance(levels, ForeignLevels):  # the engine's own backward(), on a fresh graph
         g = levels.weighted(fs, w)
+        again = levels.weighted(fs, w) if twice else g
     else:
         total = w[0] * fs[0]
         for wf, f in zip(w[1:], fs[1:], strict=True):
             total = total + wf * f
-        g = [d.data for d in derivatives(total, xs, False)]
-    if twice:
-        if total is None:
-            again = levels.weighted(fs, w)  # type: ignore[attr-defined]
-        else:
-            again = [d.data for d in derivatives(total, xs, False)]
-        if any(abs(a - b) > s.nondet_tol for a, b in zip(g, again, strict=True)):
-            return None  # the exhaustive check names the entry and the two values
-    here = [f.data for f in fs]
-    direction = Direction(levels, k, here, w, g, rng, s.step)
+        g = [x.data for x in derivatives(total, xs, False)]
+        again = [x.data for x in derivatives(total, xs, False)] if twice else g
+    if any(abs(a - b) > s.nondet_tol for a, b in zip(g, again, strict=True)):
+        return None  # the exhaustive check names the entry and the two values
     slopes: list[float] = []
     for mode in s.modes:
         if mode == "fwd":
-            tangent = forward_directional(fs, xs, direction.d, False)
+            tangent = forward_directional(fs, xs, d, False)
             slope = math.fsum(wf * t for wf, t in zip(w, tangent, strict=True))
-            if twice:
-                again_t = forward_directional(fs, xs, direction.d, False)
-                if abs(slope - math.fsum(wf * t for wf, t in zip(w, again_t, strict=True))) > (
-                    s.nondet_tol * math.fsum(abs(wf) for wf in w)
-                ):
-                    return None
-            if both:
-                lifted = forward_directional(fs, xs, direction.d, True)
-                if not s.close(math.fsum(wf * t for wf, t in zip(w, lifted, strict=True)), slope):
-                    return None
+            lifted_t = forward_directional(fs, xs, d, True) if both else tangent
+            if not s.close(math.fsum(wf * t for wf, t in zip(w, lifted_t, strict=True)), slope):
+                return None
         else:
-            slope = direction.analytic(g)
+            slope = math.fsum(di * gi for di, gi in zip(d, g, strict=True))
             if both and total is not None:
-                lifted = [d.data for d in derivatives(total, xs, True)]
-                if not s.close(direction.analytic(lifted), slope):
+                lifted = [x.data for x in derivatives(total, xs, True)]
+                if not s.close(math.fsum(di * gi for di, gi in zip(d, lifted, strict=True)), slope):
                     return None
         slopes.append(slope)
-    out, path = keys[0] if len(keys) == 1 else (-1, ())
-    if s.classic:
-        up, down = direction.phi(1.0, slopes), direction.phi(-1.0, slopes)
-        if up is None or down is None:
-            return None  # the exhaustive check finds steps that fit
-        if any(f is None for f in direction.at_unit_step(slopes, up, down)):
-            # The numbers do not confirm the slope within round-off: the tolerance
-            # may forgive a difference they prove, and only the exhaustive check
-            # says which entry and cautions (issue 26).
+    here = [math.fsum(wf * f.data for wf, f in zip(w, fs, strict=True))]
+
+    def along(t: float) -> list[float] | None:
+        moved = levels.moved(k, [t * di for di in d])
+        if moved is None:
             return None
-        entries = []
-        # Per unit length of the direction, as PyTorch's and JAX's unit
-        # directions: the tolerance then weighs it as a derivative.
-        length = math.sqrt(math.fsum(d * d for d in direction.d)) or 1.0
-        for m, slope in enumerate(slopes):
-            numeric = (slope + (up[m] - down[m]) / 2.0) / length
-            slope /= length
-            if not s.close(slope, numeric):
-                return None
-            entries.append(
-                Entry(
-                    order=k,
-                    output=out,
-                    path=path,
-                    wrt=-1,
-                    analytic=slope,
-                    numerical=numeric,
-                    allowed=s.allowed(numeric),
-                    passed=True,
-                    mode=s.modes[m],
-                    verdict=AGREES,
-                    reason="along a random direction over all the inputs: within the tolerance",
-                )
-            )
-        return entries
-    findings = direction.examine(slopes, sharp=False)
-    if len(findings) != len(slopes) or any(f.verdict != AGREES for f in findings):
-        return None
-    return [
-        entry_of(s, Place(order=k, key=(out, path), wrt=-1, mode=s.modes[m]), slope, f, passed=True)
-        for m, (slope, f) in enumerate(zip(slopes, findings, strict=True))
-    ]
+        return [math.fsum(wf * v for wf, v in zip(w, moved, strict=True))]
+
+    noise = None
+    if total is not None:
+        noise = [GraphRoundoff([total], xs).noise(0)]
+    point = Point(along, 0.0, here, s.eps, noise)
+    est: Estimate | Unresolved | None = pair(point, [0]).get(0)
+    if not isinstance(est, Estimate) or not est.settled:
+        est = ladder(point, [0])[0]
+    terms = [abs(di * gi) for di, gi in zip(d, g, strict=True) if gi != 0.0]
+    margin = 10.0**-FAST_DIGITS * min(terms, default=math.inf)
+    tolerance = s.tolerance
+    entries = []
+    for mode, slope in zip(s.modes, slopes, strict=True):
+        roundoff = 2.0**-47 * math.fsum(terms) + 2.0**-1074
+        found = decide(slope, roundoff, est, None)
+        if found.verdict != AGREES or not found.error + roundoff <= margin:
+            return None
+        if tolerance is not None and not _tolerated(slope, found.numerical, d, tolerance):
+            return None
+        key = keys[0] if len(keys) == 1 else (-1, ())
+        entries.append(entry_of(k, key, -1, mode, slope, found, s))
+    return entries
 
 
-def _unit(v: list[float]) -> list[float]:
-    norm = math.sqrt(math.fsum(x * x for x in v)) or 1.0
-    return [x / norm for x in v]
+def _tolerated(slope: float, numerical: float, d: list[float], tolerance: Tolerance) -> bool:
+    """The caller's tolerance, per unit length of the direction (as PyTorch's and JAX's
+    unit directions: it then weighs the slope as a derivative)."""
+    length = math.sqrt(math.fsum(x * x for x in d)) or 1.0
+    return abs(slope - numerical) / length <= tolerance.allowed(numerical / length)

@@ -3,7 +3,7 @@
 A failing entry has already survived extrapolation
 (:mod:`minigrad.checking.numeric`): its best numerical estimate, error bound
 included, disagrees with reverse mode, and the function has a derivative
-there (:mod:`minigrad.checking.numeric.kinks` looked). What is left to say is
+there (the estimator looked). What is left to say is
 which op's own rule disagrees with a numerical derivative of its own
 forward (:func:`find_fault`).
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.run.report import Report
 from minigrad.checking.run.table import apart
-from minigrad.checking.verdicts.findings import WRONG
+from minigrad.checking.verdicts.decide import WRONG
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, toposort

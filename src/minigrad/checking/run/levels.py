@@ -6,7 +6,7 @@ every level-k function with respect to every input, built with
 weighted sum ``sum_j v_j * out_j`` stands for the outputs). A check of order n
 compares, for each level up to n, reverse mode with a numerical derivative of
 the level's values; :meth:`Levels.evaluator` gives those values as a function
-of one input's ``.data`` for :mod:`minigrad.checking.numeric.steps`.
+of one input's ``.data`` for :mod:`minigrad.checking.numeric.estimate`.
 
 The analytic side of a comparison comes in two modes: reverse (``"rev"``,
 :func:`derivatives`: one reverse pass per function of the level) and forward
@@ -22,11 +22,9 @@ forward mode's :class:`~minigrad.functional.Tangents`.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric.rounding import minigrads_own
-from minigrad.checking.numeric.steps import Evaluate
+from minigrad.checking.numeric.estimate import Evaluate
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
@@ -87,29 +85,6 @@ class OutputCountError(ValueError):
         self.after = after
 
 
-#: The folder of the minigrad package: an error raised in a frame outside it
-#: is the user's own (this file is minigrad/checking/run/levels.py).
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _users_own(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised by the user's code, not by an op refusing a point.
-
-    An op off its domain (log of a negative number) raises inside minigrad,
-    and so does a custom rule's forward (its error is re-raised naming the
-    op); an error whose innermost frame is outside the package is the
-    user's own, which a check must not take for the edge of a domain.
-    """
-    if isinstance(exc, DerivativeError):
-        return False
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_PACKAGE)
-
-
 def _raise_at_moved_point(
     exc: BaseException, where: str, name: str, orig: float, moved: float
 ) -> NoReturn:
@@ -150,24 +125,22 @@ class DerivativeError(Exception):
         self.mode = mode
 
 
-#: The upstream weight of a pass through ``_backward`` closures (the result is
-#: divided by it again, exactly: a power of 2). A closure that forgets
-#: ``* out.grad`` is right whenever the gradient reaching it is 1, as it is
-#: for ``func = my_op(x)``; under this weight it is not.
-CLOSURE_SEED = 0.125
-
-
-def derivatives(f: Value, xs: Sequence[Value], create_graph: bool) -> tuple[Value, ...]:
+def derivatives(
+    f: Value, xs: Sequence[Value], create_graph: bool, weight: float = 1.0
+) -> tuple[Value, ...]:
     """``grad(f, xs)``, with a failing partial turned into :class:`DerivativeError`.
 
     Through a ``_backward`` closure (first order only: ``create_graph``
     raises :class:`~minigrad.core.closure.ClosureOpError` there), the pass is
-    seeded with :data:`CLOSURE_SEED` and divided by it again.
+    seeded with ``weight`` (the check's random weight, never 1) and divided
+    by it again: a closure that forgets ``* out.grad`` is right whenever the
+    gradient reaching it is 1, as it is for ``func = my_op(x)``; under a
+    weight it is not.
     """
     try:
-        if not create_graph and closure.made and has_closure(f):
-            scaled = grad(f, xs, [CLOSURE_SEED])
-            return tuple(Value(g._data / CLOSURE_SEED) for g in scaled)
+        if not create_graph and weight != 1.0 and closure.made and has_closure(f):
+            scaled = grad(f, xs, [weight])
+            return tuple(Value(g._data / weight) for g in scaled)
         return grad(f, xs, create_graph=create_graph)
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise DerivativeError(exc) from exc
@@ -259,8 +232,6 @@ class Levels:
         # Custom rules with a declared domain that the point lies inside:
         # moved inputs must keep them inside (see survey()).
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
-        #: Whether the last level surveyed holds a rule its user wrote (:meth:`survey`).
-        self.authored = False
         # How many values each level has at the unmoved inputs (see level()).
         self.counts: dict[int, int] = {}
 
@@ -320,17 +291,13 @@ class Levels:
         with their own partials (those are pure functions of their floats, so
         a second reverse pass through them alone cannot differ); with
         ``fence``, also set the declared domains moved inputs must keep to.
-        ``authored`` says whether one of those rules is its user's own (a
-        partial written outside minigrad, or a closure), whose author a check
-        sharpens to what float64 resolves.
 
         Built-in rules need no fence: their forwards raise off their domains.
         A custom rule's ``domain`` is a promise about where it is smooth; where
         the point itself is outside it, the user has chosen to go there, and
-        nothing is fenced. One walk over the graph does all three.
+        nothing is fenced. One walk over the graph does both.
         """
         beyond = False
-        self.authored = False
         fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
         outside: set[Rule] = set()
         for node in toposort(fs):
@@ -338,10 +305,6 @@ class Levels:
             if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
                 continue
             beyond = True
-            if not self.authored:
-                self.authored = isinstance(rule, closure.Closure) or not all(
-                    map(minigrads_own, rule.partials)
-                )
             if not fence or rule in _PARTIALS_AS_BUILT or _unbounded(rule.domain):
                 continue
             if _within(node, rule.domain):
@@ -377,13 +340,13 @@ class Levels:
                 x._data = t
                 found = values(k)
             except Exception as exc:
-                # The user's own error, of any type, says where it happened;
-                # an op refusing the point marks the edge of the domain.
-                if _users_own(exc):
-                    _raise_at_moved_point(exc, self.where, self.names[i], orig, t)
+                # A domain error (an op, or the user's own math.log, refusing
+                # the point) marks the edge of the domain: the estimator takes
+                # smaller steps or one side. Any other error is the user's,
+                # and says where it happened.
                 if isinstance(exc, caught):
                     return None
-                raise
+                _raise_at_moved_point(exc, self.where, self.names[i], orig, t)
             finally:
                 x._data = orig
             if count is not None and len(found) != count:
@@ -401,11 +364,9 @@ class Levels:
                     x.data = orig + s
             found = self.values(k)
         except Exception as exc:
-            if _users_own(exc):
-                _raise_at_moved_point(exc, self.where, "every input", 0.0, 0.0)
             if isinstance(exc, (*DOMAIN_ERRORS, DerivativeError)):
                 return None
-            raise
+            _raise_at_moved_point(exc, self.where, "every input", 0.0, 0.0)
         finally:
             for x, orig in zip(self.xs, saved, strict=True):
                 x.data = orig

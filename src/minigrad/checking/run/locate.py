@@ -25,8 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.run.report import Report
-from minigrad.checking.verdicts.evidence import Cause
-from minigrad.checking.verdicts.findings import AGREES, WRONG
+from minigrad.checking.verdicts.decide import AGREES, WRONG, Cause
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value
 

@@ -4,7 +4,7 @@ A report is plain data plus two views of it: ``str(report)`` is a text table
 (short in a terminal, complete under pytest) and ``report._repr_html_()`` is the
 table a notebook shows. Every entry carries its verdict (``"wrong"``,
 ``"agrees"``, ``"undecided"``), the digits of agreement and the reason in
-words (:mod:`minigrad.checking.verdicts.scales`).
+words (:func:`minigrad.checking.verdicts.decide.decide`).
 
 Example:
     >>> e = Entry(order=1, output=0, path=(), wrt=0, analytic=-1.0, numerical=1.0,
@@ -39,8 +39,7 @@ from minigrad.checking.run.table import (
     table,
     where,
 )
-from minigrad.checking.verdicts.evidence import Cause
-from minigrad.checking.verdicts.findings import AGREES, UNDECIDED, WRONG, Verdict
+from minigrad.checking.verdicts.decide import AGREES, SUBGRADIENT, UNDECIDED, WRONG, Cause, Verdict
 
 __all__ = ["Entry", "Report"]
 
@@ -78,9 +77,9 @@ class Entry:
         analytic: From reverse mode (or forward mode, see ``mode``).
         numerical: The numerical derivative the verdict rests on: the central
             difference at the nominal step, or an extrapolated estimate.
-        allowed: The classic tolerance ``atol + rtol * |numerical|`` (the
-            caller's, or PyTorch's where the classic test judged an
-            undecided entry).
+        allowed: What the difference may be: the caller's tolerance
+            ``atol + rtol * |numerical|`` with ``atol``/``rtol``, else the
+            error bound.
         passed: Whether the check let the entry pass (never when not finite).
         note: What else the check found, in words (a kink, a jump, a partial
             that failed), or "".
@@ -95,9 +94,9 @@ class Entry:
             right (0 when they prove nothing, or it is wrong in the first).
         verdict: What the numbers prove (a :class:`Verdict`): ``"wrong"`` (the difference is
             beyond the error bound), ``"agrees"`` (within it, to ``digits``
-            digits) or ``"undecided"``.
-        reason: The verdict in words, and for an undecided entry how the
-            classic test judged it.
+            digits), ``"subgradient"`` (at a kink, between the one-sided
+            slopes) or ``"undecided"`` (passes, with a warning).
+        reason: The verdict in words.
         cause: What ``note`` is about, as data (:class:`Cause`: a kink, a
             jump, a derivative that could not be computed, ...); code reads
             this, never the note's words.
@@ -304,6 +303,15 @@ class Report:
         """Add the lines ``work()`` gives to the remarks when they are first read."""
         self._later = work
 
+    def __bool__(self) -> bool:
+        """``report.ok``: ``assert minigrad.check(f, xs)`` fails on a wrong rule.
+
+        Example:
+            >>> bool(Report(ok=False, order=1, checked=0))
+            False
+        """
+        return self.ok
+
     def __repr__(self) -> str:
         return (
             f"Report(ok={self.ok!r}, order={self.order!r}, checked={self.checked!r}, "
@@ -321,7 +329,7 @@ class Report:
 
         Example:
             >>> Report(ok=True, order=1, checked=0).verdicts()
-            {'wrong': 0, 'agrees': 0, 'undecided': 0}
+            {'wrong': 0, 'agrees': 0, 'subgradient': 0, 'undecided': 0}
         """
         counts = {str(v): 0 for v in Verdict}
         for e in self.entries:
@@ -358,10 +366,12 @@ class Report:
                 f"{len(wrong)} wrong"
                 + (f" ({forgiven} forgiven by the tolerance)" * (forgiven > 0))
             )
-        undecided = [e.passed for e in self.entries if e.verdict == UNDECIDED]
+        kinked = [e for e in self.entries if e.verdict == SUBGRADIENT]
+        if kinked:
+            parts.append(f"{len(kinked)} subgradient{'s' * (len(kinked) != 1)} (at a kink)")
+        undecided = [e for e in self.entries if e.verdict == UNDECIDED]
         if undecided:
-            passed = sum(undecided)
-            parts.append(f"{len(undecided)} undecided ({passed} passed by the classic test)")
+            parts.append(f"{len(undecided)} undecided (warned)")
         if self.tolerances is not None:
             atol, rtol = self.tolerances
             how = f"; the classic test decided (atol={atol:g}, rtol={rtol:g})"

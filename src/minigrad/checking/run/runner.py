@@ -2,25 +2,18 @@
 
 :func:`run_check` runs one check for the public checkers
 (:mod:`minigrad.checking.gradcheck`) under one
-:class:`~minigrad.checking.run.settings.Settings`, handed down to every part of
-it: it validates the inputs, compares the levels of orders 1 to n
-(:mod:`minigrad.checking.run.levels`) in every mode asked for, in fast mode
-first when asked (:mod:`minigrad.checking.run.fast`), else entry by entry
-(:mod:`minigrad.checking.run.compare`), and puts every input back bit for bit.
+:class:`~minigrad.checking.run.settings.Settings`: it validates the inputs,
+compares the levels of orders 1 to n (:mod:`minigrad.checking.run.levels`)
+in every mode asked for, in fast mode first when asked
+(:mod:`minigrad.checking.run.fast`), else entry by entry
+(:mod:`minigrad.checking.run.compare`: the estimator's estimate and one
+decision per entry), concludes pass or fail
+(:func:`~minigrad.checking.verdicts.decide.passes`), and puts every input
+back bit for bit.
 
-How an entry is judged:
-
-1. The evidence (:mod:`minigrad.checking.verdicts.examine`): the nominal
-   central difference, extrapolation, sharpening, the Taylor test.
-2. The verdict: *wrong* from :func:`~minigrad.checking.verdicts.convict.convict`
-   alone, *agrees* to k digits, or *undecided*; and the decision
-   (:mod:`minigrad.checking.run.decide`): by default the verdict decides and
-   the classic test (PyTorch's) judges what stays undecided; with
-   ``atol``/``rtol`` the classic test decides, and cautions name the
-   differences it forgave.
-
-Failures are then explained (:mod:`minigrad.checking.run.fault`): the op whose
-own rule disagrees with its forward, and where (:mod:`minigrad.checking.run.locate`).
+A failure is then explained, and the explanation changes no verdict
+(:mod:`minigrad.checking.run.fault`): the op whose own rule disagrees with
+its forward, and where (:mod:`minigrad.checking.run.locate`).
 """
 
 from __future__ import annotations
@@ -28,8 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric.steps import central
-from minigrad.checking.run.compare import Comparison, LevelFindings
+from minigrad.checking.numeric.estimate import Point, Unresolved, Why, ladder
+from minigrad.checking.run.compare import Comparison, LevelFindings, broken
 from minigrad.checking.run.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
 from minigrad.checking.run.fast import fast
 from minigrad.checking.run.fault import faulty_node
@@ -38,9 +31,7 @@ from minigrad.checking.run.locate import narrow
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.settings import Settings
 from minigrad.checking.run.table import modes_in_words
-from minigrad.checking.verdicts.convict import convict
-from minigrad.checking.verdicts.evidence import BrokenDerivative, Cause
-from minigrad.checking.verdicts.findings import AGREES, UNDECIDED, WRONG, Finding
+from minigrad.checking.verdicts.decide import MIN_DIGITS, WRONG, Cause, passes
 from minigrad.core._validate import as_int
 from minigrad.core.inputs import weights
 from minigrad.core.value import Value
@@ -84,38 +75,33 @@ class _Checker:
                     whole.compared += 1
                 found = self.comparing.compare(k, both)
             except DerivativeError as exc:
-                beyond = self._overflows(k) if k > 1 else ""
+                beyond = self._overflows(k, exc)
                 if beyond:
                     # Not the rule's fault: the derivatives are not floats here.
                     whole.compared += 1
                     whole.cautions.append(
                         f"order {k}: the order-{k} derivatives cannot be checked here: {beyond}, "
                         f"beyond the range of float64, and the analytic pass overflowed too "
-                        f"({exc}); orders below {k} were checked"
+                        f"({exc}); {'orders below it were checked' if k > 1 else 'nothing was'}"
                     )
-                    return self._report(k - 1, whole, failed=False)
+                    return self._report(k - 1, whole)
                 note = f"the order-{k} derivatives could not be computed: {exc}"
                 # Building a level is reverse mode's work, which forward over
                 # reverse needs too: a check in forward mode alone owns it.
                 mode = exc.mode if exc.mode in s.modes else s.modes[0]
-                # A derivative that cannot be built is broken by itself.
-                charge = BrokenDerivative(cause=Cause.NOT_COMPUTED, words=note)
-                failed = _note_entry(k, convict(charge), mode, s.atol, charge.cause)
                 whole.compared += 1
-                whole.add(failed)
-                return self._report(k, whole, failed=True)
-            whole.compared += found.compared
-            whole.entries.extend(found.entries)
-            whole.kinks.extend(found.kinks)
-            whole.cautions.extend(found.cautions)
-            whole.remarks.extend(found.remarks)
-            if found.failures:
-                whole.failures = sorted(found.failures, key=_severity)
-                return self._report(k, whole, failed=True)
+                whole.add(
+                    broken(k, (0, ()), 0, mode, math.nan, note, Cause.NOT_COMPUTED),
+                    self.levels.names,
+                )
+                return self._report(k, whole)
+            whole.extend(found)
+            if not passes(e.verdict for e in found.entries):
+                return self._report(k, whole)
             dropped = self.comparing.dropped
             if dropped is not None and k < order:
                 return self._dropped(k, whole, dropped)
-        return self._report(order, whole, failed=False)
+        return self._report(order, whole)
 
     def _dropped(self, k: int, whole: LevelFindings, exc: DerivativeError) -> Report:
         """Order ``k`` passed on floats, but a partial drops the graph: order ``k + 1``
@@ -127,28 +113,40 @@ class _Checker:
             f"are built from: {exc}"
         )
         mode = exc.mode if exc.mode in s.modes else s.modes[0]
-        unchecked = Finding(UNDECIDED, 0, math.nan, math.nan, math.nan, note)
-        entry = _note_entry(k + 1, unchecked, mode, s.atol, Cause.GRAPH_DROPPED)
+        entry = broken(k + 1, (0, ()), 0, mode, math.nan, note, Cause.GRAPH_DROPPED)
         whole.compared += 1
-        whole.add(entry)
-        report = self._report(k + 1, whole, failed=True, localize=False)
+        whole.add(entry, self.levels.names)
+        report = self._report(k + 1, whole, localize=False)
         report.fault = note
         return report
 
-    def _overflows(self, k: int) -> str:
-        """Where level ``k``'s values change faster than float64 can hold, in words ("" if nowhere).
+    def _overflows(self, k: int, exc: DerivativeError) -> str:
+        """Where level ``k``'s derivatives are beyond float64, in words ("" if not so).
 
-        A difference quotient over a step a millionth of the input: when it
-        overflows, or passes 1e300, the next derivative is beyond the floats
-        (``x / y`` at y = 1e-150 has the second derivative 6e450), and an
-        analytic pass that overflowed there did what it could.
+        Only an overflow is examined: at order 1 the estimator must find the
+        derivative beyond float64's range for some input (``1 / x`` at 1e-300,
+        whose slope is -1e600); above it, where the order-(k-1) derivatives
+        change faster than 1e300 (``x / y`` at y = 1e-150 has the second
+        derivative 6e450).
         """
-        levels = self.levels
+        if not isinstance(exc.exc, OverflowError):
+            return ""
+        levels, s = self.levels, self.settings
+        if k == 1:
+            here = levels.values(1)
+            for i, x in enumerate(levels.xs):
+                at = x.data
+                point = Point(levels.evaluator(1, i), at, here, s.step(at))
+                for r in range(len(here)):
+                    found = ladder(point, [r])[r]
+                    if isinstance(found, Unresolved) and found.why is Why.RANGE:
+                        return f"the derivative by {levels.names[i]} {found.words}"
+            return ""
         worst, where = 0.0, -1
         for i, x in enumerate(levels.xs):
             at = x.data
-            h = abs(at) * 1e-6 if at != 0.0 else self.settings.step(at)
-            sides = central(levels.evaluator(k, i), at, h)
+            h = abs(at) * 1e-6 if at != 0.0 else s.step(at)
+            sides = Point(levels.evaluator(k, i), at, [], h).sides(h)
             if sides is None:
                 continue
             up, down, half = sides
@@ -164,15 +162,15 @@ class _Checker:
         name = levels.names[where]
         return f"the order-{k - 1} derivative changes with {name} at a rate of {worst:.3g}"
 
-    def _report(
-        self, k: int, whole: LevelFindings, *, failed: bool, localize: bool = True
-    ) -> Report:
+    def _report(self, k: int, whole: LevelFindings, *, localize: bool = True) -> Report:
         s = self.settings
+        failed = not passes(e.verdict for e in whole.entries)
+        whole.failures = sorted(whole.failures, key=_severity)
         fault = ""
         narrowing: Value | None = None
         if not localize:
             pass
-        elif failed and s.exact_step and all(e.verdict == AGREES for e in whole.failures):
+        elif failed and s.exact_step and all(e.digits >= MIN_DIGITS for e in whole.failures):
             fault = (
                 "every failing entry agrees with the extrapolated derivative: the central "
                 f"difference at eps={s.eps:g} is off by its own truncation or round-off, not "
@@ -207,32 +205,13 @@ class _Checker:
         )
         if narrowing is not None and narrowing.rule is not None:
             rule, args = narrowing.rule, narrowing.args
-            quick = _Checker(self.levels, s.narrowing(), localize=False)
+            quick = _Checker(self.levels, s, localize=False)
             report.remark_later(lambda: narrow(rule, args, k, quick._check_rule))
         return report
 
     def _check_rule(self, func: Callable[..., Value], inputs: list[Value], k: int) -> Report:
         levels = Levels(func, inputs, None, self.settings.where)
         return _Checker(levels, self.settings, localize=False).run(k)
-
-
-def _note_entry(k: int, f: Finding, mode: str, atol: float, cause: Cause) -> Entry:
-    """An entry of order ``k`` that no number decides: a derivative that could not be built."""
-    return Entry(
-        order=k,
-        output=0,
-        path=(),
-        wrt=0,
-        analytic=math.nan,
-        numerical=math.nan,
-        allowed=atol,
-        passed=False,
-        note=f.reason,
-        mode=mode,
-        verdict=f.verdict,
-        reason=f.reason,
-        cause=cause,
-    )
 
 
 def _severity(e: Entry) -> tuple[bool, float]:

@@ -8,8 +8,13 @@ package's one wording (``minigrad.core._validate``), and so are the modes of
 the analytic side: JAX's names (``modes``) and PyTorch's two flags.
 
 ``atol`` and ``rtol`` both None (the default) ask for verdicts from the error
-bound (:mod:`minigrad.checking.verdicts.scales`); either one given asks for the
-classic test, PyTorch's, with the other at PyTorch's default.
+bound (:func:`~minigrad.checking.verdicts.decide.decide`); either one given asks
+for the classic test, PyTorch's, with the other at PyTorch's default.
+
+Where the caller fixed no weights, the reverse passes are weighted at random
+(:meth:`Settings.weights`, seeded by ``seed``): no weight is 1 or near it, so a
+``_backward`` closure that forgets ``* out.grad`` cannot come out right by
+the accident of an upstream gradient of 1.
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric.steps import nominal_step
-from minigrad.checking.verdicts.findings import CLASSIC_ATOL, CLASSIC_RTOL
+from minigrad.checking.numeric.estimate import Point, nominal_step
+from minigrad.checking.verdicts.decide import CLASSIC_ATOL, CLASSIC_RTOL, Tolerance
 from minigrad.core._validate import as_int, non_negative, positive
 
 __all__ = ["MODES", "Settings", "modes_from_flags"]
@@ -64,7 +69,7 @@ class Settings:
         "nondet_tol",
         "rtol",
         "seed",
-        "sharpen",
+        "tolerance",
         "where",
     )
 
@@ -98,8 +103,8 @@ class Settings:
         self.fast_mode = _flag(fast_mode, "fast_mode", where)
         self.seed = as_int(seed, f"{where}: seed")
         self.modes = _modes(modes, where)
-        # Whether agreements of few digits are sharpened (see evidence.examine).
-        self.sharpen = True
+        #: The classic test's tolerance, or None: the bounds decide.
+        self.tolerance = Tolerance(self.atol, self.rtol) if self.classic else None
 
     @classmethod
     def of(cls, where: str, given: dict[str, object], **changed: object) -> Settings:
@@ -133,26 +138,27 @@ class Settings:
         copy.modes = modes
         return copy
 
-    def narrowing(self) -> Settings:
-        """A copy for narrowing a wrong rule down: its checks are many and need no sharpening."""
-        copy = self.with_modes(self.modes)
-        copy.sharpen = False
-        return copy
+    def weights(self, n: int) -> list[float]:
+        """Random weights of the reverse passes of ``n`` outputs, from ``seed``.
 
-    @property
-    def tight(self) -> bool:
-        """Whether the tolerances ask for more digits than PyTorch's (a tenth of both or less).
+        Each is 1.1 to 1.9 in size, of either sign: never 1, and never the
+        inverse of an output's scale by design (1/8 for ``f(x) * 8`` is outside
+        them), so a missing factor of ``out.grad`` cannot cancel out.
 
         Example:
-            >>> Settings("check", atol=0.0, rtol=1e-9).tight, Settings("check", atol=1e-5).tight
-            (True, False)
+            >>> w = Settings("check").weights(3)
+            >>> all(1.1 <= abs(x) <= 1.9 for x in w), w == Settings("check").weights(3)
+            (True, True)
         """
-        return self.rtol <= 0.1 * CLASSIC_RTOL and self.atol <= 0.1 * CLASSIC_ATOL
+        import random  # an import paid only where weights are drawn
+
+        rng = random.Random(self.seed * 1_000_003 + n)
+        return [rng.choice((-1.0, 1.0)) * rng.uniform(1.1, 1.9) for _ in range(n)]
 
     def step(self, x: float) -> float:
         """The nominal step at ``x``: ``eps`` itself in the classic call form with
         ``eps`` given (PyTorch's), else ``eps`` scaled to ``x``
-        (:func:`~minigrad.checking.numeric.steps.nominal_step`).
+        (:func:`~minigrad.checking.numeric.estimate.nominal_step`).
 
         Example:
             >>> Settings("check", eps=1e-2, atol=1e-4).step(100.0)
@@ -161,6 +167,24 @@ class Settings:
             0.1
         """
         return self.eps if self.exact_step else nominal_step(x, self.eps)
+
+    def exact(self, point: Point) -> list[float] | None:
+        """The central difference at step ``eps`` exactly, per value (PyTorch's
+        numerical derivative; with ``method="richardson"``, extrapolated from
+        ``eps`` and ``eps / 2``), or None where a side is off the domain."""
+        fine = point.sides(self.eps)
+        if fine is None:
+            return None
+        up, down, half = fine
+        values = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
+        if self.method != "richardson":
+            return values
+        finer = point.sides(self.eps / 2.0)
+        if finer is None:
+            return None
+        up2, down2, half2 = finer
+        halved = [(u - d) / (2.0 * half2) for u, d in zip(up2, down2, strict=True)]
+        return [(4.0 * f - c) / 3.0 for c, f in zip(values, halved, strict=True)]
 
     def allowed(self, numerical: float) -> float:
         """The tolerance of an entry: ``atol + rtol * |numerical|``."""

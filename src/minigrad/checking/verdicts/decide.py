@@ -1,0 +1,330 @@
+"""The one decision: what an analytic derivative and a numerical estimate prove.
+
+:func:`decide` is the only code that gives an entry its verdict, and
+:func:`passes` the only code that turns verdicts into pass or fail. Everything
+else in ``checking/`` gathers evidence (an analytic value with its round-off,
+an estimate with its bound, from :mod:`minigrad.checking.numeric.estimate`) or
+explains a verdict once made (fault localisation, the simplest failing point),
+and changes none.
+
+The verdicts (the words every report prints):
+
+- *wrong*: the difference between the analytic value and the estimate is
+  larger than the estimate's bound plus the analytic side's round-off, so
+  the numbers prove the rule wrong (or, with ``atol``/``rtol``, it is beyond
+  the caller's tolerance: the classic test, PyTorch's); also a derivative
+  that is NaN or infinite where the function's is finite, and a value
+  outside the one-sided slopes at a kink;
+- *agrees* to k digits: the difference is within the bound, which leaves k
+  significant digits (:data:`MIN_DIGITS` at least);
+- *subgradient*: at a kink, the rule's value lies between the one-sided
+  slopes (relu's 0 at 0): a derivative does not exist, and the rule's
+  choice is one the calculus of subgradients allows;
+- *undecided*: the numbers can neither confirm nor refute: fewer digits than
+  :data:`MIN_DIGITS` are left, the function jumps, the derivative is beyond
+  float64's range, or no step fits in the domain. Such an entry passes, and
+  the check warns with the reason.
+
+Example:
+    >>> from minigrad.checking.numeric.estimate import Estimate
+    >>> decide(2.0, 1e-15, Estimate(2.0000000001, 1e-9, 1e-6, 1e-9, True)).verdict
+    'agrees'
+    >>> decide(2.1, 1e-15, Estimate(2.0000000001, 1e-9, 1e-6, 1e-9, True)).verdict
+    'wrong'
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable
+
+from minigrad.checking.numeric.estimate import Estimate, Unresolved, Why
+
+__all__ = [
+    "AGREES",
+    "CLASSIC_ATOL",
+    "CLASSIC_RTOL",
+    "MIN_DIGITS",
+    "SUBGRADIENT",
+    "UNDECIDED",
+    "WRONG",
+    "Cause",
+    "Finding",
+    "Tolerance",
+    "Verdict",
+    "decide",
+    "digits",
+    "passes",
+]
+
+
+class Verdict(enum.StrEnum):
+    """What the numbers prove of one entry; a member is its word.
+
+    Example:
+        >>> WRONG, f"{AGREES} to 12 digits", UNDECIDED == "undecided"
+        ('wrong', 'agrees to 12 digits', True)
+    """
+
+    WRONG = "wrong"
+    AGREES = "agrees"
+    SUBGRADIENT = "subgradient"
+    UNDECIDED = "undecided"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+WRONG = Verdict.WRONG
+AGREES = Verdict.AGREES
+SUBGRADIENT = Verdict.SUBGRADIENT
+UNDECIDED = Verdict.UNDECIDED
+
+
+class Cause(enum.Enum):
+    """What an entry's note is about, as data: other modules read this, never the words."""
+
+    NONE = "none"
+    #: The function has no derivative at the point: its one-sided slopes differ.
+    KINK = "kink"
+    #: The function has no derivative at the point: its values jump.
+    JUMP = "jump"
+    #: The derivative is beyond float64's range, or no step fits in the domain.
+    RANGE = "range"
+    #: The analytic derivative is NaN or infinite.
+    NOT_FINITE = "not finite"
+    #: Two analytic passes gave different values.
+    NOT_DETERMINISTIC = "not deterministic"
+    #: A partial gives one value on floats and another on Values (create_graph).
+    FLOATS_DIFFER = "floats differ from Values"
+    #: The derivatives of an order could not be computed (a partial raised).
+    NOT_COMPUTED = "not computed"
+    #: A partial computes on floats only: the next order cannot be built.
+    GRAPH_DROPPED = "graph dropped"
+    #: A ``_backward`` closure ignores ``out.grad`` or sets ``.grad`` with ``=``.
+    CLOSURE = "closure"
+
+
+#: PyTorch's tolerances: the classic test's defaults when only one is given.
+CLASSIC_ATOL = 1e-5
+CLASSIC_RTOL = 1e-3
+#: The fewest digits an agreement must prove to count. Fewer cannot tell a
+#: right rule from one off by a tenth of a percent (a constant written
+#: 0.999 for 1, a float32 constant), and the check warns instead.
+MIN_DIGITS = 3
+
+
+class Tolerance:
+    """The classic test's tolerance, ``atol + rtol * |numerical|`` (PyTorch's).
+
+    Example:
+        >>> Tolerance(1e-5, 1e-3).allowed(100.0)
+        0.10001
+    """
+
+    __slots__ = ("atol", "rtol")
+
+    def __init__(self, atol: float, rtol: float) -> None:
+        self.atol = atol
+        self.rtol = rtol
+
+    def allowed(self, numerical: float) -> float:
+        return self.atol + self.rtol * abs(numerical)
+
+
+class Finding:
+    """The verdict on one entry, with the numbers it rests on.
+
+    Attributes:
+        verdict: A :class:`Verdict`.
+        digits: Significant digits proved (0 unless it agrees).
+        numerical: The estimate (NaN when none).
+        error: Its bound (inf when the numbers bound nothing).
+        step: The step it came from (NaN when none).
+        reason: The verdict in words.
+        cause: What the note is about (a kink, a jump, ...).
+        note: Words about the point (a kink's slopes), or "".
+        forgiven: With a tolerance: the numbers prove a difference it let pass.
+    """
+
+    __slots__ = (
+        "cause",
+        "digits",
+        "error",
+        "forgiven",
+        "note",
+        "numerical",
+        "reason",
+        "step",
+        "verdict",
+    )
+
+    def __init__(
+        self,
+        verdict: Verdict,
+        digits: int,
+        numerical: float,
+        error: float,
+        step: float,
+        reason: str,
+        cause: Cause = Cause.NONE,
+        note: str = "",
+        forgiven: bool = False,
+    ) -> None:
+        self.verdict = verdict
+        self.digits = digits
+        self.numerical = numerical
+        self.error = error
+        self.step = step
+        self.reason = reason
+        self.cause = cause
+        self.note = note
+        self.forgiven = forgiven
+
+    def __repr__(self) -> str:
+        return f"Finding({self.verdict!r}, {self.digits}, {self.numerical!r}, {self.reason!r})"
+
+
+def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
+    """Significant digits of ``a`` that ``n`` proves when they are ``spread`` apart
+    at most (0 to 16). A derivative of 0 has no digits of its own: ``zero``
+    is the size it is counted against then (the function's size per unit of
+    its input: a slope of 0 proved to within 1e-12 of a function of size 1 is
+    right to 12 digits).
+
+    Example:
+        >>> digits(1.0, 1.0000001, 1e-7), digits(0.0, 0.0, 1e-12, zero=1.0)
+        (6, 12)
+    """
+    scale = max(abs(a), abs(n))
+    if scale <= spread:
+        scale = max(scale, zero)
+    if not (scale > 0.0 and math.isfinite(spread)):
+        return 0
+    if spread <= 0.0:
+        return 16
+    # Logarithms apart: scale / spread can underflow (1e-300 / 1e10).
+    return max(0, min(16, math.floor(math.log10(scale) - math.log10(spread))))
+
+
+def decide(
+    analytic: float,
+    roundoff: float,
+    est: Estimate | Unresolved,
+    tolerance: Tolerance | None = None,
+    *,
+    zero: float = 0.0,
+    classic: float | None = None,
+) -> Finding:
+    """The verdict on one entry.
+
+    Args:
+        analytic: The analytic derivative.
+        roundoff: How far round-off alone can move it.
+        est: The estimator's estimate, or why it has none.
+        tolerance: The caller's ``atol``/``rtol`` (the classic test), or None:
+            the bounds decide.
+        zero: What a derivative of 0 is counted against (see :func:`digits`).
+        classic: With a tolerance, the numerical value the classic test
+            compares with (the central difference at ``eps`` exactly, as
+            PyTorch's) where it is not the estimate.
+
+    Returns:
+        The :class:`Finding`.
+    """
+    a = analytic
+    if isinstance(est, Unresolved):
+        return _unresolved(a, roundoff, est, tolerance)
+    n, e = est.value, est.error
+    if not math.isfinite(a):
+        return Finding(
+            WRONG, 0, n, e, est.step,
+            f"wrong: the analytic derivative is {a!r} where the numbers show a finite "
+            f"{n:.10g} +- {e:.2g} (NaN or inf never passes)",
+            Cause.NOT_FINITE,
+        )  # fmt: skip
+    d = abs(a - n)
+    bound = e + roundoff
+    k = digits(a, n, d + bound, zero)
+    proven = d > bound
+    if tolerance is not None:
+        m = n if classic is None else classic
+        allowed = tolerance.allowed(m)
+        dm = abs(a - m)
+        within = dm <= allowed
+        words = (
+            f"|analytic - numerical| = {dm:.3g} is {'within' if within else 'beyond'} "
+            f"atol + rtol * |numerical| = {allowed:.3g} (atol={tolerance.atol:g}, "
+            f"rtol={tolerance.rtol:g})"
+        )
+        if proven and within:
+            words += f"; but the numbers prove a difference of {d:.3g}, {d / bound:.3g} bounds"
+        return Finding(
+            AGREES if within else WRONG,
+            k if not proven else 0,
+            m,
+            e if classic is None else math.inf,
+            est.step,
+            words,
+            forgiven=proven and within,
+        )
+    if proven:
+        return Finding(
+            WRONG, 0, n, e, est.step,
+            f"wrong: analytic {a:.10g} and numerical {n:.10g} differ by {d:.3g}, "
+            f"{d / bound:.3g} times the bound {bound:.3g} (the estimate's {e:.2g} and the "
+            f"analytic side's round-off)",
+        )  # fmt: skip
+    if k >= MIN_DIGITS:
+        return Finding(
+            AGREES, k, n, e, est.step,
+            f"agrees to {k} digits: they differ by {d:.3g}, within the bound {bound:.3g}",
+        )  # fmt: skip
+    return Finding(
+        UNDECIDED, k, n, e, est.step,
+        f"undecided: the numerical derivative is {n:.10g} +- {e:.3g} here, which proves "
+        f"{'no digit' if k == 0 else f'only {k} digits'} of the analytic {a:.10g}: float64 "
+        "cannot resolve this derivative better at this point",
+    )  # fmt: skip
+
+
+def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance | None) -> Finding:
+    """The verdict where the estimator gives no bound (see :class:`Unresolved`)."""
+    if est.why is Why.KINK:
+        lo, hi = min(est.left, est.right), max(est.left, est.right)
+        slack = est.error + roundoff + (tolerance.allowed(hi) if tolerance else 0.0)
+        note = (
+            f"not differentiable here (a kink): left slope {est.left:.9g}, right slope "
+            f"{est.right:.9g}"
+        )
+        if lo - slack <= a <= hi + slack:
+            return Finding(
+                SUBGRADIENT, 0, (lo + hi) / 2.0, (hi - lo) / 2.0, est.step,
+                f"subgradient: {note}; the rule's {a:.9g} lies between them",
+                Cause.KINK, note,
+            )  # fmt: skip
+        return Finding(
+            WRONG, 0, (lo + hi) / 2.0, (hi - lo) / 2.0, est.step,
+            f"wrong: {note}; the rule's {a:.9g} lies outside them",
+            Cause.KINK, note,
+        )  # fmt: skip
+    cause = Cause.JUMP if est.why is Why.JUMP else Cause.RANGE
+    if est.why is Why.JUMP:
+        note = f"not differentiable here: the function {est.words}"
+    else:
+        note = est.words
+    return Finding(
+        UNDECIDED, 0, math.nan, math.inf, est.step,
+        f"undecided: {note}", cause, note,
+    )  # fmt: skip
+
+
+def passes(verdicts: Iterable[Verdict]) -> bool:
+    """Whether a check with these verdicts passes: no entry is *wrong*.
+
+    Example:
+        >>> passes([AGREES, SUBGRADIENT, UNDECIDED]), passes([AGREES, WRONG])
+        (True, False)
+    """
+    return all(v != WRONG for v in verdicts)
