@@ -22,7 +22,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
-from minigrad.checking.run.decide import UNDECIDED_WARNING
+from minigrad.checking.run.compare import UNDECIDED_WARNING
 from minigrad.checking.run.levels import OutputCountError
 from minigrad.checking.verdicts.findings import SAFETY, SHARP_DIGITS, digits
 from minigrad.checking.verdicts.taylor import rate_test

@@ -43,7 +43,7 @@ from minigrad import (
     gradgradcheck,
     ops,
 )
-from minigrad.checking.run.decide import UNDECIDED_WARNING
+from minigrad.checking.run.compare import UNDECIDED_WARNING
 from minigrad.testing import Expression, expressions, points
 from summary import closing_line
 

@@ -15,7 +15,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import GradcheckWarning, Rule, Value, check, gradcheck
-from minigrad.checking.run.decide import UNDECIDED_WARNING
+from minigrad.checking.run.compare import UNDECIDED_WARNING
 
 
 def _warned(call: Callable[[], bool]) -> tuple[bool, list[str]]:
@@ -458,7 +458,7 @@ def test_item3_gelu_written_with_1_plus_erf_at_minus_3_1_resolves_1e_8() -> None
 
 
 def test_item3_one_sharp_scale_forbids_a_blunter_agreement() -> None:
-    from minigrad.checking.numeric.steps import Estimate
+    from minigrad.checking.numeric.estimate import Estimate
     from minigrad.checking.verdicts.scales import weigh
 
     # The blunt estimate agrees, the sharp one resolves a difference: with no

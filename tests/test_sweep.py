@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import minigrad as mg
-from minigrad.checking.run.decide import UNDECIDED_WARNING
+from minigrad.checking.run.compare import UNDECIDED_WARNING
 from scripts import load_script
 
 

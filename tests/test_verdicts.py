@@ -29,7 +29,7 @@ from minigrad import (
     gradcheck,
     gradgradcheck,
 )
-from minigrad.checking.run.decide import UNDECIDED_WARNING
+from minigrad.checking.run.compare import UNDECIDED_WARNING
 
 Fn = Callable[[Value], Value]
 Real = Callable[[float], float]

@@ -39,9 +39,19 @@ def _point(rule: Rule, xs: Sequence[Value | float]) -> str:
     )
 
 
-def _domain_error(rule: Rule, xs: Sequence[float], exc: BaseException | None) -> Exception:
-    """The error for an op whose forward failed, naming the op and its inputs."""
+def _domain_error(
+    rule: Rule, xs: Sequence[float], exc: BaseException | None, out: float = math.inf
+) -> Exception:
+    """The error for an op whose forward failed, naming the op and its inputs.
+
+    ``out`` is what the forward returned when it returned a value that is not
+    finite: NaN from finite inputs is no overflow, and is not called one.
+    """
     kind: type[Exception]
+    if exc is None and out != out and all(x - x == 0.0 for x in xs):
+        return ValueError(
+            f"{rule.name}: its forward returned NaN (not a number), got {_show(rule, xs)}"
+        )
     if exc is None or isinstance(exc, OverflowError):
         finite = all(x - x == 0.0 for x in xs)
         kind = OverflowError if finite else ValueError

@@ -53,7 +53,7 @@ def _operator(rule: Rule, *, reflected: bool = False) -> Callable[[Value, Value 
         except (ArithmeticError, ValueError) as exc:
             raise _domain_error(rule, (x, y), exc) from None
         if out - out != 0.0:  # not finite
-            raise _domain_error(rule, (x, y), None)
+            raise _domain_error(rule, (x, y), None, out)
         # _node(rule, out, (a, other)), inlined: this runs once per op.
         node: Value = _new(Value)
         node._data = out
@@ -80,7 +80,7 @@ def _method(rule: Rule, doc: str) -> Callable[[Value], Value]:
         except (ArithmeticError, ValueError) as exc:
             raise _domain_error(rule, (x,), exc) from None
         if out - out != 0.0:  # not finite
-            raise _domain_error(rule, (x,), None)
+            raise _domain_error(rule, (x,), None, out)
         # _node(rule, out, (self,)), inlined: this runs once per op.
         node: Value = _new(Value)
         node._data = out

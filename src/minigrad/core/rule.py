@@ -579,5 +579,5 @@ def apply(rule: Rule, *args: Value | float) -> Value:
     except OverflowError:  # an int beyond the floats
         raise _domain_error(rule, xs, None) from None
     if out - out != 0.0:  # not finite
-        raise _domain_error(rule, xs, None)
+        raise _domain_error(rule, xs, None, out)
     return _node(rule, out, kept)

@@ -547,7 +547,7 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
     steps across a bend the small steps resolve fails this, however noisy
     the small steps are.
     """
-    ordered = sorted(starts, key=lambda st: -st.step)
+    ordered = sorted((st for st in starts if r in st.rows), key=lambda st: -st.step)
     best: Estimate | None = None
     for j, st in enumerate(ordered):
         e = st.best.get(r)
@@ -657,5 +657,5 @@ def _edge(p: Point) -> Unresolved:
         )
     return Unresolved(
         Why.RANGE,
-        "the difference quotients overflow: the derivative is beyond the range of float64 here",
+        "the derivative is beyond the range of float64 here (its difference quotients overflow)",
     )

@@ -28,6 +28,7 @@ from minigrad.checking.verdicts.decide import (
     SUBGRADIENT,
     UNDECIDED,
     WRONG,
+    Broken,
     Cause,
     Finding,
     decide,
@@ -35,7 +36,11 @@ from minigrad.checking.verdicts.decide import (
 from minigrad.core import closure
 from minigrad.core.value import Value, toposort
 
-__all__ = ["Comparison", "LevelFindings", "entry_of"]
+__all__ = ["UNDECIDED_WARNING", "Comparison", "LevelFindings", "broken", "entry_of"]
+
+#: What the warning for an entry the numbers could not decide says (after
+#: where it is and the analytic value): such an entry passes, never silently.
+UNDECIDED_WARNING = "could be neither confirmed nor refuted"
 
 
 #: A mode's pass, as notes name it.
@@ -64,8 +69,8 @@ class LevelFindings:
             self.kinks.append(f"{where(entry, names)}: {entry.reason}")
         elif entry.verdict == UNDECIDED:
             self.cautions.append(
-                f"{where(entry, names)}: the analytic {entry.analytic:.9g} could be neither "
-                f"confirmed nor refuted: {entry.reason}"
+                f"{where(entry, names)}: the analytic {entry.analytic:.9g} {UNDECIDED_WARNING}: "
+                f"{entry.reason}"
             )
         elif forgiven:
             self.cautions.append(
@@ -109,26 +114,9 @@ def entry_of(
     )
 
 
-def broken(
-    k: int, key: Key, wrt: int, mode: str, analytic: float, words: str, cause: Cause
-) -> Entry:
+def broken(k: int, key: Key, wrt: int, mode: str, words: str, cause: Cause, s: Settings) -> Entry:
     """A failing entry whose analytic side fails by itself: no number is weighed."""
-    out, path = key
-    return Entry(
-        order=k,
-        output=out,
-        path=path,
-        wrt=wrt,
-        analytic=analytic,
-        numerical=math.nan,
-        allowed=0.0,
-        passed=False,
-        note=words,
-        mode=mode,
-        verdict=WRONG,
-        reason=f"wrong: {words}",
-        cause=cause,
-    )
+    return entry_of(k, key, wrt, mode, math.nan, decide(math.nan, 0.0, Broken(words, cause)), s)
 
 
 class Comparison:
@@ -235,8 +223,8 @@ class Comparison:
                     a = analytic[r][i]
                     problem = _broken(mode, a, again[r][i], lifted, r, i, s)
                     if problem is not None:
-                        words, cause = problem
-                        found.add(broken(k, key, i, mode, a, words, cause), names)
+                        f = decide(a, 0.0, Broken(*problem))
+                        found.add(entry_of(k, key, i, mode, a, f, s), names)
                         continue
                     f = judge(m, r, ests[r])
                     found.add(entry_of(k, key, i, mode, a, f, s), names, f.forgiven)
@@ -262,9 +250,8 @@ class Comparison:
                 problem = f"its _backward raised {type(exc).__name__}: {exc}"
             if problem:
                 words = f"op {rule.name!r} (a _backward closure): {problem}"
-                found.add(
-                    broken(1, keys[0], -1, "rev", math.nan, words, Cause.CLOSURE), self.levels.names
-                )
+                entry = broken(1, keys[0], -1, "rev", words, Cause.CLOSURE, self.settings)
+                found.add(entry, self.levels.names)
 
     def _deterministic(self, k: int, here: list[float]) -> None:
         """The level's values at the unmoved inputs, once more: a function whose value

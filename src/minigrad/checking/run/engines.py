@@ -157,7 +157,16 @@ def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type |
     for i, x in enumerate(items):
         if getattr(x, "_compiled", False):  # a compiled loss: a leaf with no graph
             raise TypeError(compiled_refusal(f"{what}[{i}]", x))
-        if isinstance(x, Value) or _is_real(x):
+        if isinstance(x, Value):
+            continue
+        if _is_real(x):
+            try:
+                float(cast("float", x))
+            except OverflowError:
+                raise ValueError(
+                    f"{what}[{i}] is too large for a float: {x!r:.60} (an int of "
+                    f"{len(str(x))} digits; float64 holds up to about 1.8e308)"
+                ) from None
             continue
         if isinstance(x, bool):
             raise TypeError(f"{what}[{i}] must be a Value or a number, got bool {x!r}")

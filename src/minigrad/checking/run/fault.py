@@ -55,7 +55,10 @@ def faulty_node(
         if type(rule) is Closure:
             # A closure has no forward to check it against; what it does
             # that no chain-rule step does is seen exactly, at its point.
-            problem = rule.misbehaviour()
+            try:
+                problem = rule.misbehaviour()
+            except Exception as exc:  # the user's closure raised: named, as backward() does
+                problem = f"its _backward raised {type(exc).__name__}: {exc}"
             if problem:
                 return f"op {rule.name!r}{_labelled(node)}: {problem}", None
             closures[rule.name or "(unnamed)"] = None

@@ -391,6 +391,11 @@ class Report:
                 [passed, *([tally] if tally else []), *self.remarks]
                 + [f"warning: {w}" for w in self.warnings]
             )
+        if not self.failures:
+            return "\n".join(
+                [f"gradcheck failed at order {self.order}: {self.fault or 'no entry failed'}"]
+                + ([tally] if tally else [])
+            )
         worst = self.failures[0]
         shown = self.failures if full else self.failures[:_SHORT_ROWS]
         lines = [

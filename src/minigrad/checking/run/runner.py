@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Point, Unresolved, Why, ladder
-from minigrad.checking.run.compare import Comparison, LevelFindings, broken
+from minigrad.checking.run.compare import Comparison, LevelFindings, broken, entry_of
 from minigrad.checking.run.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
 from minigrad.checking.run.fast import fast
 from minigrad.checking.run.fault import faulty_node
@@ -31,7 +31,7 @@ from minigrad.checking.run.locate import narrow
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.settings import Settings
 from minigrad.checking.run.table import modes_in_words
-from minigrad.checking.verdicts.decide import MIN_DIGITS, WRONG, Cause, passes
+from minigrad.checking.verdicts.decide import MIN_DIGITS, WRONG, Cause, decide, passes
 from minigrad.core._validate import as_int
 from minigrad.core.inputs import weights
 from minigrad.core.value import Value
@@ -78,22 +78,23 @@ class _Checker:
                 beyond = self._overflows(k, exc)
                 if beyond:
                     # Not the rule's fault: the derivatives are not floats here.
-                    whole.compared += 1
-                    whole.cautions.append(
-                        f"order {k}: the order-{k} derivatives cannot be checked here: {beyond}, "
-                        f"beyond the range of float64, and the analytic pass overflowed too "
-                        f"({exc}); {'orders below it were checked' if k > 1 else 'nothing was'}"
+                    words = (
+                        f"the order-{k} derivatives cannot be checked here: {beyond}, "
+                        f"and the analytic pass overflowed too ({exc})"
                     )
-                    return self._report(k - 1, whole)
+                    f = decide(math.inf, 0.0, Unresolved(Why.RANGE, words))
+                    whole.compared += 1
+                    whole.add(
+                        entry_of(k, (0, ()), 0, s.modes[0], math.inf, f, s), self.levels.names
+                    )
+                    return self._report(k, whole)
                 note = f"the order-{k} derivatives could not be computed: {exc}"
                 # Building a level is reverse mode's work, which forward over
                 # reverse needs too: a check in forward mode alone owns it.
                 mode = exc.mode if exc.mode in s.modes else s.modes[0]
                 whole.compared += 1
-                whole.add(
-                    broken(k, (0, ()), 0, mode, math.nan, note, Cause.NOT_COMPUTED),
-                    self.levels.names,
-                )
+                entry = broken(k, (0, ()), 0, mode, note, Cause.NOT_COMPUTED, s)
+                whole.add(entry, self.levels.names)
                 return self._report(k, whole)
             whole.extend(found)
             if not passes(e.verdict for e in found.entries):
@@ -113,7 +114,7 @@ class _Checker:
             f"are built from: {exc}"
         )
         mode = exc.mode if exc.mode in s.modes else s.modes[0]
-        entry = broken(k + 1, (0, ()), 0, mode, math.nan, note, Cause.GRAPH_DROPPED)
+        entry = broken(k + 1, (0, ()), 0, mode, note, Cause.GRAPH_DROPPED, s)
         whole.compared += 1
         whole.add(entry, self.levels.names)
         report = self._report(k + 1, whole, localize=False)
@@ -123,14 +124,12 @@ class _Checker:
     def _overflows(self, k: int, exc: DerivativeError) -> str:
         """Where level ``k``'s derivatives are beyond float64, in words ("" if not so).
 
-        Only an overflow is examined: at order 1 the estimator must find the
-        derivative beyond float64's range for some input (``1 / x`` at 1e-300,
+        At order 1 the estimator must find the derivative beyond float64's
+        range for some input (``1 / x`` at 1e-300,
         whose slope is -1e600); above it, where the order-(k-1) derivatives
         change faster than 1e300 (``x / y`` at y = 1e-150 has the second
         derivative 6e450).
         """
-        if not isinstance(exc.exc, OverflowError):
-            return ""
         levels, s = self.levels, self.settings
         if k == 1:
             here = levels.values(1)
@@ -140,7 +139,7 @@ class _Checker:
                 for r in range(len(here)):
                     found = ladder(point, [r])[r]
                     if isinstance(found, Unresolved) and found.why is Why.RANGE:
-                        return f"the derivative by {levels.names[i]} {found.words}"
+                        return f"by {levels.names[i]}, {found.words}"
             return ""
         worst, where = 0.0, -1
         for i, x in enumerate(levels.xs):
@@ -160,7 +159,10 @@ class _Checker:
         if abs(worst) <= _BEYOND:
             return ""
         name = levels.names[where]
-        return f"the order-{k - 1} derivative changes with {name} at a rate of {worst:.3g}"
+        return (
+            f"the order-{k - 1} derivative changes with {name} at a rate of {worst:.3g}, "
+            "beyond the range of float64"
+        )
 
     def _report(self, k: int, whole: LevelFindings, *, localize: bool = True) -> Report:
         s = self.settings
@@ -176,7 +178,7 @@ class _Checker:
                 f"difference at eps={s.eps:g} is off by its own truncation or round-off, not "
                 "the rule; another eps, or the default verdicts (no atol, rtol), pass it"
             )
-        elif failed and self.localize:
+        elif failed and self.localize and whole.failures:
             # Each op's own rule is checked in the modes that disagreed here.
             modes = tuple(m for m in s.modes if any(e.mode == m for e in whole.failures))
             local = _Checker(self.levels, s.with_modes(modes or s.modes), localize=False)

@@ -49,6 +49,7 @@ __all__ = [
     "SUBGRADIENT",
     "UNDECIDED",
     "WRONG",
+    "Broken",
     "Cause",
     "Finding",
     "Tolerance",
@@ -208,10 +209,26 @@ def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
     return max(0, min(16, math.floor(math.log10(scale) - math.log10(spread))))
 
 
+class Broken:
+    """The analytic side fails by itself (NaN, two passes that differ, a partial that
+    raised, a closure that ignores ``out.grad``): no number need be weighed.
+
+    Attributes:
+        words: What is wrong, in words.
+        cause: A :class:`Cause`.
+    """
+
+    __slots__ = ("cause", "words")
+
+    def __init__(self, words: str, cause: Cause) -> None:
+        self.words = words
+        self.cause = cause
+
+
 def decide(
     analytic: float,
     roundoff: float,
-    est: Estimate | Unresolved,
+    est: Estimate | Unresolved | Broken,
     tolerance: Tolerance | None = None,
     *,
     zero: float = 0.0,
@@ -222,7 +239,8 @@ def decide(
     Args:
         analytic: The analytic derivative.
         roundoff: How far round-off alone can move it.
-        est: The estimator's estimate, or why it has none.
+        est: The estimator's estimate, or why it has none, or what is broken
+            on the analytic side by itself.
         tolerance: The caller's ``atol``/``rtol`` (the classic test), or None:
             the bounds decide.
         zero: What a derivative of 0 is counted against (see :func:`digits`).
@@ -234,6 +252,10 @@ def decide(
         The :class:`Finding`.
     """
     a = analytic
+    if isinstance(est, Broken):
+        return Finding(
+            WRONG, 0, math.nan, math.nan, math.nan, f"wrong: {est.words}", est.cause, est.words
+        )
     if isinstance(est, Unresolved):
         return _unresolved(a, roundoff, est, tolerance)
     n, e = est.value, est.error

@@ -1,0 +1,184 @@
+"""The checker on one estimator and one decision: the cases that did not converge.
+
+Each test is an example of the families a hostile round found (wrong rules
+passed, right rules convicted, crashes from inside), and each failed on the
+checker of many layers (main at dd5b98f). The truths are exact or from the
+closed form: no tolerance is tuned to them.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import pytest
+
+import minigrad as mg
+from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
+
+
+def _closure(name: str, forward: Callable[[float], float], step: str) -> Callable[[Value], Value]:
+    """A micrograd-style op: ``out`` from ``forward``, and one of a few ``_backward``s."""
+
+    def op(x: Value) -> Value:
+        out = Value(forward(x.data), (x,), name)
+
+        def _backward() -> None:
+            if step == "noup":  # forgets * out.grad
+                x.grad += math.exp(x.data)
+            elif step == "log":
+                x.grad += (1.0 / x.data) * out.grad
+            elif step == "zero":
+                x.grad += (1.0 / 0.0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    return op
+
+
+def _quiet(call: Callable[[], mg.Report]) -> mg.Report:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GradcheckWarning)
+        return call()
+
+
+# Wrong rules passed.
+
+
+def test_a_closure_that_forgets_out_grad_fails_under_a_constant_factor() -> None:
+    noup_exp = _closure("noup_exp", math.exp, "noup")
+    report = check(lambda x: noup_exp(x) * 8.0, [Value(0.5)])
+    assert not report.ok and not report
+    assert "noup_exp" in report.fault and "out.grad" in report.fault
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_a_second_derivative_1e_8_off_fails_at_any_number_of_inputs(n: int) -> None:
+    # The partial is a rule of its own whose forward is exp, exactly (the first
+    # derivative is right) and whose partial is 1e-8 too steep (the second is not).
+    inner = Rule("inner_exp", math.exp, (lambda x, out: out * (1.0 + 1e-8),))
+
+    def partial(x: float | Value, out: float | Value) -> float | Value:
+        return inner.forward(x) if isinstance(x, float) else inner(x)
+
+    skew = Rule("skew_exp", math.exp, (partial,))
+
+    def f(*xs: Value) -> Value:
+        total = skew(xs[0])
+        for x in xs[1:]:
+            total = total + x * x
+        return total
+
+    report = check(f, [Value(0.5)] + [Value(0.1 * i) for i in range(1, n)], order=2)
+    assert not report.ok, report.text()
+    assert {(e.order, e.path, e.wrt) for e in report.failures} == {(2, (0,), 0)}
+
+
+def test_fast_mode_catches_a_rule_1e_6_off_among_8_inputs() -> None:
+    off = Rule("off_sin", math.sin, (lambda x, out: mg.cos(x) * (1.0 + 1e-6),))
+
+    def f(*xs: Value) -> Value:
+        total = off(xs[3])
+        for x in xs:
+            total = total + x.tanh() * 0.5
+        return total
+
+    xs = [Value(0.1 + 0.1 * i) for i in range(8)]
+    report = check(f, xs, fast_mode=True)
+    assert not report.ok, report.text()
+    assert [(e.wrt, e.verdict) for e in report.failures] == [(3, "wrong")]
+
+
+def test_a_rule_far_off_is_wrong_and_never_agrees() -> None:
+    far = Rule("far_exp", math.exp, (lambda x, out: 4.19 * out,))
+    for x in (0.5, 1e-3, 30.0):
+        report = check(lambda v: far(v), [Value(x)])
+        assert [e.verdict for e in report.entries] == ["wrong"], report.text()
+
+
+# Right rules convicted.
+
+
+def test_softplus_far_out_is_not_called_wrong() -> None:
+    report = _quiet(lambda: check(lambda v: (v - 1e15).softplus() + 1e15, [Value(1e15 - 0.25)]))
+    assert report.ok, report.text()
+    assert all(e.verdict in ("agrees", "undecided") for e in report.entries)
+
+
+def test_a_derivative_beyond_float64_is_undecided_not_wrong() -> None:
+    with pytest.warns(GradcheckWarning, match="range of float64"):
+        assert gradcheck(lambda v: 1 / v, [Value(1e-300)])
+    report = _quiet(lambda: check(lambda v: 1 / v, [Value(1e-300)]))
+    assert [e.verdict for e in report.entries] == ["undecided"]
+
+
+@pytest.mark.parametrize("a, b", [(1e-310, 2e-310), (5e-324, 5e-324), (3e-320, 1e-321)])
+def test_hypot_at_subnormals_is_never_wrong(a: float, b: float) -> None:
+    report = _quiet(lambda: check(lambda x, y: mg.hypot(x, y), [Value(a), Value(b)]))
+    assert report.ok, report.text()
+
+
+# Crashes from inside.
+
+
+def test_a_closure_log_near_its_edge_is_checked_not_crashed() -> None:
+    clog = _closure("clog", math.log, "log")
+    report = check(clog, [Value(1e-5)])
+    assert report.ok and report.entries[0].digits >= 6, report.text()
+
+
+def test_a_closure_that_divides_by_zero_is_named() -> None:
+    bad = _closure("divz", lambda t: 2.0 * t, "zero")
+    report = check(bad, [Value(1.0)])
+    assert not report.ok
+    assert "divz" in report.fault and "ZeroDivisionError" in report.fault
+
+
+def test_an_int_too_large_for_a_float_names_the_input() -> None:
+    with pytest.raises(ValueError, match=r"inputs\[0\] is too large for a float"):
+        check(lambda x: x.exp(), [10**400])
+
+
+def test_a_forward_that_returns_nan_is_not_called_an_overflow() -> None:
+    nan_fwd = Rule("nan_fwd", lambda x: math.nan, (lambda x, out: 1.0,))
+    with pytest.raises(Exception) as excinfo:
+        check(lambda v: nan_fwd(v), [Value(0.5)])
+    assert "nan_fwd" in str(excinfo.value) and "overflow" not in str(excinfo.value).lower()
+
+
+# New: subgradients, nondeterminism, bool(report).
+
+
+def test_relu_at_zero_is_a_subgradient_with_both_slopes() -> None:
+    with pytest.warns(GradcheckWarning, match="subgradient"):
+        assert gradcheck(lambda v: v.relu(), [Value(0.0)])
+    (entry,) = check(lambda v: v.relu(), [Value(0.0)]).entries
+    assert entry.verdict == "subgradient"
+    assert "left slope 0" in entry.reason and "right slope 1" in entry.reason
+
+
+def test_a_value_outside_the_one_sided_slopes_is_wrong() -> None:
+    steep = Rule("steep_relu", lambda x: max(x, 0.0), (lambda x, out: 2.0,))
+    report = check(lambda v: steep(v), [Value(0.0)])
+    assert [e.verdict for e in report.entries] == ["wrong"], report.text()
+
+
+def test_a_nondeterministic_forward_is_refused() -> None:
+    calls = [0]
+
+    def counter(x: Value) -> Value:
+        calls[0] += 1
+        return x * (1.0 + 1e-3 * calls[0])
+
+    with pytest.raises(ValueError, match="not deterministic"):
+        check(counter, [Value(0.5)])
+
+
+def test_bool_of_a_report_is_its_verdict() -> None:
+    wrong = Rule("wrong_sin", math.sin, (lambda x, out: mg.cos(x) * 1.001,))
+    assert not check(lambda v: wrong(v), [Value(0.5)])
+    assert check(lambda v: v.sin(), [Value(0.5)])
+    with pytest.raises(GradcheckError):
+        gradcheck(lambda v: wrong(v), [Value(0.5)])
