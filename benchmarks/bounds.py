@@ -43,8 +43,8 @@ from dataclasses import dataclass
 import minigrad
 from harness import Target, git_revision, progress, table
 from minigrad import Rule, Value, ops
-from minigrad.checking.numeric.ridders import extrapolate
-from minigrad.checking.numeric.steps import Estimate, nominal_step
+from minigrad.checking.numeric.estimate import Estimate, Point, ladder, nominal_step
+from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.levels import Levels
 from oracle import Exact, beyond, error_of, representable, to_float
 from places import COMPOSITIONS, GROUPS, compositions, rule_points
@@ -53,6 +53,7 @@ from suite import Bench
 Func = Callable[..., Value]
 
 AGREES, WRONG, UNDECIDED, RAISED = "agrees", "wrong", "undecided", "raised"
+SUBGRADIENT = "subgradient"
 VERDICTS = (AGREES, WRONG, UNDECIDED, RAISED)
 
 #: The full sweep and the quick one (CI's): compositions drawn, and every nth point kept.
@@ -127,19 +128,22 @@ class Outcome:
 
 
 def mirror_all(func: Func, point: Sequence[float], i: int, eps: float = 1e-6) -> list[Estimate]:
-    """Every start's estimate for input ``i``, as compare.py computes them (no early stop)."""
+    """The estimator's ladder for input ``i``, as compare.py makes it (no pair first)."""
     xs = [Value(p) for p in point]
     levels = Levels(func, xs, None, "coverage")
     fs, _ = levels.level(1)
     levels.survey(fs, fence=True)  # a custom rule's declared domain fences the steps
     x = point[i]
-    return extrapolate(levels.evaluator(1, i), x, nominal_step(x, eps), [0])[0]
+    noise = [GraphRoundoff(fs, xs).noise(0)]
+    found = ladder(Point(levels.evaluator(1, i), x, [fs[0].data], nominal_step(x, eps), noise), [0])
+    est = found[0]
+    return [est] if isinstance(est, Estimate) else []
 
 
 def mirror(func: Func, inputs: Sequence[Value], i: int) -> Estimate | None:
-    """compare.py's estimate for an entry it extrapolates: the one with the smallest bound."""
+    """The ladder's estimate for an entry (None where it gives no bound)."""
     ests = mirror_all(func, [x.data for x in inputs], i)
-    return min(ests, key=lambda e: e.error) if ests else None
+    return ests[0] if ests else None
 
 
 def stated(func: Func, inputs: Sequence[Value], i: int) -> Estimate | None:
@@ -157,7 +161,7 @@ def checked(func: Func, point: Sequence[float]) -> tuple[list[str], list[Estimat
         report = minigrad.check(func, [Value(p) for p in point])
     except Exception:
         return [RAISED] * len(point), [None] * len(point)
-    rank = {AGREES: 0, UNDECIDED: 1, WRONG: 2}
+    rank = {AGREES: 0, SUBGRADIENT: 0, UNDECIDED: 1, WRONG: 2}
     out = [AGREES] * len(point)
     ests: list[Estimate | None] = [None] * len(point)
     for e in report.entries:
@@ -165,7 +169,7 @@ def checked(func: Func, point: Sequence[float]) -> tuple[list[str], list[Estimat
             continue
         out[e.wrt] = e.verdict if e.verdict in rank else WRONG
         bounded = math.isfinite(e.error) and math.isfinite(e.numerical)
-        ests[e.wrt] = Estimate(e.numerical, e.error, e.step) if bounded else None
+        ests[e.wrt] = Estimate(e.numerical, e.error, e.step, 0.0, True) if bounded else None
     return out, ests
 
 

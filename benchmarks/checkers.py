@@ -68,6 +68,7 @@ def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
     rows += _compiled_check(bench, [n for n in sizes if n <= 30])
     rows += _fast_mode(bench)
     rows += _versus_torch(bench, sizes)
+    rows += _second_versus_torch(bench)
     header = ["check", "inputs N", "the work it must do", "median", "that work, done by hand"]
     print(table([*header, "ratio", ""], rows))
     print(
@@ -85,7 +86,10 @@ def bench_gradcheck(bench: Bench, sizes: Sequence[int]) -> None:
         "to gradcheck of the eager function alone. `torch.autograd.gradcheck` (when torch "
         "is installed) checks the same ring on N 0-d float64 tensors at its defaults (eps "
         "1e-6, atol 1e-5, rtol 1e-3: 2N evaluations and one backward per output); the ratio "
-        "is minigrad's gradcheck per call over torch's, below 1 when minigrad's is faster."
+        "is minigrad's gradcheck per call over torch's, below 1 when minigrad's is faster. "
+        "`gradgradcheck vs torch.autograd.gradgradcheck` checks sin(x0 + sum_i tanh(x_i) * x0) "
+        "(the function of the issue that made it 10x slower) on N inputs, each at its "
+        "defaults; the ratio is minigrad's over torch's."
     )
 
 
@@ -145,9 +149,71 @@ def _fast_mode(bench: Bench) -> list[list[object]]:
     return [["gradcheck fast_mode", n, work, fast, exhaustive, f"{fmt_ratio(speedup)} faster", ""]]
 
 
+#: The sizes of the second-order comparison with torch.
+SECOND_SIZES = (1, 2, 3, 5, 10)
+
+
+def tanh_fan(*xs: Any) -> Any:
+    """sin(x0 + sum_i tanh(x_i) * x0): second derivatives couple every input to x0."""
+    x0 = xs[0]
+    total = x0
+    for x in xs[1:]:
+        total = total + x.tanh() * x0
+    return total.sin()
+
+
+def _second_versus_torch(bench: Bench) -> list[list[object]]:
+    """``minigrad.gradgradcheck`` against ``torch.autograd.gradgradcheck``: a row per N."""
+    if not bench.has(TORCH):
+        return []
+    torch: Any = importlib.import_module("torch")
+    rows: list[list[object]] = []
+    slowest = 0.0
+    for n in SECOND_SIZES:
+        values = random_leaves(minigrad.Value, n, seed=n)
+        tensors = tuple(
+            torch.tensor(v.data, dtype=torch.float64, requires_grad=True) for v in values
+        )
+        progress(f"gradgradcheck vs torch N={n}")
+        if not (minigrad.gradgradcheck(tanh_fan, values)
+                and torch.autograd.gradgradcheck(tanh_fan, tensors)):  # fmt: skip
+            print(f"a gradgradcheck returned False on tanh_fan at N={n}")
+            continue
+
+        def mine(values: list[Any] = values) -> object:
+            return minigrad.gradgradcheck(tanh_fan, values)
+
+        def theirs(tensors: tuple[Any, ...] = tensors) -> object:
+            return torch.autograd.gradgradcheck(tanh_fan, tensors)
+
+        result = timed_runs([("minigrad", no_setup(mine)), ("torch", no_setup(theirs))], 21)
+        ratio = result["minigrad"].over(result["torch"])
+        slowest = max(slowest, ratio)
+        rows.append(
+            [
+                "gradgradcheck vs torch.autograd.gradgradcheck",
+                n,
+                "the same check, per call",
+                fmt_time(result["minigrad"].median),
+                f"torch: {fmt_time(result['torch'].median)}",
+                fmt_ratio(ratio),
+                "",
+            ]
+        )
+    if slowest:
+        bench.found.numbers["gradgradcheck torch"] = slowest
+    return rows
+
+
 CHECK_TARGETS = (
     Target(
         "gradcheck <= 1.2x its 2N+1 evaluations + reverse passes (worst N)", "gradcheck", "<=", 1.2
+    ),
+    Target(
+        "gradgradcheck faster than torch's at N = 1, 2, 3, 5, 10 (slowest ratio)",
+        "gradgradcheck torch",
+        "<",
+        1.0,
     ),
     Target(
         "gradcheck fast_mode >= 10x faster than exhaustive at N=100",

@@ -20,7 +20,7 @@ import hard
 import minigrad
 import sensitivity
 from minigrad import Value, ops
-from minigrad.checking.numeric.steps import Estimate
+from minigrad.checking.numeric.estimate import Estimate
 from mistakes import FLOAT32, FLOATS, MISTAKES, f32, injected
 from oracle import Exact
 from places import GROUPS, rule_points
@@ -74,7 +74,9 @@ def test_a_bound_below_the_true_error_is_found_and_explained(
 ) -> None:
     def overconfident(func: bounds.Func, inputs: Sequence[Value], i: int) -> Estimate | None:
         e = bounds.mirror(func, inputs, i)
-        return None if e is None else Estimate(e.value * (1 + 1e-6), e.error * 1e-6, e.step)
+        return (
+            None if e is None else Estimate(e.value * (1 + 1e-6), e.error * 1e-6, e.step, 0.0, True)
+        )
 
     monkeypatch.setattr(bounds, "numerical_side", lambda: overconfident)
     site = bounds.Site("sample box", "sin", ops.SIN, (0.7,), Exact.of_rule(ops.SIN), (0,), ops.SIN)

@@ -207,6 +207,8 @@ class Point:
         h: The nominal step.
         noise: Per value, its absolute round-off where the caller knows it
             (read off the graph); None: :data:`MODEL_ROUNDOFF` of the value.
+        hidden: Whether a forward the caller cannot read computes the values (a
+            custom rule, a closure): how finely they are rounded may be hidden.
     """
 
     def __init__(
@@ -216,8 +218,10 @@ class Point:
         here: Sequence[float],
         h: float,
         noise: Sequence[float] | None = None,
+        hidden: bool = False,
     ) -> None:
         self.evaluate = evaluate
+        self.hidden = hidden
         self.x = x
         self.here = list(here)
         self.h = h
@@ -232,6 +236,9 @@ class Point:
         #: that grain over the step: a function that cancels large intermediates
         #: inside a closure or a rule is quantized, and its graph does not show it.
         self.grain = [math.inf] * len(self.here)
+        #: Per value, whether a moved point left it exactly unchanged: then it lies
+        #: on a grid, and its round-off is half the grid's spacing at least.
+        self.quantized = [False] * len(self.here)
 
     def at(self, t: float) -> list[float] | None:
         """The values at ``t`` (cached; None off the domain or not finite)."""
@@ -242,12 +249,25 @@ class Point:
         if got is not None and not all(math.isfinite(v) for v in got):
             self.overflowed = True
             got = None
-        if got is not None:
+        if got is not None and len(got) == len(self.here):
             for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
                 if v != c:
                     self.grain[r] = min(self.grain[r], abs(v - c))
+                elif t != self.x:
+                    self.quantized[r] = True
         self._seen[t] = got
         return got
+
+    def sizes(self) -> list[float]:
+        """Per value, the function's size per unit of x: the largest value seen at any
+        step, over ``max(|x|, 1)`` (a slope of 0 is counted in digits of it), never
+        below the smallest normal float."""
+        seen = [v for v in self._seen.values() if v is not None]
+        return [
+            max(abs(c), *(abs(v[r]) for v in seen), 2.0**-1022 * max(abs(self.x), 1.0))
+            / max(abs(self.x), 1.0)
+            for r, c in enumerate(self.here)
+        ]
 
     def delta(self, r: int, *values: float) -> float:
         """The absolute round-off of value ``r`` at points with these values.
@@ -262,7 +282,14 @@ class Point:
         else:
             c = abs(self.here[r])
             known = self.noise[r] * (min(1.0, big / c) if c > 0.0 else 1.0)
-        return max(known, LEAST_ROUNDOFF * big, NOISE_FLOOR)
+        # A forward the graph does not show (a custom rule's, a closure's) may round
+        # to a grid coarser than its value (cos(x) - 1 inside one rule): values
+        # that did not move over some step show it, and their smallest change is
+        # the grid. The graph's own ops are read off the graph instead.
+        grid = 0.0
+        if self.hidden and self.quantized[r] and self.grain[r] < math.inf:
+            grid = 0.5 * self.grain[r]
+        return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def sides(self, s: float) -> tuple[list[float], list[float], float] | None:
         """Values at ``x + s`` and ``x - s`` (``s`` made symmetric) and the half-step."""
@@ -290,12 +317,10 @@ class _Row:
         u, c, w = up[r], p.here[r], down[r]
         self.half = half
         self.d = (u - w) / (2.0 * half)
-        self.r = p.delta(r, u, w) / half  # round-off of the quotient
+        self.r = max(p.delta(r, u, w) / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
-        if self.flat:
-            # Nothing changed: the slope is below the values' grain over the step
-            # (unknown while no change has been seen: no bound at all).
-            self.r = max(self.r, p.grain[r] / half)
+        if self.flat and p.hidden and p.grain[r] == math.inf:
+            self.r = math.inf  # unmoved values of a hidden forward bound nothing yet
         right_step, left_step = (p.x + half) - p.x, p.x - (p.x - half)
         self.right = (u - c) / right_step
         self.left = (c - w) / left_step
@@ -356,7 +381,9 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         # measures may be structure (a pole, a kink) as well as noise, so it
         # only widens the bound.
         smooth = abs(a.gap) <= a.gap_noise + b.gap_noise or abs(a.gap) <= 0.75 * abs(b.gap)
-        settled = moved <= a.r + b.r and smooth and math.isfinite(roundoff)
+        # Values that did not move at all settle nothing: their grain is unknown.
+        still = a.flat or b.flat
+        settled = moved <= a.r + b.r and smooth and math.isfinite(roundoff) and not still
         error = roundoff + moved + (factor * noise + noise / 2.0) / (factor - 1.0)
         found[r] = Estimate(value, error, b.half, roundoff, settled)
     return found
@@ -365,12 +392,15 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
 class _Start:
     """One start of the tableau: per row its best estimate and its rows (differences)."""
 
-    __slots__ = ("best", "rows", "step")
+    __slots__ = ("best", "requested", "rows", "step", "used")
 
-    def __init__(self, step: float) -> None:
+    def __init__(self, step: float, requested: float) -> None:
         self.step = step
+        self.requested = requested
         self.best: dict[int, Estimate] = {}
         self.rows: dict[int, list[_Row]] = {}
+        #: Per row, the index of the finest difference its best estimate is made of.
+        self.used: dict[int, int] = {}
 
     def finest(self, r: int) -> _Row:
         return self.rows[r][-1]
@@ -383,7 +413,7 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
     got = [_quotient(p, s / 2.0**j) for j in range(3)]
     if got[0] is None or got[1] is None:
         return None
-    start = _Start(got[0][2])
+    start = _Start(got[0][2], s)
     for r in rows:
         table = [_Row(p, r, *g) for g in got if g is not None]
         prev: list[tuple[float, float]] = []
@@ -401,6 +431,7 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
                 moved = max(abs(v - v0), abs(v - v1))
                 if best is None or moved + rr < best.error:
                     best = Estimate(v, moved + rr, start.step, rr, False)
+                    start.used[r] = i
             prev = cur
         # The start sees a smooth function only if its one-sided slopes' gap
         # shrinks with the step (with it, in proportion; noise aside): steps
@@ -417,28 +448,30 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
 def _noise_floor(p: Point, r: int) -> float:
     """The noise of value ``r`` as the function's own evaluations show it.
 
-    Fourth differences over points a few ulps apart on one side of the point,
-    where no structure of the function (curvature, a pole, a kink or a jump at
-    the point) is left, are round-off alone, and ``|fourth| <= 16 *
+    Fourth differences over points a little apart on one side of the point,
+    where no structure of the function (curvature, a pole, a kink or a jump
+    at the point) is left, are round-off alone, and ``|fourth| <= 16 *
     max|noise|``: the largest of three, over four (noise is seldom aligned at
-    its worst), on the side that shows less. 0 where both sides leave the domain.
+    its worst), on the side that shows less. Two spacings: 2 ulps of x (a
+    function that changes a lot per ulp, sin at 1e15, shows no structure
+    there), and a thousandth of the step (a function rounded to a coarse
+    grid, cos(x) - 1 at 1e-4, does not change over a few ulps of x); the
+    lesser of those where the values move at all. 0 where nothing can be
+    measured (the sides leave the domain, or the values never move).
     """
-    # Apart enough that the values change by more than their rounding (a
-    # function rounded to a coarse grid, cos(x) - 1 at 1e-4, changes by nothing
-    # over a few ulps of x), close enough that no curvature shows.
     scale = min(p.h, abs(p.x)) if p.x != 0.0 else p.h
-    sigma = max(16.0 * math.ulp(p.x), 1e-3 * scale)
     least = math.inf
-    for side in (1.0, -1.0):
-        got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
-        vals = [v[r] for v in got if v is not None]
-        if len(vals) < len(got):
-            continue
-        fourths = (
-            vals[k] - 4.0 * vals[k + 1] + 6.0 * vals[k + 2] - 4.0 * vals[k + 3] + vals[k + 4]
-            for k in range(3)
-        )
-        least = min(least, max(abs(f) for f in fourths) / 4.0)
+    for sigma in (2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)):
+        for side in (1.0, -1.0):
+            got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
+            vals = [v[r] for v in got if v is not None]
+            if len(vals) < len(got) or len(set(vals)) == 1:
+                continue
+            fourths = (
+                vals[k] - 4.0 * vals[k + 1] + 6.0 * vals[k + 2] - 4.0 * vals[k + 3] + vals[k + 4]
+                for k in range(3)
+            )
+            least = min(least, max(abs(f) for f in fourths) / 4.0)
     return 0.0 if least == math.inf else least
 
 
@@ -507,7 +540,10 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
                 break
             starts.insert(0, start)
     found: dict[int, Estimate | Unresolved] = {}
-    starts.sort(key=lambda st: -st.step)
+    # Made again, now that every value is in: a row that did not move is
+    # weighed with the grain the larger steps showed (all cached: no evaluation).
+    remade = (_tableau(p, st.requested, list(st.rows)) for st in starts)
+    starts = sorted((st for st in remade if st is not None), key=lambda st: -st.step)
     for r in rows:
         mine = [st for st in starts if r in st.rows]
         best = _local(mine, r)
@@ -518,11 +554,18 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             found[r] = odd
         elif best is not None:
             found[r] = best
+        elif mine and all(st.finest(r).flat for st in mine) and p.hidden:
+            found[r] = Unresolved(
+                Why.RANGE,
+                f"the values do not change at any step up to {mine[0].step:.3g}, and a "
+                "forward the graph does not show computes them: how finely they are "
+                "rounded, and so how small a slope they could hide, cannot be told",
+            )
         elif mine and all(st.finest(r).flat for st in mine):
             # No step changed the value at all: the slope is below what the
             # largest step resolves.
             top = mine[0]
-            bound = p.delta(r, p.here[r]) / top.step
+            bound = max(p.delta(r, p.here[r]) / top.step, 2.0**-1074)
             found[r] = Estimate(0.0, bound, top.step, bound, True)
         elif p.overflowed:
             found[r] = _edge(p)
@@ -553,10 +596,13 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
         e = st.best.get(r)
         if e is None or (best is not None and e.error >= best.error):
             continue
-        # The law's coefficient as a truncation at the start's step: (s / S)**2 scales it.
-        top = st.rows[r][0].half
-        law = max(abs(row.d - e.value) * (top / row.half) ** 2 for row in st.rows[r])
-        finer = (row for later in ordered[j + 1 :] for row in later.rows[r])
+        # The law's coefficient as a truncation at the start's step, from the
+        # differences the estimate is made of: (s / S)**2 scales it. Every
+        # finer difference is held to it, this start's own unused ones too.
+        rows, used = st.rows[r], st.used[r]
+        top = rows[0].half
+        law = max(abs(row.d - e.value) * (top / row.half) ** 2 for row in rows[: used + 1])
+        finer = [*rows[used + 1 :], *(row for later in ordered[j + 1 :] for row in later.rows[r])]
         if all(
             abs(row.d - e.value) <= e.error + row.r + _LAW * law * (row.half / top) ** 2
             for row in finer

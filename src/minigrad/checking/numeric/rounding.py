@@ -46,6 +46,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.core.rule import Partial, Rule
+from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
 from minigrad.core.value import Value, toposort
 
 __all__ = [
@@ -64,6 +65,11 @@ _ACCURATE = "minigrad.core."
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
 #: which also covers library functions good to one ulp).
 _ULP = 2.0**-52
+#: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
+#: negation): half an ulp, the unit round-off, as IEEE 754 guarantees.
+_HALF = 2.0**-53
+#: The ops IEEE 754 rounds correctly: their results are off by half an ulp at most.
+_EXACT = frozenset((ADD, SUB, MUL, DIV, NEG))
 #: The least round-off of a result: a subnormal quantum.
 _QUANTUM = 2.0**-1074
 #: How many ulps of the absolute gradient the analytic side may be off: each
@@ -132,7 +138,7 @@ def _read(
                     adjoint.setdefault(id(arg), 0.0)
             continue
         out = node._data
-        noise += weight * max(abs(out) * _ULP, _QUANTUM)
+        noise += weight * max(abs(out) * (_HALF if rule in _EXACT else _ULP), _QUANTUM)
         args = node.args
         floats = [a._data if isinstance(a, Value) else a for a in args]
         inexact = partials and weight > 0.0

@@ -189,9 +189,9 @@ class Comparison:
         found.compared += len(keys) * len(xs) * len(sides)
         for i, x in enumerate(xs):
             at = x.data
-            point = Point(levels.evaluator(k, i), at, here, s.step(at), noise)
-            zero = [max(abs(v) / max(abs(at), 1.0), 2.0**-1022) for v in here]
+            point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, twice or not graph)
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
+            zero = point.sizes()
             exact = s.exact(point) if s.exact_step else None
 
             def judge(
@@ -208,16 +208,17 @@ class Comparison:
                 return decide(a, a_err, est, s.tolerance, zero=zero[r], classic=c)
 
             # The ladder for every value whose pair is not settled, or whose
-            # verdict from the pair is anything but an agreement.
+            # verdict from the pair is anything but an agreement of SHARP_DIGITS.
             unsure = {
                 r
                 for r in range(len(keys))
                 if r not in ests
                 or not _settled(ests[r])
-                or any(judge(m, r, ests[r]).verdict != AGREES for m in range(len(sides)))
+                or any(not _sharp(judge(m, r, ests[r])) for m in range(len(sides)))
             }
             if unsure:
                 ests.update(ladder(point, sorted(unsure)))
+                zero = point.sizes()
             for m, (mode, analytic, again, lifted) in enumerate(sides):
                 for r, key in enumerate(keys):
                     a = analytic[r][i]
@@ -272,6 +273,18 @@ class Comparison:
 
 class NondeterministicError(ValueError):
     """``func`` gave two values at the same point: no check can confirm a derivative."""
+
+
+#: The digits an agreement on the pair alone must prove; fewer send the entry
+#: up the ladder. A pair at a well-conditioned point proves 8 to 10 (its bound
+#: is a few round-offs of the values over a step of 1e-6); fewer means the
+#: values' round-off is large beside the derivative (a small slope of a large
+#: function, tanh far out, x * x at 3e7), where larger steps resolve more.
+SHARP_DIGITS = 7
+
+
+def _sharp(f: Finding) -> bool:
+    return f.verdict == AGREES and f.digits >= SHARP_DIGITS
 
 
 def _settled(est: Estimate | Unresolved) -> bool:

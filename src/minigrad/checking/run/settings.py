@@ -169,21 +169,22 @@ class Settings:
         return self.eps if self.exact_step else nominal_step(x, self.eps)
 
     def exact(self, point: Point) -> list[float] | None:
-        """The central difference at step ``eps`` exactly, per value (PyTorch's
-        numerical derivative; with ``method="richardson"``, extrapolated from
-        ``eps`` and ``eps / 2``), or None where a side is off the domain."""
-        fine = point.sides(self.eps)
-        if fine is None:
-            return None
-        up, down, half = fine
-        values = [(u - d) / (2.0 * half) for u, d in zip(up, down, strict=True)]
-        if self.method != "richardson":
+        """The central difference at step ``eps`` exactly, per value, as PyTorch takes
+        it: ``(f(x + eps) - f(x - eps)) / (2 eps)`` (with ``method="richardson"``,
+        extrapolated from ``eps`` and ``eps / 2``), or None off the domain."""
+
+        def quotient(eps: float) -> list[float] | None:
+            up, down = point.at(point.x + eps), point.at(point.x - eps)
+            if up is None or down is None:
+                return None
+            return [(u - d) / (2.0 * eps) for u, d in zip(up, down, strict=True)]
+
+        values = quotient(self.eps)
+        if values is None or self.method != "richardson":
             return values
-        finer = point.sides(self.eps / 2.0)
-        if finer is None:
+        halved = quotient(self.eps / 2.0)
+        if halved is None:
             return None
-        up2, down2, half2 = finer
-        halved = [(u - d) / (2.0 * half2) for u, d in zip(up2, down2, strict=True)]
         return [(4.0 * f - c) / 3.0 for c, f in zip(values, halved, strict=True)]
 
     def allowed(self, numerical: float) -> float:

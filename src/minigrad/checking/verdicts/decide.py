@@ -303,12 +303,19 @@ def decide(
             AGREES, k, n, e, est.step,
             f"agrees to {k} digits: they differ by {d:.3g}, within the bound {bound:.3g}",
         )  # fmt: skip
-    return Finding(
-        UNDECIDED, k, n, e, est.step,
-        f"undecided: the numerical derivative is {n:.10g} +- {e:.3g} here, which proves "
-        f"{'no digit' if k == 0 else f'only {k} digits'} of the analytic {a:.10g}: float64 "
-        "cannot resolve this derivative better at this point",
-    )  # fmt: skip
+    proves = "no digit" if k == 0 else f"only {k} digits"
+    if roundoff > e:
+        why = (
+            f"the analytic side's own round-off is up to {roundoff:.3g} (its chain rule adds "
+            f"and cancels large terms), and the numerical derivative is {n:.10g} +- {e:.3g}: "
+            f"together they prove {proves} of the analytic {a:.10g}"
+        )
+    else:
+        why = (
+            f"the numerical derivative is {n:.10g} +- {e:.3g} here, which proves {proves} of "
+            f"the analytic {a:.10g}: float64 cannot resolve this derivative better at this point"
+        )
+    return Finding(UNDECIDED, k, n, e, est.step, f"undecided: {why}")
 
 
 def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance | None) -> Finding:
