@@ -161,7 +161,8 @@ class Unresolved:
 
 
 def min_step(x: float) -> float:
-    """The smallest step worth taking at ``x``: 4 ulps (so ``x +- s`` differ from ``x``).
+    """The smallest tableau start worth taking at ``x``: 4 ulps (its finest difference
+    is over one ulp on each side, the finest float64 has).
 
     Example:
         >>> min_step(1.0) == 4 * math.ulp(1.0)
@@ -482,6 +483,8 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
     finest = min_step(x)
     up = [2.0 * h * 10.0**k for k in range(1, _UP + 1)]
     down = [s for s in (2.0 * h * 10.0**-k for k in range(_DOWN + 1)) if s >= finest]
+    if down and down[-1] > finest and len(down) <= _DOWN:
+        down.append(finest)  # the finest differences float64 has at x, if no decade hit them
     below: list[float] = []
     if 0.0 < abs(x) < h:
         # A step beyond |x| straddles 0, where many functions have a pole, a
@@ -529,6 +532,12 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
                     pending.discard(r)
         if not pending:
             break
+    if down and all(st.requested != down[-1] for st in starts):
+        # And the finest differences float64 has at x: a candidate must hold
+        # against them too (t - sin(t) at 3e15, whose period is a dozen ulps).
+        finest = _tableau(p, down[-1], rows)
+        if finest is not None:
+            starts.append(finest)
     # Up: while the best local bound is mostly round-off, a larger step may do better.
     for r in rows:
         for s in up:
