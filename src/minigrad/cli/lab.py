@@ -27,6 +27,7 @@ import io
 import json
 import math
 import os
+import textwrap
 import time
 from pathlib import Path
 
@@ -281,7 +282,7 @@ def _cell(verdict: Outcome) -> str:
 
 
 def _number(x: object) -> str:
-    return f"{x:.6g}" if isinstance(x, float | int) else str(x)
+    return f"{x:.4g}" if isinstance(x, float | int) else str(x)
 
 
 def _point(row: Row) -> str:
@@ -294,30 +295,45 @@ def _columns(rows: list[list[str]]) -> list[str]:
 
 
 def _one(engine: Engine, out: TextIO) -> None:
-    """One engine: a row per check; a failure's input, expected, got and differences."""
+    """One engine: a row per check, a failure's graph, operand, expected, got and differences.
+
+    The table fits 100 columns: each failure's point and graph, and why a
+    row raised or was not checked, are notes under it.
+    """
     print(f"engine: {engine.name}", file=out)
-    header = ["check", "result", "input", "d/d", "expected", "got", "abs diff", "rel diff"]
-    table = [header]
+    header = ["check", "result", "graph", "d/d", "expected", "got", "abs diff", "rel diff"]
+    table, notes = [header], []
     for row in engine.rows:
         table.append([row.name, _cell(row.verdict)])
         if row.verdict in _NOTED:
-            table[-1].append(row.note)
+            table[-1] += [[*row.where][-1]] if row.note.startswith("it raises") else []
+            notes.append(f"{row.name}: {row.note}")
         elif row.forward is not None:
             expected, got = row.forward["expected"], row.forward["got"]
             diff = abs(got - expected)
             rel = diff / abs(expected) if expected else math.inf
-            table[-1] += [_point(row), "forward", _number(expected), _number(got)]
-            table[-1] += [_number(diff), _number(rel)]
-        for k, e in enumerate(row.entries):
-            cells = [_point(row) if k == 0 else "", str(e["operand"])]
+            table[-1] += ["forward", "", *map(_number, (expected, got, diff, rel))]
+            notes.append(f"{row.name}: the forward is wrong at {_point(row)}")
+        graphs = list(dict.fromkeys(str(e.get("graph", "alone")) for e in row.entries))
+        for k, e in enumerate(e for e in row.entries if e.get("graph", "alone") == graphs[0]):
+            cells = [graphs[0] if k == 0 else "", str(e["operand"])]
             cells += [_number(e[key]) for key in ("expected", "got", "abs", "rel")]
             table.append(table.pop() + cells if k == 0 else ["", "", *cells])
+        if graphs:
+            also = f"; it fails too in: {', '.join(graphs[1:])}" if graphs[1:] else ""
+            where = row.where.get(graphs[0], f"at {_point(row)}").removeprefix(row.name + " ")
+            notes.append(f"{row.name}: {where}{also}")
         if row.verdict is Outcome.FAIL and not row.entries and row.forward is None:
-            table[-1] += [_point(row), row.note]
+            notes.append(f"{row.name}: {row.note} at {_point(row)}")
     for line in _columns(table):
         print(line, file=out)
+    if notes:
+        print("\nwhere:", file=out)
+        for line in notes:
+            print(f"  {line}", file=out)
     if engine.missing:
-        print(f"\nnot supported, so not checked: {', '.join(engine.missing)}", file=out)
+        text = f"not supported, so not checked: {', '.join(engine.missing)}"
+        print("\n" + textwrap.fill(text, 100, subsequent_indent="  "), file=out)
     if engine.summary:
         print("\ndiagnosis:", file=out)
         for line in engine.summary:

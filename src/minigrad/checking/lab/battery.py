@@ -3,11 +3,16 @@
 :func:`battery` builds the checks from whatever the engine's class supports
 (:func:`support`): every operator and method on its own, with nodes on both
 sides and a number on either side; powers with a number exponent; the three
-composites of lab 03; a node used twice in one op and in two ops; shared
-intermediate nodes (where a wrong topological order shows); a node and a
-copy of it of the same data (where equality by value shows); a deep chain
-(where a recursive topological sort shows); and ``backward()`` on a second
-fresh graph of the same leaves (where state kept between calls shows).
+composites of lab 03; intermediate nodes used by two ops (where a wrong
+topological order shows); a node and a copy of it of the same data (where
+equality by value shows); a deep chain (where a recursive topological sort
+shows); and ``backward()`` twice (where a pass that replaces ``.grad``, or
+state kept between calls, shows).
+
+An op is not only checked at the output, where its ``out.grad`` is 1:
+:func:`graphs` puts it inside bigger graphs too (under a weight, two nodes
+of it, its input used again by another op, one node as both operands), so
+that each classic bug has a graph that shows it.
 
 Each check draws its points the way minigrad draws its own rules' points
 (:meth:`Rule.intervals <minigrad.Rule.intervals>`: inside the sample box,
@@ -20,6 +25,7 @@ names the bug from the results.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,8 +37,10 @@ __all__ = [
     "KINDS",
     "METHODS",
     "Check",
+    "Graph",
     "battery",
     "chain",
+    "graphs",
     "load_engine",
     "one_line",
     "refused",
@@ -66,7 +74,6 @@ KINDS = (
     "op",
     "number",
     "reflected",
-    "reuse",
     "composite",
     "order",
     "identity",
@@ -112,6 +119,84 @@ class Check:
     def points(self, asked: int) -> int:
         """How many points to check: ``asked``, and at least one per piece of the domain."""
         return max(asked, self.draw.pieces)
+
+
+#: The kinds of check whose op is also checked inside bigger graphs.
+OP_KINDS = ("op", "number", "reflected")
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One graph a check runs: its op at the output, or inside a bigger graph.
+
+    Attributes:
+        label: Where the op is: ``alone`` (at the output, where its out.grad
+            is 1), ``weighted`` (times a weight w), ``pair`` (two nodes of
+            it, multiplied), ``reused x`` (plus its input x, so that x is
+            used by two ops), or the check with x as both operands (``x - x``).
+        expression: The graph, written out (``(x - y) * w``).
+        leaves: The names of its leaf inputs.
+        via: The op that joins the check's op to the output (``*``, ``+``;
+            "" for none), whose own bug would explain this graph's failure.
+        build: ``build(leaves, constants, w)`` returns the output.
+    """
+
+    label: str
+    expression: str
+    leaves: tuple[str, ...]
+    via: str
+    build: Callable[[Sequence[object], Sequence[float], float], object]
+
+
+def graphs(check: Check) -> list[Graph]:
+    """The graphs ``check`` runs: its op alone, then (for an op) inside bigger graphs.
+
+    An op at the output gets ``out.grad == 1``, which hides a ``_backward``
+    that leaves ``out.grad`` out (``weighted``); one node of an op hides a
+    ``_backward`` that reads a number kept outside its node, a global or a
+    class attribute (``pair``); an input used once hides a ``_backward``
+    that assigns ``.grad =`` where it must add (``reused x``, for each
+    operand: whichever ``_backward`` runs last overwrites), and one node as
+    both operands hides one that skips ``other`` when it is ``self``.
+
+    Example:
+        >>> from minigrad import Value
+        >>> check = battery(Value)[0][1]
+        >>> [(g.label, g.expression) for g in graphs(check)]  # doctest: +NORMALIZE_WHITESPACE
+        [('alone', 'x - y'), ('weighted', '(x - y) * w'), ('pair', "(x - y) * (x' - y')"),
+         ('reused x', '(x - y) + x'), ('reused y', '(x - y) + y'), ('x - x', 'x - x')]
+    """
+    f, names, n = check.build, check.operands, len(check.operands)
+    own = Graph("alone", check.name, names, "", lambda xs, cs, w: f(*xs, *cs))
+    if check.kind not in OP_KINDS:
+        return [own]
+    term = f"({check.name})" if " " in check.name else check.name
+    twin = re.sub(r"\b([xy])\b", r"\1'", term)
+    found = [
+        own,
+        Graph("weighted", f"{term} * w", names, "*", lambda xs, cs, w: f(*xs, *cs) * w),  # type: ignore[operator]
+        Graph(
+            "pair",
+            f"{term} * {twin}",
+            names + tuple(f"{x}'" for x in names),
+            "*",
+            lambda xs, cs, w: f(*xs[:n], *cs) * f(*xs[n:], *cs),  # type: ignore[operator]
+        ),
+    ]
+    for i, x in enumerate(names):
+        found.append(
+            Graph(
+                f"reused {x}",
+                f"{term} + {x}",
+                names,
+                "+",
+                lambda xs, cs, w, i=i: f(*xs, *cs) + xs[i],  # type: ignore[operator]
+            )
+        )
+    if n == 2:
+        same = check.name.replace("y", "x")
+        found.append(Graph(same, same, names[:1], "", lambda xs, cs, w: f(xs[0], xs[0], *cs)))
+    return found
 
 
 def one_line(exc: BaseException) -> str:
@@ -395,13 +480,6 @@ def _diamond_check(name: str, kind: str) -> Check:
 
 def _lab(add: Callable[..., None], has: dict[str, str]) -> None:
     """Lab 03's composites and the shared-node checks."""
-    add(Check("x * x", "reuse", ("x",), lambda x: x * x, _drawer(_ANY)), "*")
-    add(Check("x + x", "reuse", ("x",), lambda x: x + x, _drawer(_ANY)), "+")
-    add(
-        Check("x * y + x", "reuse", ("x", "y"), lambda x, y: x * y + x, _drawer(_ANY, _ANY)),
-        "*",
-        "+",
-    )
     add(_diamond_check("diamond (a*b + c) * (a - c)", "composite"), "+", "-", "*")
     nonlinear = "relu" if not has.get("relu") else "tanh"
     box = ((0.5, 2.0),), ((0.5, 2.0),), ((0.1, 1.0),)  # a*b + c > 0: away from relu's kink
