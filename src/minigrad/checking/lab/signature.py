@@ -2,29 +2,18 @@
 
 A wrong gradient is a symptom; which graphs fail, and which pass, points at
 the cause (:func:`diagnose`). An op's rows run it alone and inside bigger
-graphs (:func:`~minigrad.checking.lab.battery.graphs`); the first graph in
-this order that fails, and that no other op's bug explains, names the bug:
-
-* ``alone`` (at the output): the op is wrong on its own, for that operand
-  (sign flipped, twice, nothing arrives); an op whose graphs are built from
-  that op (micrograd writes ``a / b`` as ``a * b**-1``) follows from it;
-* ``weighted`` (``f(x) * w``), right alone: its ``_backward`` leaves out
-  ``out.grad`` (which is 1 at the output);
-* ``pair`` (``f(x) * f(y)``), right alone and weighted: its ``_backward``
-  reads a value from another node (a global, a class attribute);
-* ``reused x`` (``f(x) + x``): its ``_backward`` assigns ``.grad =`` where
-  it must add, and the last to run overwrites;
-* ``x * x`` only (one node as both operands): it skips ``other`` when it is
-  ``self``.
-
-The graph rows: wrong where an intermediate node is used by two ops though
-every op is right, the topological order; a ``RecursionError`` in a deep
-chain, a recursive sort (a note unless depth counts, :func:`recursion`);
-wrong where a node has a copy of the same data (``u * 1.0``),
-``__eq__``/``__hash__`` by value; ``backward()`` twice: a second pass that
-replaces ``.grad``, or state kept between calls. An output whose ``.grad``
-is 0 after ``backward()``: it was never started at 1. An op that raises is
-named from the traceback, a missing reflected operator by Python's message.
+graphs (:func:`~minigrad.checking.lab.battery.graphs`); the first of them
+to fail that no other op's bug explains names the bug: ``alone``, the op
+is wrong on its own (an op built from it follows); ``weighted`` (``f(x) *
+w``), its ``_backward`` leaves out ``out.grad``; ``pair`` (``f(x) *
+f(y)``), it reads a value from another node; ``reused x`` (``f(x) + x``),
+it assigns ``.grad =`` where it must add; ``x * x`` only, it skips
+``other`` when it is ``self``. The graph rows name a wrong topological
+order, a recursive sort (a note unless depth counts, :func:`recursion`),
+equality by value, and a ``backward()`` that replaces ``.grad`` or keeps
+state between calls; an output whose ``.grad`` stays 0, a ``backward()``
+that does not start it at 1. An op that raises is named from the
+traceback, a missing reflected operator from Python's message.
 """
 
 from __future__ import annotations
@@ -91,22 +80,18 @@ def _at(row: Row) -> str:
     return f"at {shown}" if shown else ""
 
 
-def _how_entry(entry: dict[str, object]) -> str:
-    return f"{entry['role']}: {how(float(entry['got']), float(entry['expected']))}"  # type: ignore[arg-type]
+def _wrong_gradient(row: Row, graph: str = "", brief: bool = False) -> str:
+    """``the right operand y: got 1, expected -1 (sign flipped)`` for each wrong entry of ``graph``.
 
-
-def _wrong_gradient(row: Row, graph: str = "") -> str:
-    """``the right operand y: got 1, expected -1 (sign flipped)`` for each wrong entry."""
+    ``brief`` leaves the numbers out: ``the right operand y: sign flipped``.
+    """
     parts = []
     for e in row.entries:
-        if graph and e.get("graph", graph) != graph:
-            continue
         got, expected = float(e["got"]), float(e["expected"])  # type: ignore[arg-type]
         digits = 6 if f"{got:.6g}" != f"{expected:.6g}" else 12  # show where they differ
-        parts.append(
-            f"{e['role']}: got {got:.{digits}g}, expected {expected:.{digits}g} "
-            f"({how(got, expected)})"
-        )
+        said = f"got {got:.{digits}g}, expected {expected:.{digits}g} ({how(got, expected)})"
+        if not graph or e.get("graph", graph) == graph:
+            parts.append(f"{e['role']}: {how(got, expected) if brief else said}")
     return "; ".join(parts) or row.note
 
 
@@ -316,43 +301,10 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
     for name, (label, r) in causes.items():
         for m in members[name]:
             shown = label if label in _failed(m) else _failed(m)[0]
-            said = "; ".join(_how_entry(e) for e in m.entries if e.get("graph") == shown)
+            said = _wrong_gradient(m, shown, brief=True)
             notes[m.name] = said if shown == "alone" else f"{shown}: {said}"
-        if label == "alone":
-            shown = ", ".join(m.name for m in members[name])
-            summary.append(
-                f"`{name}` is wrong on its own: {_evidence(r, label)}"
-                + (f" (failing: {shown})" if len(members[name]) > 1 else "")
-            )
-        elif label == "weighted":
-            left_out = all(
-                abs(float(e["got"]) * r.weight - float(e["expected"]))  # type: ignore[arg-type]
-                <= 1e-8 * max(1.0, abs(float(e["expected"])))  # type: ignore[arg-type]
-                for e in r.entries
-                if e["graph"] == label
-            )
-            summary.append(
-                f"`{name}`'s `_backward` leaves out `out.grad`: right at the output, where "
-                f"out.grad is 1, wrong under a weight ({_evidence(r, label)}): multiply "
-                "what it adds by `out.grad`"
-                if left_out
-                else f"`{name}` is right at the output, where out.grad is 1, but wrong under a "
-                f"weight ({_evidence(r, label)}): its `_backward` must add its derivative "
-                "times `out.grad`"
-            )
-        elif label == "pair":
-            summary.append(
-                f"`{name}`'s `_backward` reads a value from another node: right alone and "
-                f"under a weight, wrong with two of its nodes in one graph "
-                f"({_evidence(r, label)}): use only its own node's numbers (`self`, `other`, "
-                "`out`), not a global or a class attribute that the last node overwrote"
-            )
-        elif not label.startswith("reused"):
-            summary.append(
-                f"`{name}`'s `_backward` gets {label} wrong, one node as both operands "
-                f"({_evidence(r, label)}), though a node used by two ops is right: when "
-                "`other` is `self`, both of its terms must still be added"
-            )
+        if not label.startswith("reused"):
+            summary.append(_op_line(name, label, r, [m.name for m in members[name]]))
     if assigns:
         summary.append(_assigns(assigns, causes, rows, alone))
     summary += later
@@ -383,9 +335,9 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
             notes[r.name] = "follows from the failures above"
         elif r.replaces:
             summary.append(
-                f"`backward()` replaces `.grad` instead of adding: {r.note} ({_wrong_gradient(r)}); "
-                "every op adds (`+=`), so backward() itself zeroes or assigns the .grad it "
-                "starts from; zeroing is the caller's job (zero_grad), before a step"
+                f"`backward()` replaces `.grad` instead of adding: {r.note} "
+                f"({_wrong_gradient(r)}); every op adds (`+=`), so backward() itself zeroes "
+                "or assigns the .grad it starts from; zeroing is the caller's job (zero_grad)"
             )
             notes[r.name] = "backward() replaces .grad"
         elif r.kind == "twice" and r.first_pass:
@@ -402,22 +354,56 @@ def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
     return summary, notes
 
 
+def _left_out(row: Row) -> bool:
+    """Whether each wrong entry of the weighted graph is the right one divided by its weight."""
+    return all(
+        abs(float(e["got"]) * row.weight - float(e["expected"]))  # type: ignore[arg-type]
+        <= 1e-8 * max(1.0, abs(float(e["expected"])))  # type: ignore[arg-type]
+        for e in row.entries
+        if e["graph"] == "weighted"
+    )
+
+
+def _op_line(name: str, label: str, r: Row, failing: list[str]) -> str:
+    """The line for an op whose first telling graph ``label`` fails, ``r`` its row there."""
+    seen = _evidence(r, label)
+    if label == "alone":
+        listed = f" (failing: {', '.join(failing)})" if len(failing) > 1 else ""
+        return f"`{name}` is wrong on its own: {seen}{listed}"
+    if label == "weighted" and _left_out(r):
+        return (
+            f"`{name}`'s `_backward` leaves out `out.grad`: right at the output, where out.grad "
+            f"is 1, wrong under a weight ({seen}): multiply what it adds by `out.grad`"
+        )
+    if label == "weighted":
+        return (
+            f"`{name}` is right at the output, where out.grad is 1, but wrong under a weight "
+            f"({seen}): its `_backward` must add its derivative times `out.grad`"
+        )
+    if label == "pair":
+        return (
+            f"`{name}`'s `_backward` reads a value from another node: right alone and under a "
+            f"weight, wrong with two of its nodes in one graph ({seen}): use only its own "
+            "node's numbers (`self`, `other`, `out`), not a global or a class attribute "
+            "that the last node overwrote"
+        )
+    return (
+        f"`{name}`'s `_backward` gets {label} wrong, one node as both operands ({seen}), "
+        "though a node used by two ops is right: when `other` is `self`, both of its terms "
+        "must still be added"
+    )
+
+
 def _assigns(
     ops: list[str], causes: dict[str, tuple[str, Row]], rows: Sequence[Row], alone: str
 ) -> str:
     """The line for ``.grad =`` instead of ``+=``, naming the op(s) whose reused graph fails."""
     label, r = causes[ops[0]]
-    named = " and ".join(f"`{op}`" for op in ops)
-    fine = [
-        f"`{family(x)}`" for x in rows if x.name in ("x + y", "x * y") and x.verdict is Outcome.OK
-    ]
+    fine = [f"`{family(x)}`" for x in rows if x.name in ("x + y", "x * y") and x.verdict == "ok"]
     unlike = f" (unlike {' and '.join(fine)})" if fine else ""
-    whose = (
-        " and ".join(f"`{op}`'s" for op in ops)
-        + " _backward "
-        + ("assign" if len(ops) > 1 else "assigns")
-    )
+    whose = " and ".join(f"`{op}`'s" for op in ops) + " _backward assign" + "s"[len(ops) > 1 :]
     return (
-        f"{alone}a node used twice by {named} gets one of its gradients only{unlike} "
-        f"({_evidence(r, label)}): {whose} `.grad = ...` where it must add, `.grad += ...`"
+        f"{alone}a node used twice by {' and '.join(f'`{op}`' for op in ops)} gets one of its "
+        f"gradients only{unlike} ({_evidence(r, label)}): {whose} `.grad = ...` where it "
+        "must add, `.grad += ...`"
     )
