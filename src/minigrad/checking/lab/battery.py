@@ -55,12 +55,9 @@ class Check:
         name: How the row is named: the expression (``x - y``, ``2.5 - x``).
         kind: One of :data:`KINDS`.
         operands: The names of the inputs that are nodes (``x``, ``y``).
-        build: ``build(*nodes, *constants)`` returns the output (any engine's
-            nodes, minigrad's Values included).
-        draw: ``draw(rng, k)`` returns point ``k``: the inputs' floats, then
-            the constants' (see :class:`Draw`).
-        roles: What each input is to the op, for a diagnosis ("the right
-            operand y", "the base x").
+        build: ``build(*nodes, *constants)`` returns the output.
+        draw: ``draw(rng, k)`` returns point ``k``: inputs, then constants.
+        roles: What each input is to the op ("the right operand y").
         constants: The names of the constants (``c``), drawn after the inputs.
         optional: An optional form (a node exponent, a number base): when the
             engine refuses it (:func:`refused`), the check is skipped.
@@ -123,12 +120,12 @@ def graphs(check: Check) -> list[Graph]:
         return [own]
     term = f"({check.name})" if " " in check.name else check.name
     twin, pair = re.sub(r"\b([xy])\b", r"\1'", term), names + tuple(f"{x}'" for x in names)
-    weighted = lambda xs, cs, w: f(*xs, *cs) * w  # type: ignore[operator]  # noqa: E731
+    weighted = lambda xs, cs, w: f(*xs, *cs) * w  # noqa: E731
     two = lambda xs, cs, w: f(*xs[:n], *cs) * f(*xs[n:], *cs)  # type: ignore[operator]  # noqa: E731
     found = [own, Graph("weighted", f"{term} * w", names, weighted)]
     found.append(Graph("pair", f"{term} * {twin}", pair, two))
     for i, x in enumerate(names):
-        reuse = lambda xs, cs, w, i=i: f(*xs, *cs) + xs[i]  # type: ignore[operator]  # noqa: E731
+        reuse = lambda xs, cs, w, i=i: f(*xs, *cs) + xs[i]  # noqa: E731
         found.append(Graph(f"reused {x}", f"{term} + {x}", names, reuse))
     if n == 2:
         same = check.name.replace("y", "x")
@@ -173,11 +170,8 @@ def load_engine(cls: object) -> type:
 
 
 def refused(exc: BaseException) -> bool:
-    """Whether an exception from an optional form means "not supported" rather than "broken".
-
-    micrograd 0.1.0 asserts that an exponent is a number; an engine without
-    ``__rpow__`` makes Python raise TypeError.
-    """
+    """Whether an exception from an optional form means "not supported" rather than "broken"
+    (micrograd 0.1.0 asserts that an exponent is a number; without ``__rpow__``, TypeError)."""
     return isinstance(exc, TypeError | AssertionError | NotImplementedError)
 
 
@@ -298,12 +292,9 @@ def _method(name: str) -> Check:
 
 
 def _ladder(x: object) -> object:
-    """Six rungs, each a node used by two ops on paths of different lengths.
-
-    A sort that runs a node's backward before every user of it has added its
-    gradient gets some rung wrong, whichever order it takes a node's parents
-    in: the rungs alternate ``v + v * 0.5`` and ``v * 0.5 + v``.
-    """
+    """Six rungs, ``v + v * 0.5`` and ``v * 0.5 + v`` in turn: a node used by two ops on paths
+    of different lengths, so a sort that runs a node's backward before every user of it has
+    added its gradient gets some rung wrong, whichever order it takes a node's parents in."""
     u = x
     for rung in range(6):
         v = u * 0.9  # type: ignore[operator]
@@ -317,13 +308,9 @@ def _shared(x: object, y: object) -> object:
 
 
 def _copy(x: object, y: object) -> object:
-    """``u * 1.0``: a node of the same data as ``u``, and another node.
-
-    A chain, with no node used twice, so no order of it is wrong; but an
-    engine whose ``__eq__``/``__hash__`` go by value finds ``u * 1.0`` in
-    its visited set when it reaches ``u``, never runs ``u``'s ``_backward``,
-    and x and y get nothing.
-    """
+    """``u * 1.0``, of the same data as ``u``: a chain, so no order of it is wrong; but an
+    engine whose ``__eq__``/``__hash__`` go by value finds ``u * 1.0`` in its visited set when
+    it reaches ``u``, never runs ``u``'s ``_backward``, and x and y get nothing."""
     u = x * y  # type: ignore[operator]
     return u * 1.0 * 2.0
 

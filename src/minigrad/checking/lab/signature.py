@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from minigrad.checking.lab.battery import METHODS, OP_KINDS
+from minigrad.checking.lab.battery import _REFLECTED, METHODS, OP_KINDS
 from minigrad.checking.lab.trials import FAILING, Outcome, Row
 
 __all__ = ["diagnose", "family", "how", "recursion"]
@@ -56,15 +56,10 @@ def family(row: Row) -> str:
         >>> family(Row("x ** 0.5", "op")), family(Row("c / x", "reflected"))
         ('**', '/')
     """
-    name = row.name
+    name, parts = row.name, row.name.split()
     if name.startswith("x."):
         return name[2:].removesuffix("()")
-    if name == "-x":
-        return "neg"
-    if name == "abs(x)":
-        return "abs"
-    parts = name.split()
-    return parts[1] if len(parts) == 3 else name
+    return {"-x": "neg", "abs(x)": "abs"}.get(name, parts[1] if len(parts) == 3 else name)
 
 
 def _symbol_family(symbol: str) -> str:
@@ -114,13 +109,13 @@ def _failed(row: Row) -> list[str]:
     return list(dict.fromkeys(str(e.get("graph", "alone")) for e in row.entries))
 
 
-def _via(label: str) -> str:
-    """The op that joins the checked op to the output in the graph ``label`` ("" for none)."""
-    return "*" if label in ("weighted", "pair") else "+" if label.startswith("reused") else ""
+#: A graph's kind -> the op that joins the checked op to the output there ("" for none), in
+#: the order their failure is most telling; one node as both operands (``x * x``) comes last.
+_JOINS = {"alone": "", "weighted": "*", "pair": "*", "reused": "+", "": ""}
 
 
-#: The graphs in the order their failure is most telling; x op x last.
-_ORDER = ("alone", "weighted", "pair", "reused")
+def _kind(label: str) -> str:
+    return label.split()[0] if label.split()[0] in _JOINS else ""
 
 
 def _built_from(row: Row, name: str, wrong: set[str]) -> str:
@@ -131,17 +126,10 @@ def _built_from(row: Row, name: str, wrong: set[str]) -> str:
 
 
 def _cause(members: list[Row], culprits: set[str], name: str) -> tuple[str, Row] | None:
-    """The first graph (in :data:`_ORDER`) that fails and that no other op's bug explains."""
-    found = [
-        (_ORDER.index(label.split()[0]) if label.split()[0] in _ORDER else len(_ORDER), label, r)
-        for r in members
-        for label in _failed(r)
-        if _via(label) in ("", name) or _via(label) not in culprits
-    ]
-    if not found:
-        return None
-    _, label, row = min(found, key=lambda f: f[0])
-    return label, row
+    """The first graph (in :data:`_JOINS`) that fails and that no other op's bug explains."""
+    joins = [(_JOINS[_kind(label)], label, r) for r in members for label in _failed(r)]
+    found = [(label, r) for via, label, r in joins if via in ("", name) or via not in culprits]
+    return min(found, key=lambda f: list(_JOINS).index(_kind(f[0]))) if found else None
 
 
 def recursion(row: Row) -> str:
@@ -159,7 +147,6 @@ def recursion(row: Row) -> str:
     )
 
 
-_REFLECTED = {"+": "__radd__", "-": "__rsub__", "*": "__rmul__", "/": "__rtruediv__"}
 _NO_REFLECTED = re.compile(
     r"unsupported operand type\(s\) for (\S+?)(?: or pow\(\))?: '(?:int|float)'"
 )
@@ -181,8 +168,7 @@ def _errors(errors: list[Row], summary: list[str], notes: dict[str, str]) -> set
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         missing = _NO_REFLECTED.search(message)
         if missing and missing.group(1) in (*_REFLECTED, "**"):
-            symbol = missing.group(1)
-            dunder = _REFLECTED.get(symbol, "__rpow__")
+            symbol, dunder = missing.group(1), _REFLECTED.get(missing.group(1), "__rpow__")
             summary.append(f"`{dunder}` is missing, so `2 {symbol} x` fails ({shown}: {message})")
         elif where:
             named.add(where.split("`")[1])
@@ -195,13 +181,9 @@ def _errors(errors: list[Row], summary: list[str], notes: dict[str, str]) -> set
 def diagnose(rows: Sequence[Row]) -> tuple[list[str], dict[str, str]]:
     """The causes the failing rows point at, and a short note for each failing row.
 
-    Args:
-        rows: One engine's rows, all of its battery.
-
-    Returns:
-        The summary (one line per cause, most telling first; empty when
-        every row passed) and ``{row name: note}`` for every row that did
-        not pass.
+    Returns the summary (one line per cause, most telling first; empty when
+    every row of ``rows``, one engine's battery, passed) and ``{row name:
+    note}`` for every row that did not pass.
 
     Example:
         >>> from minigrad.checking.lab.trials import Row
@@ -370,15 +352,11 @@ def _op_line(name: str, label: str, r: Row, failing: list[str]) -> str:
     if label == "alone":
         listed = f" (failing: {', '.join(failing)})" if len(failing) > 1 else ""
         return f"`{name}` is wrong on its own: {seen}{listed}"
-    if label == "weighted" and _left_out(r):
-        return (
-            f"`{name}`'s `_backward` leaves out `out.grad`: right at the output, where out.grad "
-            f"is 1, wrong under a weight ({seen}): multiply what it adds by `out.grad`"
-        )
     if label == "weighted":
+        bug = "`_backward` leaves out `out.grad`" if _left_out(r) else "derivative is off"
         return (
-            f"`{name}` is right at the output, where out.grad is 1, but wrong under a weight "
-            f"({seen}): its `_backward` must add its derivative times `out.grad`"
+            f"`{name}`'s {bug}: right at the output, where out.grad is 1, wrong under a "
+            f"weight ({seen}): multiply what it adds by `out.grad`"
         )
     if label == "pair":
         return (
@@ -399,7 +377,9 @@ def _assigns(
 ) -> str:
     """The line for ``.grad =`` instead of ``+=``, naming the op(s) whose reused graph fails."""
     label, r = causes[ops[0]]
-    fine = [f"`{family(x)}`" for x in rows if x.name in ("x + y", "x * y") and x.verdict == "ok"]
+    fine = [
+        f"`{family(x)}`" for x in rows if x.name in ("x + y", "x * y") and x.verdict is Outcome.OK
+    ]
     unlike = f" (unlike {' and '.join(fine)})" if fine else ""
     whose = " and ".join(f"`{op}`'s" for op in ops) + " _backward assign" + "s"[len(ops) > 1 :]
     return (

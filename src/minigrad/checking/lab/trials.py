@@ -142,17 +142,6 @@ def _op_of(qualname: object) -> str:
     return _DUNDERS.get(method, method if method in METHODS and len(parts) > 1 else "")
 
 
-def _made_in(node: object) -> str:
-    """The op a node was made by, from its closure: ``*`` for ``Value.__mul__.<locals>._backward``.
-
-    For an engine without ``_op``: its nodes' ``_backward`` closures are
-    defined inside the method that made them. "" when that cannot be told
-    (a leaf's, or a closure defined elsewhere).
-    """
-    qualname = getattr(getattr(node, "_backward", None), "__qualname__", "")
-    return _op_of(qualname) if "<locals>" in str(qualname) else ""
-
-
 def _raised_in(exc: BaseException) -> str:
     """The engine's op the innermost frame of ``exc`` that belongs to one is in, in words."""
     found, tb = "", exc.__traceback__
@@ -168,12 +157,18 @@ def _ops(out: object) -> list[str]:
     """The op symbols in the engine's graph of ``out``.
 
     Read from micrograd's ``_op`` through ``_prev``; where a node has no
-    ``_op``, from the method its ``_backward`` closure was defined in.
+    ``_op``, from the method its ``_backward`` closure was defined in
+    (``*`` for ``Value.__mul__.<locals>._backward``).
     """
     found = set()
     for node in _graph(out) or ():
-        op = getattr(node, "_op", "")
-        found.add(op if isinstance(op, str) and op else _made_in(node))
+        op, made_in = (
+            getattr(node, "_op", ""),
+            str(getattr(getattr(node, "_backward", 0), "__qualname__", "")),
+        )
+        if not (isinstance(op, str) and op):
+            op = _op_of(made_in) if "<locals>" in made_in else ""
+        found.add(op)
     return sorted(found - {""})
 
 
@@ -204,8 +199,7 @@ def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
             do not depend on which checks ran before it.
 
     Returns:
-        The :class:`Row`: ``"ERROR"`` when the engine raised, with the
-        exception on one line.
+        The :class:`Row` (``"ERROR"`` when the engine raised: its exception on one line).
 
     Example:
         >>> from minigrad.checking.lab.battery import battery
@@ -280,17 +274,9 @@ def _run_point(
         out.backward()  # type: ignore[attr-defined]
         if alone:
             row.seed = float(out.grad or 0.0)  # type: ignore[attr-defined]
-        got = [float(node.grad or 0.0) for node in nodes]  # type: ignore[attr-defined]
+        got = [float(node.grad or 0.0) for node in nodes]
         expected = [g.data for g in grad(reference, values)]
-        wrong = [
-            i
-            for i, (g, e) in enumerate(zip(got, expected, strict=True))
-            if not _close(g, e, _GRAD_RTOL)
-        ]
-        row.entries += [_entry(shape, check, i, expected[i], got[i]) for i in wrong]
-        if wrong:
-            row.verdict = Outcome.FAIL
-        else:
+        if not _wrong(row, check, expected, got, shape):
             row.where.pop(shape.label)
     return row.verdict is Outcome.OK
 
@@ -311,8 +297,7 @@ def _fits_forward(out: object, cls: type, reference: Value, row: Row) -> bool:
 
 
 def _grads(check: Check, leaves: list[object], zero: bool = True) -> tuple[list[float], object]:
-    """One backward pass on a fresh graph of ``leaves`` (their ``.grad`` zeroed first if
-    ``zero``): their ``.grad``, and the graph's output."""
+    """A pass on a fresh graph of ``leaves`` (``.grad`` zeroed if ``zero``): ``.grad``, output."""
     for leaf in leaves if zero else ():
         leaf.grad = 0.0  # type: ignore[attr-defined]
     out = check.build(*leaves)
@@ -323,14 +308,11 @@ def _grads(check: Check, leaves: list[object], zero: bool = True) -> tuple[list[
 def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
     """A pass, a second one that must add to it, a third on a graph built on the second's output.
 
-    The second pass is on a fresh graph of the same leaves, their ``.grad``
-    as the first pass left it: they must hold twice the gradient. Once the
-    gradient means that ``backward()`` zeroes or assigns before its pass;
-    another value, an order kept between calls that runs the first graph's
-    nodes again. The third pass is on a graph built on the second one's
-    output, every ``.grad`` zeroed: a visited set kept between calls (a
-    default argument ``visited=set()``) holds that output and skips it. On
-    fresh nodes only the leaves, which have no ``_backward``, would be in it.
+    The second, on a fresh graph of the same leaves, their ``.grad`` as the
+    first left it, must double it: the gradient once means that it zeroes
+    or assigns first. The third, every ``.grad`` zeroed, shows a visited set
+    kept between calls (``visited=set()``): it holds that output, and skips
+    it; on fresh nodes only the leaves, which have no ``_backward``, are in it.
     """
     point = check.draw(rng, 0)
     row.point = list(point)
@@ -358,9 +340,9 @@ def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
         return
     for node in nodes:
         node.grad = 0.0  # type: ignore[attr-defined]
-    on_top = out + leaves[0]  # type: ignore[operator]
+    on_top = out + leaves[0]
     on_top.backward()
-    got = [float(leaf.grad or 0.0) for leaf in leaves]  # type: ignore[attr-defined]
+    got = [float(leaf.grad or 0.0) for leaf in leaves]
     expected = [g.data for g in grad(reference + values[0], values)]
     if _wrong(row, check, expected, got):
         row.note = (
@@ -369,18 +351,19 @@ def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
         )
 
 
-def _wrong(row: Row, check: Check, expected: list[float], got: list[float]) -> bool:
-    """Whether ``got`` differs from ``expected``; if so, the row says how."""
-    if all(_close(g, e, _GRAD_RTOL) for g, e in zip(got, expected, strict=True)):
-        return False
-    row.verdict = Outcome.FAIL
-    own = graphs(check)[0]
-    row.entries = [
-        _entry(own, check, i, e, g)
-        for i, (e, g) in enumerate(zip(expected, got, strict=True))
+def _wrong(
+    row: Row, check: Check, expected: list[float], got: list[float], shape: Graph | None = None
+) -> bool:
+    """Whether ``got`` differs from ``expected`` (in ``shape``, else alone); the row says where."""
+    pairs = enumerate(zip(expected, got, strict=True))
+    bad = [
+        _entry(shape or graphs(check)[0], check, i, e, g)
+        for i, (e, g) in pairs
         if not _close(g, e, _GRAD_RTOL)
     ]
-    return True
+    row.entries += bad
+    row.verdict = Outcome.FAIL if bad else row.verdict
+    return bool(bad)
 
 
 def _graph(out: object) -> list[object] | None:
@@ -426,6 +409,4 @@ def _run_chain(check: Check, cls: type, row: Row, rng: random.Random) -> None:
         row.verdict, row.depth = Outcome.FAIL, fails
         row.note = f"RecursionError at depth {fails}"
         return
-    if not _close(got, 1.0, _GRAD_RTOL):
-        row.verdict = Outcome.FAIL
-        row.entries = [_entry(graphs(check)[0], check, 0, 1.0, got)]
+    _wrong(row, check, [1.0], [got])
