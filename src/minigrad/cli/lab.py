@@ -319,8 +319,8 @@ def _one(engine: Engine, out: TextIO) -> None:
     print("\n".join(_columns(table)), file=out)
     _section("where", notes, out)
     if engine.missing:
-        text = f"not supported, so not checked: {', '.join(engine.missing)}"
-        print("\n" + textwrap.fill(text, 100, subsequent_indent="  "), file=out)
+        text = "not supported, so not checked: " + ", ".join(engine.missing).replace(" ", "\0")
+        print("\n" + textwrap.fill(text, 100, subsequent_indent="  ").replace("\0", " "), file=out)
     _section("diagnosis", engine.summary, out)
     noted = [recursion(r) for r in engine.rows if r.verdict is Outcome.NOTE]
     _section("note (not a wrong derivative; --depth N counts it as a failure)", noted, out)
