@@ -1,21 +1,17 @@
 """``minigrad check --engine``: lab 03's battery on a student's engine, or a class of them.
 
-A target names an engine's node class:
-
-* ``path/to/engine.py:Value`` -- the class ``Value`` of that file (``:Value``
-  may be left out: it is the default);
-* ``package.module:Value`` -- the class of an importable module
-  (``micrograd.engine:Value``);
-* ``path/to/folder`` (or ``folder:ClassName``) -- every ``*.py`` file in it,
-  one student each, named by the file.
+A target names an engine's node class: ``path/to/engine.py:Value`` (``:Value``
+may be left out), ``package.module:Value`` (``micrograd.engine:Value``), or
+``path/to/folder`` (or ``folder:ClassName``): every ``*.py`` file in it, one
+student each, named by the file.
 
 Each target runs in a process of its own (:mod:`minigrad.cli.sandbox`) with a
 time limit per check, so one student's syntax error, endless loop or crash
 is that student's row, never the end of the run. :func:`grade` prints one
-target's checks row by row (input, expected, got and the differences for a
-failure) or a class's table, check by student, with the diagnosis of each
-student (:mod:`minigrad.checking.lab.signature`); ``fmt`` ``json`` and ``csv``
-give the same for a gradebook.
+target's checks row by row (a failure's graph, expected, got and the
+differences; its point under the table) or a class's table, check by
+student, with each student's diagnosis (:mod:`minigrad.checking.lab.signature`);
+``fmt`` ``json`` and ``csv`` give the same for a gradebook.
 """
 
 from __future__ import annotations
@@ -27,6 +23,7 @@ import io
 import json
 import math
 import os
+import textwrap
 import time
 from pathlib import Path
 
@@ -150,10 +147,8 @@ class Engine:
         name: The engine's class (``module.Value``), once loaded.
         rows: One :class:`~minigrad.checking.lab.trials.Row` per check.
         missing: ``{check: why}`` for the checks the engine does not support.
-        error: Why the target could not be loaded ("" when it was).
-        trace: The traceback of that error, when there is one.
-        summary: The diagnosis, one line per cause.
-        notes: ``{check: note}`` for each check that did not pass.
+        error, trace: Why the target could not be loaded ("" when it was).
+        summary, notes: The diagnosis, one line per cause; ``{check: note}``.
         depth: Where ``backward()`` stops with RecursionError in the deep
             chain (0 when it does not, or the chain was left out).
 
@@ -281,7 +276,7 @@ def _cell(verdict: Outcome) -> str:
 
 
 def _number(x: object) -> str:
-    return f"{x:.6g}" if isinstance(x, float | int) else str(x)
+    return f"{x:.4g}" if isinstance(x, float | int) else str(x)
 
 
 def _point(row: Row) -> str:
@@ -294,48 +289,52 @@ def _columns(rows: list[list[str]]) -> list[str]:
 
 
 def _one(engine: Engine, out: TextIO) -> None:
-    """One engine: a row per check; a failure's input, expected, got and differences."""
+    """One engine: a row per check, with a failure's first graph, operand, expected, got and
+    differences; the table fits 100 columns, each failure's point and why a row raised or was
+    not checked are notes under it."""
     print(f"engine: {engine.name}", file=out)
-    header = ["check", "result", "input", "d/d", "expected", "got", "abs diff", "rel diff"]
-    table = [header]
+    header = ["check", "result", "graph", "d/d", "expected", "got", "abs diff", "rel diff"]
+    table, notes = [header], []
     for row in engine.rows:
         table.append([row.name, _cell(row.verdict)])
         if row.verdict in _NOTED:
-            table[-1].append(row.note)
+            table[-1] += [[*row.where][-1]] if row.note.startswith("it raises") else []
+            notes.append(f"{row.name}: {row.note}")
         elif row.forward is not None:
             expected, got = row.forward["expected"], row.forward["got"]
             diff = abs(got - expected)
             rel = diff / abs(expected) if expected else math.inf
-            table[-1] += [_point(row), "forward", _number(expected), _number(got)]
-            table[-1] += [_number(diff), _number(rel)]
-        for k, e in enumerate(row.entries):
-            cells = [_point(row) if k == 0 else "", str(e["operand"])]
+            table[-1] += ["forward", "", *map(_number, (expected, got, diff, rel))]
+        graphs = list(dict.fromkeys(str(e.get("graph", "alone")) for e in row.entries))
+        for k, e in enumerate(e for e in row.entries if e.get("graph", "alone") == graphs[0]):
+            cells = [graphs[0] if k == 0 else "", str(e["operand"])]
             cells += [_number(e[key]) for key in ("expected", "got", "abs", "rel")]
             table.append(table.pop() + cells if k == 0 else ["", "", *cells])
+        if graphs:
+            also = f"; it fails too in: {', '.join(graphs[1:])}" if graphs[1:] else ""
+            where = row.where.get(graphs[0], f"at {_point(row)}").removeprefix(row.name + " ")
+            notes.append(f"{row.name}: {where}{also}")
         if row.verdict is Outcome.FAIL and not row.entries and row.forward is None:
-            table[-1] += [_point(row), row.note]
-    for line in _columns(table):
-        print(line, file=out)
+            notes.append(f"{row.name}: {row.note} at {_point(row)}")
+    print("\n".join(_columns(table)), file=out)
+    _section("where", notes, out)
     if engine.missing:
-        print(f"\nnot supported, so not checked: {', '.join(engine.missing)}", file=out)
-    if engine.summary:
-        print("\ndiagnosis:", file=out)
-        for line in engine.summary:
-            print(f"  {line}", file=out)
+        text = "not supported, so not checked: " + ", ".join(engine.missing).replace(" ", "\0")
+        print("\n" + textwrap.fill(text, 100, subsequent_indent="  ").replace("\0", " "), file=out)
+    _section("diagnosis", engine.summary, out)
     noted = [recursion(r) for r in engine.rows if r.verdict is Outcome.NOTE]
-    if noted:
-        print("\nnote (not a wrong derivative; --depth N counts it as a failure):", file=out)
-        for line in noted:
-            print(f"  {line}", file=out)
+    _section("note (not a wrong derivative; --depth N counts it as a failure)", noted, out)
+
+
+def _section(title: str, lines: list[str], out: TextIO) -> None:
+    """``title:`` and the lines under it, indented; nothing when there are none."""
+    if lines:
+        print(f"\n{title}:\n" + "\n".join(f"  {line}" for line in lines), file=out)
 
 
 def _table(engines: list[Engine], verbose: bool, out: TextIO) -> None:
     """A class: a row per check, a column per student; then each student's diagnosis."""
-    names: list[str] = []
-    for e in engines:
-        for row in e.rows:
-            if row.name not in names:
-                names.append(row.name)
+    names = list(dict.fromkeys(row.name for e in engines for row in e.rows))
     students = [e.target["student"] for e in engines]
     table = [["check", *students]]
     for name in names:
@@ -344,8 +343,7 @@ def _table(engines: list[Engine], verbose: bool, out: TextIO) -> None:
             verdict = next((_cell(r.verdict) for r in e.rows if r.name == name), "")
             cells.append(verdict or ("n/a" if e.error else "-"))
         table.append(cells)
-    for line in _columns(table):
-        print(line, file=out)
+    print("\n".join(_columns(table)), file=out)
     width = max(len(s) for s in ["student", *students])
     depths = {e.target["student"]: _depth_cell(e) for e in engines}
     deep = any(depths.values())
@@ -439,9 +437,7 @@ def _as_json(engines: list[Engine]) -> object:
 
 
 def _as_csv(engines: list[Engine]) -> str:
-    names: list[str] = []
-    for e in engines:
-        names += [r.name for r in e.rows if r.name not in names]
+    names = list(dict.fromkeys(row.name for e in engines for row in e.rows))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", "target", "status", "diagnosis", "depth", *names])
@@ -466,11 +462,8 @@ def serve(job: dict[str, object]) -> tuple[dict[str, object], list[Check], type]
     checks, missing = battery(cls, depth=depth if isinstance(depth, int) else 5000)
     # A file's module has a name made up for it: the file names the engine.
     name = engine_name(cls) if "module" in target else f"{cls.__qualname__} of {target['path']}"
-    loaded: dict[str, object] = {
-        "names": [c.name for c in checks],
-        "engine": name,
-        "missing": missing,
-    }
+    loaded: dict[str, object] = {"names": [c.name for c in checks], "engine": name}
+    loaded["missing"] = missing
     return loaded, checks, cls
 
 

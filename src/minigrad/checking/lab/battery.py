@@ -1,13 +1,12 @@
 """Lab 03's battery for a student's engine: which checks there are for what it supports.
 
 :func:`battery` builds the checks from whatever the engine's class supports
-(:func:`support`): every operator and method on its own, with nodes on both
-sides and a number on either side; powers with a number exponent; the three
-composites of lab 03; a node used twice in one op and in two ops; shared
-intermediate nodes (where a wrong topological order shows); a node and a
-copy of it of the same data (where equality by value shows); a deep chain
-(where a recursive topological sort shows); and ``backward()`` on a second
-fresh graph of the same leaves (where state kept between calls shows).
+(:func:`support`): every operator and method, with nodes on both sides and
+a number on either side, each also inside bigger graphs (:func:`graphs`);
+powers with a number exponent; intermediate nodes used by two ops (where a
+wrong topological order shows); a node beside a copy of the same data
+(equality by value); a deep chain (a recursive sort); and ``backward()``
+twice (a pass that replaces ``.grad``, or state kept between calls).
 
 Each check draws its points the way minigrad draws its own rules' points
 (:meth:`Rule.intervals <minigrad.Rule.intervals>`: inside the sample box,
@@ -20,6 +19,7 @@ names the bug from the results.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -27,52 +27,18 @@ from minigrad.checking.run.engines import engine_name, fits
 from minigrad.core import rules
 from minigrad.core.rule import Rule
 
-__all__ = [
-    "KINDS",
-    "METHODS",
-    "Check",
-    "battery",
-    "chain",
-    "load_engine",
-    "one_line",
-    "refused",
-    "support",
-]
+__all__ = ["KINDS", "METHODS", "Check", "Graph", "battery", "chain", "graphs", "load_engine"]
+__all__ += ["one_line", "refused", "support"]
 
 #: The methods of minigrad's ``Value`` a student's engine may have, checked
 #: against minigrad's rule of the same name when it does.
 METHODS = (
-    "exp",
-    "log",
-    "tanh",
-    "relu",
-    "sigmoid",
-    "sin",
-    "cos",
-    "sqrt",
-    "softplus",
-    "log1p",
-    "expm1",
-    "tan",
-    "atan",
-    "sinh",
-    "cosh",
-    "asinh",
-    "erf",
+    *("exp", "log", "tanh", "relu", "sigmoid", "sin", "cos", "sqrt", "softplus", "log1p"),
+    *("expm1", "tan", "atan", "sinh", "cosh", "asinh", "erf"),
 )
 
 #: The kinds of check, in the order rows are listed.
-KINDS = (
-    "op",
-    "number",
-    "reflected",
-    "reuse",
-    "composite",
-    "order",
-    "identity",
-    "depth",
-    "twice",
-)
+KINDS = ("op", "number", "reflected", "order", "identity", "depth", "twice")
 
 #: Features: what a check needs of the engine (see :func:`support`).
 _BINARY = {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__"}
@@ -89,12 +55,9 @@ class Check:
         name: How the row is named: the expression (``x - y``, ``2.5 - x``).
         kind: One of :data:`KINDS`.
         operands: The names of the inputs that are nodes (``x``, ``y``).
-        build: ``build(*nodes, *constants)`` returns the output (any engine's
-            nodes, minigrad's Values included).
-        draw: ``draw(rng, k)`` returns point ``k``: the inputs' floats, then
-            the constants' (see :class:`Draw`).
-        roles: What each input is to the op, for a diagnosis ("the right
-            operand y", "the base x").
+        build: ``build(*nodes, *constants)`` returns the output.
+        draw: ``draw(rng, k)`` returns point ``k``: inputs, then constants.
+        roles: What each input is to the op ("the right operand y").
         constants: The names of the constants (``c``), drawn after the inputs.
         optional: An optional form (a node exponent, a number base): when the
             engine refuses it (:func:`refused`), the check is skipped.
@@ -112,6 +75,62 @@ class Check:
     def points(self, asked: int) -> int:
         """How many points to check: ``asked``, and at least one per piece of the domain."""
         return max(asked, self.draw.pieces)
+
+
+#: The kinds of check whose op is also checked inside bigger graphs.
+OP_KINDS = ("op", "number", "reflected")
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One graph a check runs: its op at the output, or inside a bigger graph.
+
+    ``label`` says where the op is (``alone``, ``weighted``, ``pair``,
+    ``reused x``, ``x - x``: see :func:`graphs`), ``expression`` writes the
+    graph out, ``leaves`` names its inputs, and ``build(leaves, constants,
+    w)`` makes it, ``w`` a weight.
+    """
+
+    label: str
+    expression: str
+    leaves: tuple[str, ...]
+    build: Callable[[Sequence[object], Sequence[float], float], object]
+
+
+def graphs(check: Check) -> list[Graph]:
+    """The graphs ``check`` runs: its op alone (at the output), then an op inside bigger ones.
+
+    At the output ``out.grad`` is 1, which hides a ``_backward`` that leaves
+    it out (``weighted``: times a weight); one node of an op hides one that
+    reads a number another node overwrote (``pair``: two nodes of it); an
+    input used once hides one that assigns ``.grad =`` (``reused x``: plus x,
+    whose other user ran first), one node as both operands one that skips
+    ``other`` when it is ``self``.
+
+    Example:
+        >>> from minigrad import Value
+        >>> check = battery(Value)[0][1]
+        >>> [(g.label, g.expression) for g in graphs(check)]  # doctest: +NORMALIZE_WHITESPACE
+        [('alone', 'x - y'), ('weighted', '(x - y) * w'), ('pair', "(x - y) * (x' - y')"),
+         ('reused x', '(x - y) + x'), ('reused y', '(x - y) + y'), ('x - x', 'x - x')]
+    """
+    f, names, n = check.build, check.operands, len(check.operands)
+    own = Graph("alone", check.name, names, lambda xs, cs, w: f(*xs, *cs))
+    if check.kind not in OP_KINDS:
+        return [own]
+    term = f"({check.name})" if " " in check.name else check.name
+    twin, pair = re.sub(r"\b([xy])\b", r"\1'", term), names + tuple(f"{x}'" for x in names)
+    weighted = lambda xs, cs, w: f(*xs, *cs) * w  # noqa: E731
+    two = lambda xs, cs, w: f(*xs[:n], *cs) * f(*xs[n:], *cs)  # type: ignore[operator]  # noqa: E731
+    found = [own, Graph("weighted", f"{term} * w", names, weighted)]
+    found.append(Graph("pair", f"{term} * {twin}", pair, two))
+    for i, x in enumerate(names):
+        reuse = lambda xs, cs, w, i=i: f(*xs, *cs) + xs[i]  # noqa: E731
+        found.append(Graph(f"reused {x}", f"{term} + {x}", names, reuse))
+    if n == 2:
+        same = check.name.replace("y", "x")
+        found.append(Graph(same, same, names[:1], lambda xs, cs, w: f(xs[0], xs[0], *cs)))
+    return found
 
 
 def one_line(exc: BaseException) -> str:
@@ -151,37 +170,25 @@ def load_engine(cls: object) -> type:
 
 
 def refused(exc: BaseException) -> bool:
-    """Whether an exception from an optional form means "not supported" rather than "broken".
-
-    micrograd 0.1.0 asserts that an exponent is a number; an engine without
-    ``__rpow__`` makes Python raise TypeError.
-    """
+    """Whether an exception from an optional form means "not supported" rather than "broken"
+    (micrograd 0.1.0 asserts that an exponent is a number; without ``__rpow__``, TypeError)."""
     return isinstance(exc, TypeError | AssertionError | NotImplementedError)
 
 
 #: feature -> the method it needs.
-_FEATURES = {
-    **_BINARY,
-    **{"r" + symbol: dunder for symbol, dunder in _REFLECTED.items()},
-    "**n": "__pow__",
-    "**x": "__pow__",
-    "r**": "__rpow__",
-    "neg": "__neg__",
-    "abs": "__abs__",
-    **{method: method for method in METHODS},
-}
+_FEATURES = {**_BINARY, **{"r" + symbol: dunder for symbol, dunder in _REFLECTED.items()}}
+_FEATURES |= {"**n": "__pow__", "**x": "__pow__", "r**": "__rpow__", "neg": "__neg__"}
+_FEATURES |= {"abs": "__abs__", **{method: method for method in METHODS}}
 
 
 def support(cls: type) -> dict[str, str]:
     """What ``cls`` supports: feature -> ``""`` when it has the method, else why not.
 
-    Features: the operators ``+ - * /`` (nodes on both sides, a number on
-    the right), ``r+ r- r* r/`` (a number on the left), ``**n`` (a number
-    exponent), ``**x`` (a node exponent), ``r**`` (a number base), ``neg``,
-    ``abs`` and each method of :data:`METHODS`. Only the methods are looked
-    up, nothing is called: code under check runs in the checks, each under
-    its time limit. A check of an optional form (``**x``, ``r**``) that the
-    engine refuses (:func:`refused`) is skipped then.
+    Features: ``+ - * /`` (a number on the right), ``r+ r- r* r/`` (on the
+    left), ``**n``, ``**x`` and ``r**`` (a number exponent, a node exponent,
+    a number base), ``neg``, ``abs`` and :data:`METHODS`. Nothing is called:
+    code under check runs in the checks, under their time limit; an optional
+    form (``**x``, ``r**``) the engine refuses (:func:`refused`) is skipped.
 
     Example:
         >>> from minigrad import Value
@@ -198,10 +205,6 @@ def support(cls: type) -> dict[str, str]:
 
 
 # Drawing points: inside a rule's sample box, away from its edges and kinks.
-
-
-def _pieces(rule: Rule, index: int) -> tuple[tuple[float, float], ...]:
-    return rule.intervals(index)
 
 
 def _uniform(rng: random.Random, piece: tuple[float, float]) -> float:
@@ -243,35 +246,10 @@ class Draw:
         )
 
 
-def _drawer(*boxes: Sequence[tuple[float, float]]) -> Draw:
-    return Draw(*boxes)
-
-
 _RULES = {rule.name: rule for rule in rules.TABLE}
 _ANY = ((-3.0, 3.0),)
 _NONZERO = ((-3.0, -0.2), (0.2, 3.0))
 _POSITIVE = ((0.2, 3.0),)
-
-
-def _operand_check(symbol: str, kind: str, rule: Rule) -> Check:
-    """``x op y``, ``x op c`` or ``c op x`` (the kind says which), drawn as ``rule``."""
-    op = _OPERATORS[symbol]
-    left, right = _pieces(rule, 0), _pieces(rule, 1)
-    if kind == "op":
-        name, operands = f"x {symbol} y", ("x", "y")
-        roles = ("the left operand x", "the right operand y")
-        if symbol == "**":
-            roles = ("the base x", "the exponent y")
-        return Check(name, kind, operands, op, _drawer(left, right), roles)
-    if kind == "number":
-        role = "the base x" if symbol == "**" else "the left operand x (a number on the right)"
-        return Check(f"x {symbol} c", kind, ("x",), op, _drawer(left, right), (role,), ("c",))
-    role = "the exponent x" if symbol == "**" else "the right operand x (a number on the left)"
-    return Check(
-        f"c {symbol} x", kind, ("x",), lambda x, c: op(c, x), _drawer(right, left), (role,), ("c",)
-    )
-
-
 _OPERATORS: dict[str, Callable[[object, object], object]] = {
     "+": lambda a, b: a + b,  # type: ignore[operator]
     "-": lambda a, b: a - b,  # type: ignore[operator]
@@ -281,36 +259,42 @@ _OPERATORS: dict[str, Callable[[object, object], object]] = {
 }
 
 
-def _power(exponent: float, box: Sequence[tuple[float, float]]) -> Check:
-    return Check(
-        f"x ** {exponent:g}",
-        "op",
-        ("x",),
-        lambda x: x**exponent,
-        _drawer(box),
-        ("the base x",),
-    )
+def _operand_check(symbol: str, kind: str, rule: Rule) -> Check:
+    """``x op y``, ``x op c`` or ``c op x`` (the kind says which), drawn as ``rule``."""
+    op, left, right = _OPERATORS[symbol], rule.intervals(0), rule.intervals(1)
+    power = symbol == "**"
+    if kind == "op":
+        roles = (
+            ("the base x", "the exponent y")
+            if power
+            else ("the left operand x", "the right operand y")
+        )
+        return Check(f"x {symbol} y", kind, ("x", "y"), op, Draw(left, right), roles)
+    if kind == "number":
+        role = "the base x" if power else "the left operand x (a number on the right)"
+        return Check(f"x {symbol} c", kind, ("x",), op, Draw(left, right), (role,), ("c",))
+    role = "the exponent x" if power else "the right operand x (a number on the left)"
+    build = lambda x, c: op(c, x)  # noqa: E731
+    return Check(f"c {symbol} x", kind, ("x",), build, Draw(right, left), (role,), ("c",))
+
+
+def _unary(name: str, build: Build, box: Sequence[tuple[float, float]], role: str) -> Check:
+    return Check(name, "op", ("x",), build, Draw(box), (role,))
+
+
+def _power(n: float, box: Sequence[tuple[float, float]]) -> Check:
+    return _unary(f"x ** {n:g}", lambda x: x**n, box, "the base x")
 
 
 def _method(name: str) -> Check:
-    rule = _RULES[name]
-    return Check(
-        f"x.{name}()",
-        "op",
-        ("x",),
-        lambda x: getattr(x, name)(),
-        _drawer(_pieces(rule, 0)),
-        ("its input x",),
-    )
+    build = lambda x: getattr(x, name)()  # noqa: E731
+    return _unary(f"x.{name}()", build, _RULES[name].intervals(0), "its input x")
 
 
 def _ladder(x: object) -> object:
-    """Six rungs, each a node used by two ops on paths of different lengths.
-
-    A sort that runs a node's backward before every user of it has added its
-    gradient gets some rung wrong, whichever order it takes a node's parents
-    in: the rungs alternate ``v + v * 0.5`` and ``v * 0.5 + v``.
-    """
+    """Six rungs, ``v + v * 0.5`` and ``v * 0.5 + v`` in turn: a node used by two ops on paths
+    of different lengths, so a sort that runs a node's backward before every user of it has
+    added its gradient gets some rung wrong, whichever order it takes a node's parents in."""
     u = x
     for rung in range(6):
         v = u * 0.9  # type: ignore[operator]
@@ -321,6 +305,27 @@ def _ladder(x: object) -> object:
 def _shared(x: object, y: object) -> object:
     u = x * y  # type: ignore[operator]
     return u + u * u  # the node u, used by + and by *
+
+
+def _copy(x: object, y: object) -> object:
+    """``u * 1.0``, of the same data as ``u``: a chain, so no order of it is wrong; but an
+    engine whose ``__eq__``/``__hash__`` go by value finds ``u * 1.0`` in its visited set when
+    it reaches ``u``, never runs ``u``'s ``_backward``, and x and y get nothing."""
+    u = x * y  # type: ignore[operator]
+    return u * 1.0 * 2.0
+
+
+def _diamond(a: object, b: object, c: object) -> object:
+    """``(a*b + c) * (a - c)``: a and c each reach the output by two paths."""
+    return (a * b + c) * (a - c)  # type: ignore[operator]
+
+
+def chain(x: object, n: int) -> object:
+    """``x + 1.0 + 1.0 + ...``: ``n`` ops deep."""
+    y = x
+    for _ in range(n):
+        y = y + 1.0  # type: ignore[operator]
+    return y
 
 
 def battery(cls: type, *, depth: int = 5000) -> tuple[list[Check], dict[str, str]]:
@@ -354,114 +359,32 @@ def battery(cls: type, *, depth: int = 5000) -> tuple[list[Check], dict[str, str
     arithmetic = (("+", rules.ADD), ("-", rules.SUB), ("*", rules.MUL), ("/", rules.DIV))
     for symbol, rule in arithmetic:
         add(_operand_check(symbol, "op", rule), symbol)
-    add(_optional(_operand_check("**", "op", rules.POW)), "**x")
-    add(_power(2, _ANY), "**n")
-    add(_power(3, _ANY), "**n")
-    add(_power(-1, _NONZERO), "**n")
-    add(_power(0.5, _POSITIVE), "**n")
-    add(_power(-1.5, _POSITIVE), "**n")
-    add(Check("-x", "op", ("x",), lambda x: -x, _drawer(_ANY), ("its input x",)), "neg")
-    add(
-        Check("abs(x)", "op", ("x",), abs, _drawer(_pieces(rules.ABS, 0)), ("its input x",)),
-        "abs",
-    )
+    add(_operand_check("**", "op", rules.POW), "**x")
+    for n, box in ((2, _ANY), (3, _ANY), (-1, _NONZERO), (0.5, _POSITIVE), (-1.5, _POSITIVE)):
+        add(_power(n, box), "**n")
+    add(_unary("-x", lambda x: -x, _ANY, "its input x"), "neg")
+    add(_unary("abs(x)", abs, rules.ABS.intervals(0), "its input x"), "abs")
     for method in METHODS:
         add(_method(method), method)
-    for symbol, rule in arithmetic:
-        add(_operand_check(symbol, "number", rule), symbol)
-    for symbol, rule in arithmetic:
-        add(_operand_check(symbol, "reflected", rule), "r" + symbol)
-    add(_optional(_operand_check("**", "reflected", rules.POW)), "r**")
-    _lab(add, has)
+    for kind, prefix in (("number", ""), ("reflected", "r")):
+        for symbol, rule in arithmetic:
+            add(_operand_check(symbol, kind, rule), prefix + symbol)
+    add(_operand_check("**", "reflected", rules.POW), "r**")
+    for name, kind, build, n in (
+        ("shared node u = x*y: u + u*u", "order", _shared, 2),
+        ("ladder of shared nodes", "order", _ladder, 1),
+        ("u = x*y; (u * 1.0) * 2.0", "identity", _copy, 2),
+    ):
+        add(Check(name, kind, ("x", "y")[:n], build, Draw(*[_ANY] * n)), "+", "*")
     if depth > 0:
-        checks.append(_chain_check(depth))
-    add(_diamond_check("backward() twice", "twice"), "+", "-", "*")
+        build = lambda x: chain(x, depth)  # noqa: E731
+        checks.append(Check(f"chain of {depth} ops", "depth", ("x",), build, Draw(_ANY)))
+    add(
+        Check("backward() twice", "twice", ("a", "b", "c"), _diamond, Draw(*[_ANY] * 3)),
+        "+",
+        "-",
+        "*",
+    )
+    for check in checks:  # a node exponent, a number base: forms an engine may refuse
+        check.optional = check.name in ("x ** y", "c ** x")
     return checks, missing
-
-
-def _optional(check: Check) -> Check:
-    check.optional = True
-    return check
-
-
-def _diamond(a: object, b: object, c: object) -> object:
-    return (a * b + c) * (a - c)  # type: ignore[operator]
-
-
-def _diamond_check(name: str, kind: str) -> Check:
-    """``(a*b + c) * (a - c)``: a and c each reach the output by two paths."""
-    return Check(name, kind, ("a", "b", "c"), _diamond, _drawer(_ANY, _ANY, _ANY))
-
-
-def _lab(add: Callable[..., None], has: dict[str, str]) -> None:
-    """Lab 03's composites and the shared-node checks."""
-    add(Check("x * x", "reuse", ("x",), lambda x: x * x, _drawer(_ANY)), "*")
-    add(Check("x + x", "reuse", ("x",), lambda x: x + x, _drawer(_ANY)), "+")
-    add(
-        Check("x * y + x", "reuse", ("x", "y"), lambda x, y: x * y + x, _drawer(_ANY, _ANY)),
-        "*",
-        "+",
-    )
-    add(_diamond_check("diamond (a*b + c) * (a - c)", "composite"), "+", "-", "*")
-    nonlinear = "relu" if not has.get("relu") else "tanh"
-    box = ((0.5, 2.0),), ((0.5, 2.0),), ((0.1, 1.0),)  # a*b + c > 0: away from relu's kink
-    add(
-        Check(
-            f"chain {nonlinear}(a*b + c)",
-            "composite",
-            ("a", "b", "c"),
-            lambda a, b, c: getattr(a * b + c, nonlinear)(),
-            _drawer(*box),
-        ),
-        "+",
-        "*",
-        nonlinear,
-    )
-    add(
-        Check(
-            "division a / (b + 1.0)",
-            "composite",
-            ("a", "b"),
-            lambda a, b: a / (b + 1.0),
-            _drawer(_ANY, ((0.0, 2.0),)),
-        ),
-        "/",
-        "+",
-    )
-    add(
-        Check("shared node u = x*y: u + u*u", "order", ("x", "y"), _shared, _drawer(_ANY, _ANY)),
-        "+",
-        "*",
-    )
-    add(Check("ladder of shared nodes", "order", ("x",), _ladder, _drawer(_ANY)), "+", "*")
-    add(Check("u = x*y; (u * 1.0) * 2.0", "identity", ("x", "y"), _copy, _drawer(_ANY, _ANY)), "*")
-
-
-def _copy(x: object, y: object) -> object:
-    """``u * 1.0``: a node of the same data as ``u``, and another node.
-
-    A chain, with no node used twice, so no order of it is wrong; but an
-    engine whose ``__eq__``/``__hash__`` go by value finds ``u * 1.0`` in
-    its visited set when it reaches ``u``, never runs ``u``'s ``_backward``,
-    and x and y get nothing.
-    """
-    u = x * y  # type: ignore[operator]
-    return u * 1.0 * 2.0
-
-
-def chain(x: object, n: int) -> object:
-    """``x + 1.0 + 1.0 + ...``: ``n`` ops deep."""
-    y = x
-    for _ in range(n):
-        y = y + 1.0  # type: ignore[operator]
-    return y
-
-
-def _chain_check(depth: int) -> Check:
-    return Check(
-        f"chain of {depth} ops",
-        "depth",
-        ("x",),
-        lambda x: chain(x, depth),
-        _drawer(_ANY),
-    )

@@ -67,9 +67,6 @@ def _power(n: int) -> Rule:
 #: ``x ** n`` with a number exponent, as rules: the engine applies ``node ** n``.
 POWERS: dict[Rule, int] = {_power(n): n for n in (2, 3, -1)}
 
-#: A rule's op by the feature it needs (see :func:`~minigrad.checking.lab.battery.support`).
-_FEATURE = {"+": "+", "-": "-", "*": "*", "/": "/", "neg": "neg", "abs": "abs"}
-
 
 def _works(call: object) -> bool:
     try:
@@ -99,8 +96,7 @@ def engine_rules(engine: type) -> tuple[Rule, ...]:
     for rule in builtin_rules.TABLE:
         if rule.name == "**":
             continue
-        feature = _FEATURE.get(rule.name, rule.name)
-        if feature in has and not has[feature]:
+        if rule.name in has and not has[rule.name]:  # a rule's name is its feature's
             found.append(rule)
     a, b = engine(1.5), engine(0.75)
     full_power = (

@@ -1,10 +1,11 @@
 """Running one check of the battery on a student's engine: a :class:`Row` of plain data.
 
 :func:`run` runs a check of :mod:`minigrad.checking.lab.battery` at random
-points. The analytic side is the engine's own ``backward()``, the expected
-side the numerical derivative of :func:`~minigrad.checking.gradcheck.check`
-(which takes a foreign engine's nodes), and the forward is compared with
-minigrad's own at the same point. A :class:`Row` is plain data, so that it
+points, in each of its graphs (:func:`~minigrad.checking.lab.battery.graphs`):
+the engine's ``backward()`` against minigrad's reverse mode on the same
+graph (its rules are checked against SymPy and numerically; far cheaper
+than a numerical derivative, which pays for the graphs), and the forward
+against minigrad's. A :class:`Row` is plain data, so that it
 crosses a process boundary (the command runs each student's engine in a
 process of its own) and goes into a gradebook as JSON.
 """
@@ -14,15 +15,11 @@ from __future__ import annotations
 import enum
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import cast
 
-from minigrad.checking.gradcheck import check as gradcheck_report
-from minigrad.checking.lab.battery import METHODS, Check, chain, one_line, refused
+from minigrad.checking.lab.battery import METHODS, Check, Graph, chain, graphs, one_line, refused
 from minigrad.checking.run.engines import fits
-from minigrad.checking.run.levels import Func
-from minigrad.checking.verdicts.decide import Cause
 from minigrad.core.grad import grad
 from minigrad.core.value import Value
 
@@ -72,16 +69,22 @@ class Row:
         operands: The names of the inputs and constants, as in ``point``.
         point: The failing point (or the last one checked): the inputs, then
             the constants.
-        entries: One per input whose derivative differs: ``operand``,
-            ``role``, ``expected`` (the numerical derivative), ``got`` (the
-            engine's ``.grad``), ``abs`` and ``rel`` (the differences).
+        entries: One per graph and input where the derivative differs:
+            ``graph`` (its label), ``operand``, ``role``, ``expected``
+            (minigrad's), ``got`` (the engine's), ``abs`` and ``rel``.
+        where: ``{label: the graph at its point}`` for each graph that
+            failed or raised.
         forward: When the forward differs from minigrad's: ``got`` and ``expected``.
         note: Why, in words (an exception on one line, a time limit, a depth).
         ops: The op symbols of the engine's graph (``_op`` through ``_prev``),
             when the engine has them.
         depth: For the deep chain: the depth where ``backward()`` first
             raised RecursionError (0 when it did not).
-        first_pass: For ``backward()`` twice: whether the first pass was right.
+        first_pass, replaces: For ``backward()`` twice: whether the first
+            pass was right; whether the second replaced ``.grad``.
+        seed: The output's ``.grad`` after ``backward()`` (None: none ran).
+        weight: The weight ``w`` of the ``weighted`` graph at ``point``.
+        raised_in: The engine's op it raised in (```*`'s `_backward```).
     """
 
     name: str
@@ -95,6 +98,11 @@ class Row:
     ops: list[str] = field(default_factory=list)
     depth: int = 0
     first_pass: bool = True
+    replaces: bool = False
+    where: dict[str, str] = field(default_factory=dict)
+    seed: float | None = None
+    raised_in: str = ""
+    weight: float = 0.0
 
     def __post_init__(self) -> None:
         # A row read back from JSON holds the word; the row holds the member.
@@ -120,67 +128,57 @@ def _close(got: float, expected: float, rtol: float) -> bool:
 
 
 #: The dunder a node of the engine was made in -> the op's symbol.
-_DUNDERS = {
-    "__add__": "+",
-    "__radd__": "+",
-    "__sub__": "-",
-    "__rsub__": "-",
-    "__mul__": "*",
-    "__rmul__": "*",
-    "__truediv__": "/",
-    "__rtruediv__": "/",
-    "__pow__": "**",
-    "__rpow__": "**",
-    "__neg__": "neg",
-    "__abs__": "abs",
+_DUNDERS = {"__neg__": "neg", "__abs__": "abs"} | {
+    f"__{r}{name}__": symbol
+    for symbol, name in (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "truediv"), ("**", "pow"))
+    for r in ("", "r")
 }
 
 
-def _made_in(node: object) -> str:
-    """The op a node was made by, from its closure: ``*`` for ``Value.__mul__.<locals>._backward``.
-
-    For an engine without ``_op``: its nodes' ``_backward`` closures are
-    defined inside the method that made them. "" when that cannot be told
-    (a leaf's, or a closure defined elsewhere).
-    """
-    qualname = getattr(getattr(node, "_backward", None), "__qualname__", "")
+def _op_of(qualname: object) -> str:
+    """The op of a method's qualified name: ``*`` for ``Value.__mul__`` and what it defines."""
     parts = qualname.split(".") if isinstance(qualname, str) else []
-    if "<locals>" not in parts[1:]:
-        return ""
-    method = parts[parts.index("<locals>") - 1]
-    return _DUNDERS.get(method, method if method in METHODS else "")
+    method = parts[parts.index("<locals>") - 1] if "<locals>" in parts[1:] else parts[-1]
+    return _DUNDERS.get(method, method if method in METHODS and len(parts) > 1 else "")
+
+
+def _raised_in(exc: BaseException) -> str:
+    """The engine's op the innermost frame of ``exc`` that belongs to one is in, in words."""
+    found, tb = "", exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if op := _op_of(code.co_qualname):
+            found = f"`{op}`'s `{code.co_name}`" if code.co_name == "_backward" else f"`{op}`"
+        tb = tb.tb_next
+    return found
 
 
 def _ops(out: object) -> list[str]:
     """The op symbols in the engine's graph of ``out``.
 
     Read from micrograd's ``_op`` through ``_prev``; where a node has no
-    ``_op``, from the method its ``_backward`` closure was defined in.
+    ``_op``, from the method its ``_backward`` closure was defined in
+    (``*`` for ``Value.__mul__.<locals>._backward``).
     """
-    found: set[str] = set()
-    seen: set[int] = set()
-    stack = [out]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        op = getattr(node, "_op", "")
-        op = op if isinstance(op, str) and op else _made_in(node)
-        if op:
-            found.add(op)
-        parents = getattr(node, "_prev", ())
-        if not isinstance(parents, set | frozenset | tuple | list):
-            return []
-        stack.extend(parents)
-    return sorted(found)
+    found = set()
+    for node in _graph(out) or ():
+        op, made_in = (
+            getattr(node, "_op", ""),
+            str(getattr(getattr(node, "_backward", 0), "__qualname__", "")),
+        )
+        if not (isinstance(op, str) and op):
+            op = _op_of(made_in) if "<locals>" in made_in else ""
+        found.add(op)
+    return sorted(found - {""})
 
 
-def _entry(check: Check, i: int, expected: float, got: float) -> dict[str, object]:
-    diff = abs(got - expected)
+def _entry(graph: Graph, check: Check, i: int, expected: float, got: float) -> dict[str, object]:
+    diff, n = abs(got - expected), len(check.operands)
+    role = check.roles[i % n] if i % n < len(check.roles) else check.operands[i % n]
     return {
-        "operand": check.operands[i],
-        "role": check.roles[i] if i < len(check.roles) else check.operands[i],
+        "graph": graph.label,
+        "operand": graph.leaves[i],
+        "role": role if i < n else f"{role} of the second node",
         "expected": expected,
         "got": got,
         "abs": diff if math.isfinite(diff) else math.inf,
@@ -194,14 +192,14 @@ def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
     Args:
         check: One of :func:`battery`'s checks.
         cls: The engine's node class.
-        points: How many points to draw (the first failing one is reported);
-            at least one on each piece of a domain cut by a kink or a pole.
+        points: How many points to draw (the first failing one is reported,
+            with every graph that fails there); at least one on each piece
+            of a domain cut by a kink or a pole.
         seed: Seeds the points; each check draws its own, so a check's points
             do not depend on which checks ran before it.
 
     Returns:
-        The :class:`Row`: ``"ERROR"`` when the engine raised, with the
-        exception on one line.
+        The :class:`Row` (``"ERROR"`` when the engine raised: its exception on one line).
 
     Example:
         >>> from minigrad.checking.lab.battery import battery
@@ -217,91 +215,104 @@ def run(check: Check, cls: type, *, points: int = 3, seed: int = 0) -> Row:
         elif check.kind == "twice":
             _run_twice(check, cls, row, rng)
         else:
+            shapes = graphs(check)
             for k in range(check.points(points)):
-                if not _run_point(check, cls, row, rng, k):
+                if not _run_point(check, shapes, cls, row, rng, k):
                     break
-    except RecursionError as exc:
-        row.verdict, row.note = Outcome.ERROR, f"{one_line(exc)} at {_shown(row.point)}"
-    except Exception as exc:
-        row.verdict, row.note = Outcome.ERROR, f"it raises {one_line(exc)} at {_shown(row.point)}"
+    except Exception as exc:  # RecursionError included
+        said = "" if isinstance(exc, RecursionError) else "it raises "
+        at = (
+            f"in {[*row.where.values()][-1]}"
+            if row.where
+            else f"at ({_at(row.operands, row.point)})"
+        )
+        row.verdict, row.note = Outcome.ERROR, f"{said}{one_line(exc)} {at}"
+        row.raised_in = _raised_in(exc)
     return row
 
 
-def _shown(point: Sequence[float]) -> str:
-    return "(" + ", ".join(f"{x:.6g}" for x in point) + ")"
+def _at(names: Sequence[str], point: Sequence[float]) -> str:
+    return ", ".join(f"{n}={x:.6g}" for n, x in zip(names, point, strict=False))
 
 
-def _run_point(check: Check, cls: type, row: Row, rng: random.Random, k: int) -> bool:
-    """Check point ``k``; False once the row has failed."""
-    point = check.draw(rng, k)
-    row.point = list(point)
+#: How close the engine's gradient must be to minigrad's: two right formulas
+#: differ by rounding, a few ulps of the terms they add.
+_GRAD_RTOL = 1e-8
+
+
+def _run_point(
+    check: Check, shapes: list[Graph], cls: type, row: Row, rng: random.Random, k: int
+) -> bool:
+    """Check point ``k`` in every graph of ``shapes``; False once the row has failed."""
     n = len(check.operands)
-    xs, consts = point[:n], point[n:]
-    leaves = [Value(x) for x in xs]
-    reference = check.build(*leaves, *consts)
-    assert isinstance(reference, Value)  # minigrad's own ops on minigrad's Values
-    nodes = [cls(x) for x in xs]
-    try:
-        out = check.build(*nodes, *consts)
-    except Exception as exc:
-        if not (check.optional and refused(exc)):
-            raise
-        row.verdict, row.note = Outcome.SKIP, f"not supported: it raises {one_line(exc)}"
-        return False
-    problem = fits(out)
-    if problem or (isinstance(out, Value) and cls is not Value):
+    point, twin = check.draw(rng, k), check.draw(rng, k)[:n]
+    weight = rng.choice((-1.0, 1.0)) * rng.uniform(1.5, 3.0)
+    row.point, row.weight = list(point), weight
+    consts = point[n:]
+    for shape in shapes:
+        xs = [*point[:n], *twin][: len(shape.leaves)]
+        values = [Value(x) for x in xs]
+        try:
+            reference = shape.build(values, consts, weight)
+        except (ArithmeticError, ValueError):  # outside the op's domain: x ** x at x < 0
+            continue
+        assert isinstance(reference, Value)  # minigrad's own ops on minigrad's Values
+        w = [weight] if shape.label == "weighted" else []
+        at = _at([*shape.leaves, *check.constants, "w"], [*xs, *consts, *w])
+        row.where[shape.label] = f"{shape.expression} at {at}"
+        nodes = [cls(x) for x in xs]
+        alone = shape.label == "alone"
+        try:
+            out = shape.build(nodes, consts, weight)
+        except Exception as exc:
+            if not (alone and check.optional and refused(exc)):
+                raise
+            row.verdict, row.note = Outcome.SKIP, f"not supported: it raises {one_line(exc)}"
+            return False
+        if alone and not _fits_forward(out, cls, reference, row):
+            return False
+        out.backward()  # type: ignore[attr-defined]
+        if alone:
+            row.seed = float(out.grad or 0.0)  # type: ignore[attr-defined]
+        got = [float(node.grad or 0.0) for node in nodes]
+        expected = [g.data for g in grad(reference, values)]
+        if not _wrong(row, check, expected, got, shape):
+            row.where.pop(shape.label)
+    return row.verdict is Outcome.OK
+
+
+def _fits_forward(out: object, cls: type, reference: Value, row: Row) -> bool:
+    """Whether ``out`` is a node of the engine whose forward is minigrad's; if not, the row says."""
+    if fits(out) or (isinstance(out, Value) and cls is not Value):
         row.verdict = Outcome.ERROR
         row.note = f"it returns {type(out).__name__} {out!r}, not a node of the engine"
         return False
     got = float(out.data)  # type: ignore[attr-defined]
     row.ops = _ops(out)
-    if not _close(got, reference.data, _FORWARD_RTOL):
-        row.verdict = Outcome.FAIL
-        row.forward = {"got": got, "expected": reference.data}
-        return False
-    func = cast("Func", lambda *ns: check.build(*ns, *consts))
-    report = gradcheck_report(func, nodes)
-    if report.ok:
+    if _close(got, reference.data, _FORWARD_RTOL):
         return True
-    failures = report.failures
-    if any(e.cause is Cause.NOT_COMPUTED for e in failures):
-        row.verdict = Outcome.ERROR
-        row.note = f"backward() raises at {_shown(point)}: {failures[0].note}"
-        return False
     row.verdict = Outcome.FAIL
-    for e in sorted(failures, key=lambda e: e.wrt):
-        row.entries.append(_entry(check, e.wrt, e.numerical, e.analytic))
-    row.note = "; ".join(dict.fromkeys(e.note for e in failures if e.note))
+    row.forward = {"got": got, "expected": reference.data}
     return False
 
 
-def _grads(
-    check: Check, leaves: list[object], then: Callable[[object], object] | None = None
-) -> tuple[list[float], object]:
-    """One backward pass on a fresh graph of ``leaves``: their ``.grad``, and the graph's output.
-
-    ``then``, when given, is applied to the check's output before the pass.
-    """
-    for leaf in leaves:
+def _grads(check: Check, leaves: list[object], zero: bool = True) -> tuple[list[float], object]:
+    """A pass on a fresh graph of ``leaves`` (``.grad`` zeroed if ``zero``): ``.grad``, output."""
+    for leaf in leaves if zero else ():
         leaf.grad = 0.0  # type: ignore[attr-defined]
     out = check.build(*leaves)
-    if then is not None:
-        out = then(out)
     out.backward()  # type: ignore[attr-defined]
     return [float(leaf.grad or 0.0) for leaf in leaves], out  # type: ignore[attr-defined]
 
 
 def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
-    """Passes on later graphs of the same leaves, against minigrad's gradient.
+    """A pass, a second one that must add to it, a third on a graph built on the second's output.
 
-    The first two passes are each on a fresh graph of the same leaves (a
-    topological order kept between calls runs the first graph's nodes
-    again). The third is on a graph built on the second one's output, its
-    nodes' ``.grad`` zeroed: a visited set kept between calls (a default
-    argument ``visited=set()``) holds that output, skips it and what it was
-    made from, and the leaves get too little. Fresh nodes alone could never
-    show that: only the leaves would be in the set, and a leaf has no
-    ``_backward`` to skip.
+    The second, on a fresh graph of the same leaves, their ``.grad`` as the
+    first left it, must double it: the gradient once means that it zeroes
+    or assigns first. The third, every ``.grad`` zeroed, shows a visited set
+    kept between calls (``visited=set()``): it holds that output, and skips
+    it; on fresh nodes only the leaves, which have no ``_backward``, are in it.
     """
     point = check.draw(rng, 0)
     row.point = list(point)
@@ -310,17 +321,19 @@ def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
     assert isinstance(reference, Value)
     expected = [g.data for g in grad(reference, values)]
     leaves = [cls(x) for x in point]
-    out: object = None
-    for first in (True, False):
-        got, out = _grads(check, leaves)
-        if not _wrong(row, check, expected, got):
-            continue
-        row.first_pass = not first
-        if not first:
-            row.note = (
-                "the first backward() was right; the second, on a fresh graph of the same "
-                "leaves (their .grad zeroed), was not"
-            )
+    got, out = _grads(check, leaves)
+    row.seed = float(out.grad or 0.0)  # type: ignore[attr-defined]
+    if _wrong(row, check, expected, got):
+        row.first_pass = False
+        return
+    got, out = _grads(check, leaves, zero=False)
+    if _wrong(row, check, [2 * e for e in expected], got):
+        row.replaces = all(_close(g, e, _GRAD_RTOL) for g, e in zip(got, expected, strict=True))
+        row.note = "the first backward() was right; the second, on a new graph of the same " + (
+            "leaves, left their .grad at its own gradient instead of adding it to the first one's"
+            if row.replaces
+            else "leaves, did not add its gradient to the first one's"
+        )
         return
     nodes = _graph(out)
     if nodes is None:  # no _prev: its nodes' .grad cannot be zeroed
@@ -330,33 +343,27 @@ def _run_twice(check: Check, cls: type, row: Row, rng: random.Random) -> None:
     on_top = out + leaves[0]
     on_top.backward()
     got = [float(leaf.grad or 0.0) for leaf in leaves]
-    # The same graph built afresh, new leaves and all: what the engine gives
-    # without state. Any difference is the state's; a gradient wrong in both
-    # is a bug of an op or of the order, which other rows show.
-    fresh = [cls(x) for x in point]
-    alike, _ = _grads(check, fresh, lambda y: y + fresh[0])
-    if all(_close(g, a, _FORWARD_RTOL) for g, a in zip(got, alike, strict=True)):
-        return
     expected = [g.data for g in grad(reference + values[0], values)]
     if _wrong(row, check, expected, got):
         row.note = (
             "the first two backward() calls were right; a third, on a graph built on the "
-            "second one's output (every .grad zeroed), was not, and the same graph built "
-            "afresh was"
+            "second one's output (every .grad zeroed), was not"
         )
 
 
-def _wrong(row: Row, check: Check, expected: list[float], got: list[float]) -> bool:
-    """Whether ``got`` differs from ``expected``; if so, the row says how."""
-    if all(_close(g, e, _FORWARD_RTOL) for g, e in zip(got, expected, strict=True)):
-        return False
-    row.verdict = Outcome.FAIL
-    row.entries = [
-        _entry(check, i, e, g)
-        for i, (e, g) in enumerate(zip(expected, got, strict=True))
-        if not _close(g, e, _FORWARD_RTOL)
+def _wrong(
+    row: Row, check: Check, expected: list[float], got: list[float], shape: Graph | None = None
+) -> bool:
+    """Whether ``got`` differs from ``expected`` (in ``shape``, else alone); the row says where."""
+    pairs = enumerate(zip(expected, got, strict=True))
+    bad = [
+        _entry(shape or graphs(check)[0], check, i, e, g)
+        for i, (e, g) in pairs
+        if not _close(g, e, _GRAD_RTOL)
     ]
-    return True
+    row.entries += bad
+    row.verdict = Outcome.FAIL if bad else row.verdict
+    return bool(bad)
 
 
 def _graph(out: object) -> list[object] | None:
@@ -402,6 +409,4 @@ def _run_chain(check: Check, cls: type, row: Row, rng: random.Random) -> None:
         row.verdict, row.depth = Outcome.FAIL, fails
         row.note = f"RecursionError at depth {fails}"
         return
-    if not _close(got, 1.0, _FORWARD_RTOL):
-        row.verdict = Outcome.FAIL
-        row.entries = [_entry(check, 0, 1.0, got)]
+    _wrong(row, check, [1.0], [got])
