@@ -331,17 +331,21 @@ def _html(stepper: BackwardStepper, uid: str) -> str:
   function mark(id, name) {{
     if (boxes[id]) {{ boxes[id].classList.add(name); }}
   }}
-  // A graph wider than its panel scrolls: keep the current node in view, moving
-  // the panel alone (scrollIntoView would move the notebook's page too).
-  function reveal(g) {{
-    if (!g) {{ return; }}
-    var box = g.getBoundingClientRect();
+  // A graph wider than its panel scrolls: keep the step's nodes in view (the
+  // current one first), moving the panel alone (scrollIntoView would move the
+  // notebook's page too).
+  function reveal(ids) {{
     var panel = picture.getBoundingClientRect();
-    if (box.left < panel.left) {{
-      picture.scrollLeft -= panel.left - box.left + 16;
-    }} else if (box.right > panel.right) {{
-      picture.scrollLeft += box.right - panel.right + 16;
-    }}
+    var left = Infinity, right = -Infinity;
+    ids.forEach(function (id) {{
+      if (!boxes[id]) {{ return; }}
+      var box = boxes[id].getBoundingClientRect();
+      left = Math.min(left, box.left);
+      right = Math.max(right, box.right);
+    }});
+    if (left === Infinity) {{ return; }}
+    if (right > panel.right) {{ picture.scrollLeft += right - panel.right + 16; }}
+    if (left < panel.left) {{ picture.scrollLeft -= panel.left - left + 16; }}
   }}
   function show(k) {{
     k = Math.max(0, Math.min(data.steps.length - 1, k));
@@ -356,7 +360,7 @@ def _html(stepper: BackwardStepper, uid: str) -> str:
     mark(step.node, "mg-current");
     if (step.op) {{ mark(step.node + "op", "mg-current"); }}
     step.written.forEach(function (id) {{ mark(id, "mg-written"); }});
-    reveal(boxes[step.node]);
+    reveal(step.written.concat([step.node]));
     slider.value = String(k);
     document.getElementById("{uid}-count").textContent =
       "step " + k + " of " + (data.steps.length - 1);
