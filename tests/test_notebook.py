@@ -500,3 +500,32 @@ def test_the_command_writes_outputs_and_then_finds_them_up_to_date(tmp_path: Pat
         assert tool.main([str(path), "--check"]) == 1
     assert "code cell 1: stdout stored '42\\n', now stdout '54\\n'" in err.getvalue()
     assert f"run `{tool.REGENERATE}`" in err.getvalue()
+
+
+def test_html_is_compared_exactly_but_for_stepper_ids_and_picture_coordinates() -> None:
+    def html(text: str) -> list[list[dict[str, Any]]]:
+        return [
+            [
+                {
+                    "data": {"text/html": [text], "text/plain": ["S"]},
+                    "execution_count": 1,
+                    "metadata": {},
+                    "output_type": "execute_result",
+                }
+            ]
+        ]
+
+    page = f'<div id="mg-stepper-1-0a1b2c3d"><p>step 0 of 2</p>{PICTURE}</div>'
+    same = [
+        page.replace("mg-stepper-1-0a1b2c3d", "mg-stepper-7-ffee0011"),  # drawn at random
+        page.replace('cx="10.5"', 'cx="10.6"'),  # a coordinate in the picture
+    ]
+    for other in same:
+        assert tool.differences(html(page), html(other)) == []
+    changed = [
+        page.replace("step 0 of 2", "step 0 of 3"),  # the text around the picture
+        page.replace(">0.5<", ">0.6<"),  # a text in the picture
+        page.replace('id="mg-stepper-1-0a1b2c3d"', 'id="other"'),  # an id that is not a stepper's
+    ]
+    for other in changed:
+        assert tool.differences(html(page), html(other)) != [], other
