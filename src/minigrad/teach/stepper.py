@@ -95,7 +95,7 @@ class BackwardStepper:
             ``max_nodes`` Values.
 
     Attributes:
-        steps: The :class:`Step` list, the seed first.
+        steps: The :class:`Step` tuple, the seed first.
 
     Example:
         >>> from minigrad import Value
