@@ -1,14 +1,17 @@
 """The teaching notebook is stored with its outputs, and they are what it computes today.
 
-``tools/notebook.py`` runs the code cells in order in one namespace with plain
-``exec``, as a kernel would, on a bare machine (no Graphviz, no matplotlib), so
-no Jupyter is needed. These tests run it once, compare what it shows with the
-outputs stored in ``docs/notebook.ipynb`` (text and numbers exactly, pictures
-by structure) and check that it shows what its text promises.
+``tools/notebook.py`` runs the code cells in a real Jupyter kernel (nbclient
+and ipykernel), on a bare machine (no Graphviz, no matplotlib), so the outputs
+are made by IPython's display hooks and formatters, as in Jupyter. These tests
+run it once, compare what it shows with the outputs stored in
+``docs/notebook.ipynb`` (text and numbers exactly, pictures by structure) and
+check that it shows what its text promises, reading the kernel's variables
+back through expressions the tool evaluates there after the cells.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import json
@@ -24,9 +27,9 @@ from typing import Any
 
 import pytest
 
-from minigrad import Value
-from minigrad.teach.viz import Graph
+from minigrad.teach import BackwardStepper
 from scripts import load_script
+from test_stepper import lecture_neuron
 
 
 def _load_tool() -> ModuleType:
@@ -54,13 +57,31 @@ def _code_ids() -> list[str]:
     return [cell["id"] for cell in _cells() if cell["cell_type"] == "code"]
 
 
+#: What the tests read from the kernel after the cells, by expression.
+ASKED = (
+    "(a.data, a.grad, b.data, b.grad)",
+    "(dx.data, dxx.data, dxxx.data)",
+    "(len(points), labels)",
+    "(steps, losses, accuracies, accuracy)",
+    "(g.values, g.ops, g.dot)",
+    "g._repr_svg_() == g.svg()",
+    "g",
+)
+
+
 class Ran:
-    """One run of the notebook: its namespace and the outputs of each code cell by id."""
+    """One run of the notebook: the outputs of each code cell by id, and values read back."""
 
     def __init__(self) -> None:
-        self.namespace: dict[str, object] = {}
-        self.outputs: list[list[dict[str, Any]]] = tool.execute(_load(), namespace=self.namespace)
+        ran = tool.execute(_load(), evaluate=ASKED)
+        self.outputs: list[list[dict[str, Any]]] = ran.outputs
+        self.values: dict[str, str] = ran.values
+        self.minigrad: str = ran.minigrad
         self.by_id = dict(zip(_code_ids(), self.outputs, strict=True))
+
+    def value(self, expression: str) -> Any:
+        """The value of ``expression`` in the kernel after the last cell (a Python literal)."""
+        return ast.literal_eval(self.values[expression])
 
     def stdout(self, cell_id: str | None = None) -> str:
         cells = self.outputs if cell_id is None else [self.by_id[cell_id]]
@@ -128,8 +149,9 @@ def _check_output(output: dict[str, Any], count: int) -> None:
         assert output["name"] in ("stdout", "stderr")
         lines = output["text"]
     else:
-        assert output["output_type"] == "execute_result"
-        assert output["execution_count"] == count
+        assert output["output_type"] in ("execute_result", "display_data")
+        if output["output_type"] == "execute_result":
+            assert output["execution_count"] == count
         assert output["metadata"] == {}
         assert "text/plain" in output["data"]
         assert set(output["data"]) <= {"text/plain", "text/html", "image/svg+xml"}
@@ -153,22 +175,16 @@ def test_the_stored_outputs_are_what_the_notebook_shows_today(run: Ran) -> None:
 
 
 def test_backward_gives_the_gradients_the_text_derives(run: Ran) -> None:
-    ns = run.namespace
-    a, b, c = ns["a"], ns["b"], ns["c"]
-    assert isinstance(a, Value)
-    assert isinstance(b, Value)
-    assert isinstance(c, Value)
-    assert a.grad == pytest.approx(b.data + 1 - math.tanh(a.data) ** 2, rel=1e-12)
-    assert b.grad == a.data
+    a_data, a_grad, b_data, b_grad = run.value("(a.data, a.grad, b.data, b.grad)")
+    assert a_grad == pytest.approx(b_data + 1 - math.tanh(a_data) ** 2, rel=1e-12)
+    assert b_grad == a_data
     printed = run.stdout()
     assert "dc/da = -2.9293   dc/db = 2.0000" in printed
     assert "by hand:      dc/da = -2.9293" in printed
 
 
 def test_derivatives_of_x_cubed(run: Ran) -> None:
-    derivatives = [run.namespace[name] for name in ("dx", "dxx", "dxxx")]
-    assert all(isinstance(d, Value) for d in derivatives)
-    assert [d.data for d in derivatives if isinstance(d, Value)] == [27.0, 18.0, 6.0]
+    assert run.value("(dx.data, dxx.data, dxxx.data)") == (27.0, 18.0, 6.0)
     assert run.shown("higher")["text/plain"] == "(27.0, 18.0, 6.0)"
 
 
@@ -183,23 +199,17 @@ def test_a_check_passes_and_a_wrong_rule_is_caught(run: Ran) -> None:
 
 
 def test_the_data_is_drawn_point_by_point(run: Ran) -> None:
-    points, labels = run.namespace["points"], run.namespace["labels"]
-    assert isinstance(points, list)
-    assert isinstance(labels, list)
+    points, labels = run.value("(len(points), labels)")
     dots = [c for c in run.svg("data").iter(f"{SVG}circle") if c.get("stroke-width") == "0.8"]
-    assert len(dots) == len(points) == 60
+    assert len(dots) == points == 60
     assert [d.get("fill") for d in dots] == ["#1f77b4" if y < 0 else "#d62728" for y in labels]
 
 
 def test_the_network_learns_with_a_progress_line_every_5_steps(run: Ran) -> None:
-    ns = run.namespace
-    steps, losses, accuracies = ns["steps"], ns["losses"], ns["accuracies"]
+    steps, losses, accuracies, accuracy = run.value("(steps, losses, accuracies, accuracy)")
     assert isinstance(steps, int)
-    assert isinstance(losses, list)
-    assert isinstance(accuracies, list)
     assert len(losses) == len(accuracies) == steps + 1
     assert losses[-1] < 0.5 * losses[0]
-    accuracy = ns["accuracy"]
     assert isinstance(accuracy, float)
     assert accuracy >= 0.95
     printed = run.stdout("mlp").splitlines()
@@ -215,7 +225,7 @@ def test_the_network_learns_with_a_progress_line_every_5_steps(run: Ran) -> None
 
 
 def test_the_loss_curve_has_a_point_per_step(run: Ran) -> None:
-    steps = run.namespace["steps"]
+    steps = run.value("(steps, losses, accuracies, accuracy)")[0]
     assert isinstance(steps, int)
     lines = list(run.svg("curve").iter(f"{SVG}polyline"))
     assert [len((line.get("points") or "").split()) for line in lines] == [steps + 1] * 2
@@ -241,16 +251,33 @@ def test_the_model_is_saved_and_loaded_back(run: Ran) -> None:
 
 
 def test_the_graph_cell_makes_a_graph_and_prints_its_dot_text_last(run: Ran) -> None:
-    g = run.namespace["g"]
-    assert isinstance(g, Graph)
-    assert (g.values, g.ops) == (5, 3)  # a, b, a*b, tanh(a), c
-    assert "<td><b>c</b></td>" in g.dot
-    assert run.stdout().rstrip().endswith(g.dot.rstrip())
-    assert run.shown("graph")["text/plain"] == repr(g)
+    values, ops, dot = run.value("(g.values, g.ops, g.dot)")
+    assert (values, ops) == (5, 3)  # a, b, a*b, tanh(a), c
+    assert "<td><b>c</b></td>" in dot
+    assert run.stdout().rstrip().endswith(dot.rstrip())
+    assert run.shown("graph")["text/plain"] == run.values["g"]  # repr(g), the kernel's
+    assert run.values["g"].startswith(f"Graph(values={values}, ops={ops}, ")
     # minigrad's own picture, with or without Graphviz installed.
-    svg = g._repr_svg_()
-    assert svg == g.svg()
-    assert svg is not None and "<svg" in svg
+    assert run.value("g._repr_svg_() == g.svg()") is True
+
+
+def test_the_stepper_cell_steps_through_the_lectures_neuron(run: Ran) -> None:
+    shown = run.shown("stepper")
+    assert shown["text/plain"] == "BackwardStepper(values=10, steps=6)"
+    html = shown["text/html"]
+    found = re.search(r"var data = (\{.*?\});\n", html)
+    assert found is not None
+    captions = [step["caption"] for step in json.loads(found[1])["steps"]]
+    # The same steps as a stepper of the lecture's neuron made here, in pytest's process.
+    o, _ = lecture_neuron()
+    mine = BackwardStepper(o).steps
+    assert captions == [f"step {s.number} of 5: {s.caption}" for s in mine]
+    assert captions[4] == (
+        "step 4 of 5: x1w1._backward(): x1.grad += -1.4999999999999996, "
+        "w1.grad += 0.9999999999999997"
+    )
+    assert html.count("<svg") == 1
+    assert "Next" in html and 'type="range"' in html
 
 
 def test_the_graph_cell_shows_a_picture_without_graphviz(run: Ran) -> None:
@@ -263,43 +290,32 @@ def test_the_graph_cell_shows_a_picture_without_graphviz(run: Ran) -> None:
 # The tool: a bare machine, the display of a cell, the staleness check.
 
 
-def test_the_notebook_runs_on_a_bare_machine(
+def test_the_bare_machine_has_no_dot_and_no_pytest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    fake = _fake_dot(tmp_path, monkeypatch)
+    path, cwd = os.environ["PATH"], os.getcwd()
+    assert "PYTEST_CURRENT_TEST" in os.environ
+    with tool.bare_machine() as folder:
+        assert shutil.which("dot") is None
+        assert str(fake) not in os.environ["PATH"].split(os.pathsep)
+        assert list(folder.iterdir()) == []
+        assert "PYTEST_CURRENT_TEST" not in os.environ
+    assert not folder.exists()
+    assert os.environ["PATH"] == path
+    assert os.getcwd() == cwd
+    assert "PYTEST_CURRENT_TEST" in os.environ
+
+
+def _fake_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``dot`` first on PATH, which the bare machine must take away."""
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "dot").write_text("#!/bin/sh\n", encoding="utf-8")
     (fake / "dot").chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ.get('PATH', '')}")
     assert shutil.which("dot") == str(fake / "dot")
-    path, cwd = os.environ["PATH"], os.getcwd()
-    modules = {name: sys.modules.get(name) for name in ("matplotlib", "matplotlib.pyplot")}
-    assert "PYTEST_CURRENT_TEST" in os.environ
-    with tool.bare_machine():
-        assert shutil.which("dot") is None
-        with pytest.raises(ImportError):
-            import matplotlib.pyplot  # noqa: F401
-        assert os.getcwd() != cwd
-        assert os.listdir(".") == []
-        assert "PYTEST_CURRENT_TEST" not in os.environ
-    assert os.environ["PATH"] == path
-    assert os.getcwd() == cwd
-    assert "PYTEST_CURRENT_TEST" in os.environ
-    assert {name: sys.modules.get(name) for name in modules} == modules
-
-
-class _Shows:
-    def __init__(self, svg: str | None) -> None:
-        self.svg = svg
-
-    def _repr_svg_(self) -> str | None:
-        return self.svg
-
-    def _repr_html_(self) -> str:
-        return "<b>html</b>"
-
-    def __repr__(self) -> str:
-        return "Shows()"
+    return fake
 
 
 def _notebook(*sources: str) -> dict[str, Any]:
@@ -321,40 +337,88 @@ def _notebook(*sources: str) -> dict[str, Any]:
     }
 
 
-def test_a_cell_shows_what_it_prints_and_its_last_expression() -> None:
-    namespace: dict[str, object] = {"_Shows": _Shows}
-    outputs = tool.execute(
+def test_the_kernel_is_this_python_on_a_bare_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_dot(tmp_path, monkeypatch)
+    ran = tool.execute(
         _notebook(
+            "import os, shutil, sys\n"
+            "print(sys.executable)\n"
+            "print(shutil.which('dot'), os.listdir('.'), 'PYTEST_CURRENT_TEST' in os.environ)",
+            "try:\n    import matplotlib.pyplot\nexcept ImportError:\n    print('no matplotlib')",
+            # The kernel's setup leaves no name behind ('sys' is this notebook's own).
+            "print([name for name in ('warnings', 'matplotlib') if name in dir()])",
+            "import warnings\nfor _ in range(2):\n    warnings.warn('again')",
+        ),
+        evaluate=["sys.executable"],
+    )
+    printed = ["".join(o["text"]) for cell in ran.outputs for o in cell]
+    kernel = ast.literal_eval(ran.values["sys.executable"])
+    assert kernel == sys.executable
+    assert printed[:3] == [f"{kernel}\nNone [] False\n", "no matplotlib\n", "[]\n"]
+    # Every warning, every time: the first run and a rerun print the same.
+    assert ran.outputs[3][0]["name"] == "stderr"
+    assert printed[3].count("UserWarning: again") == 2
+    assert ran.minigrad.startswith("minigrad ")
+
+
+def test_a_cell_shows_what_it_prints_and_what_ipython_displays() -> None:
+    shows = (
+        "class Shows:\n"
+        "    def __init__(self, svg):\n"
+        "        self.svg = svg\n"
+        "    def _repr_svg_(self):\n"
+        "        return self.svg\n"
+        "    def _repr_html_(self):\n"
+        "        return '<b>html</b>'\n"
+        "    def __repr__(self):\n"
+        "        return 'Shows()'"
+    )
+    ran = tool.execute(
+        _notebook(
+            shows,
             "print('one')\nprint('two')\n1 + 1",
             "x = 3",
             "None",
-            "import sys\nprint('oops', file=sys.stderr)\n_Shows('<svg/>')",
-            "_Shows(None)",
+            "import sys\nprint('oops', file=sys.stderr)\nShows('<svg/>')",
+            "Shows(None)",
             "x",
+            "display(Shows(None))\nx + 1;",
         ),
-        namespace=namespace,
+        evaluate=["x"],
     )
-    assert outputs[0] == [
+    outputs = ran.outputs
+    assert outputs[0] == []  # a class definition shows nothing
+    assert outputs[1] == [
         {"name": "stdout", "output_type": "stream", "text": ["one\n", "two\n"]},
         {
             "data": {"text/plain": ["2"]},
-            "execution_count": 1,
+            "execution_count": 2,
             "metadata": {},
             "output_type": "execute_result",
         },
     ]
-    assert outputs[1] == []  # an assignment shows nothing
-    assert outputs[2] == []  # nor does None
-    assert outputs[3][0] == {"name": "stderr", "output_type": "stream", "text": ["oops\n"]}
-    assert outputs[3][1]["data"] == {
+    assert outputs[2] == []  # an assignment shows nothing
+    assert outputs[3] == []  # nor does None
+    assert outputs[4][0] == {"name": "stderr", "output_type": "stream", "text": ["oops\n"]}
+    assert outputs[4][1]["data"] == {
         "text/plain": ["Shows()"],
         "image/svg+xml": ["<svg/>"],
         "text/html": ["<b>html</b>"],
     }
-    # _repr_svg_ returning None: Jupyter shows the other types, and so does the tool.
-    assert outputs[4][0]["data"] == {"text/plain": ["Shows()"], "text/html": ["<b>html</b>"]}
-    assert outputs[5][0]["data"] == {"text/plain": ["3"]}
-    assert namespace["x"] == 3
+    # _repr_svg_ returning None: IPython shows the other types.
+    assert outputs[5][0]["data"] == {"text/plain": ["Shows()"], "text/html": ["<b>html</b>"]}
+    assert outputs[6][0]["data"] == {"text/plain": ["3"]}
+    # display() is IPython's, and a trailing ; hides the last value, as in Jupyter.
+    assert outputs[7] == [
+        {
+            "data": {"text/plain": ["Shows()"], "text/html": ["<b>html</b>"]},
+            "metadata": {},
+            "output_type": "display_data",
+        }
+    ]
+    assert ran.values == {"x": "3"}
 
 
 def test_a_cell_that_raises_is_named() -> None:
@@ -436,3 +500,32 @@ def test_the_command_writes_outputs_and_then_finds_them_up_to_date(tmp_path: Pat
         assert tool.main([str(path), "--check"]) == 1
     assert "code cell 1: stdout stored '42\\n', now stdout '54\\n'" in err.getvalue()
     assert f"run `{tool.REGENERATE}`" in err.getvalue()
+
+
+def test_html_is_compared_exactly_but_for_stepper_ids_and_picture_coordinates() -> None:
+    def html(text: str) -> list[list[dict[str, Any]]]:
+        return [
+            [
+                {
+                    "data": {"text/html": [text], "text/plain": ["S"]},
+                    "execution_count": 1,
+                    "metadata": {},
+                    "output_type": "execute_result",
+                }
+            ]
+        ]
+
+    page = f'<div id="mg-stepper-1-0a1b2c3d"><p>step 0 of 2</p>{PICTURE}</div>'
+    same = [
+        page.replace("mg-stepper-1-0a1b2c3d", "mg-stepper-7-ffee0011"),  # drawn at random
+        page.replace('cx="10.5"', 'cx="10.6"'),  # a coordinate in the picture
+    ]
+    for other in same:
+        assert tool.differences(html(page), html(other)) == []
+    changed = [
+        page.replace("step 0 of 2", "step 0 of 3"),  # the text around the picture
+        page.replace(">0.5<", ">0.6<"),  # a text in the picture
+        page.replace('id="mg-stepper-1-0a1b2c3d"', 'id="other"'),  # an id that is not a stepper's
+    ]
+    for other in changed:
+        assert tool.differences(html(page), html(other)) != [], other

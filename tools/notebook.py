@@ -1,47 +1,48 @@
-"""Run docs/notebook.ipynb with the standard library and store its outputs, or check them.
+"""Run docs/notebook.ipynb in a Jupyter kernel and store its outputs, or check them.
 
     python tools/notebook.py            # run every cell, write the outputs into the notebook
     python tools/notebook.py --check    # run every cell, exit 1 if the stored outputs differ
 
-The cells import the ``minigrad`` this Python imports, as a kernel would
-(from a clone: ``pip install -e .`` first, or ``PYTHONPATH=src``); the tool
-prints which one it used.
-
-No Jupyter is needed: the code cells run in order in one namespace with plain
-``exec``, as a kernel runs them. What a cell prints becomes a ``stream``
-output; the value of its last line, when it is an expression and not None,
-becomes an ``execute_result`` with the MIME types Jupyter would store: its
-``repr`` as ``text/plain``, and ``image/svg+xml`` and ``text/html`` from its
-``_repr_svg_`` and ``_repr_html_`` when they return text.
+The cells run as Jupyter runs them: nbclient starts an IPython kernel
+(ipykernel) in this Python, and the outputs are what the kernel sends back,
+made by IPython's display hooks and formatters: ``stream`` outputs for what
+a cell prints, an ``execute_result`` for the value of its last line (its
+``text/plain`` and every rich type its ``_repr_*_`` methods give), a
+``display_data`` for each ``display()``. ``pip install nbclient ipykernel``
+(the ``notebook`` extra) is all it needs; no Jupyter server or browser. The
+cells import the ``minigrad`` this Python imports (from a clone: ``pip
+install -e .`` first); the tool prints which one the kernel used.
 
 The notebook runs as on a bare machine, so its outputs do not depend on what
-this one has installed: Graphviz's ``dot`` is off PATH and matplotlib cannot
-be imported; the working directory is a fresh temporary one.
+this one has installed: Graphviz's ``dot`` is off PATH, matplotlib cannot be
+imported in the kernel, and the kernel's working directory is a fresh
+temporary one. The kernel is this Python's, whatever kernels Jupyter knows.
 
 ``--check`` compares text and numbers exactly and SVG pictures by structure:
 the same elements in the same order with the same texts and colours, every
 number in their attributes masked, so a coordinate printed one digit
 differently is not a difference but a missing point or a changed label is.
+HTML is compared exactly too, except for the SVG pictures inside it (compared
+by structure) and the ids a stepper (``minigrad.step_backward``) draws at
+random, so that two of them on one page never clash.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import builtins
 import contextlib
-import io
+import copy
 import json
 import os
 import re
 import shutil
 import sys
 import tempfile
-import warnings
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "notebook.ipynb"
 REGENERATE = "python tools/notebook.py"
@@ -73,12 +74,34 @@ def _text(value: str | list[str]) -> str:
     return value if isinstance(value, str) else "".join(value)
 
 
+#: The kernel's name here: a spec of our own, so no kernel Jupyter knows of is picked instead.
+KERNEL = "minigrad-notebook"
+#: A bound on one cell, for a cell that hangs; the whole notebook takes seconds.
+CELL_TIMEOUT = 600
+#: Run in the kernel as it starts, leaving no name behind and counting no execution:
+#: matplotlib cannot be imported (a bare machine), and every warning shows every time.
+KERNEL_SETUP = (
+    '__import__("sys").modules.update(dict.fromkeys(("matplotlib", "matplotlib.pyplot")))',
+    '__import__("warnings").simplefilter("always")',
+)
+
+
+class Ran(NamedTuple):
+    """One run of a notebook in a kernel."""
+
+    outputs: list[list[Output]]  # each code cell's, as nbformat stores them
+    values: dict[str, str]  # the repr of each expression asked for, evaluated after the cells
+    minigrad: str  # the minigrad the kernel imported: version and folder
+
+
 @contextlib.contextmanager
-def bare_machine() -> Iterator[None]:
-    """No ``dot``, no matplotlib, no pytest in the environment, a fresh working directory."""
+def bare_machine() -> Iterator[Path]:
+    """No ``dot`` on PATH and no pytest in the environment; a fresh directory to run in.
+
+    The kernel started inside inherits the environment; the directory (yielded)
+    is its working directory. matplotlib is kept out by :data:`KERNEL_SETUP`.
+    """
     saved_env = {key: os.environ.get(key) for key in ("PATH", "PYTEST_CURRENT_TEST")}
-    saved_cwd = os.getcwd()
-    blocked = {name: sys.modules.get(name) for name in ("matplotlib", "matplotlib.pyplot")}
     path = os.environ.get("PATH", "")
     # Every directory that holds a `dot` goes, so the picture does not depend on Graphviz.
     os.environ["PATH"] = os.pathsep.join(
@@ -86,102 +109,155 @@ def bare_machine() -> Iterator[None]:
     )
     # Report texts are longer under pytest; the notebook shows what a person sees.
     os.environ.pop("PYTEST_CURRENT_TEST", None)
-    for name in blocked:
-        sys.modules[name] = None  # type: ignore[assignment]  # makes `import` raise ImportError
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            os.chdir(tmp)
-            try:
-                yield
-            finally:
-                os.chdir(saved_cwd)
+            yield Path(tmp)
     finally:
         for key, value in saved_env.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        for name, module in blocked.items():
-            if module is None:
-                sys.modules.pop(name, None)
+
+
+@contextlib.contextmanager
+def _kernel_spec() -> Iterator[Path]:
+    """:data:`KERNEL`, a kernel spec that runs ipykernel in this very Python; its folder."""
+    saved = os.environ.get("JUPYTER_PATH")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp, "kernels", KERNEL)
+        folder.mkdir(parents=True)
+        spec = {
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "Python 3 (minigrad's notebook check)",
+            "language": "python",
+        }
+        (folder / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [tmp, saved]))
+        try:
+            yield Path(tmp)
+        finally:
+            if saved is None:
+                os.environ.pop("JUPYTER_PATH", None)
             else:
-                sys.modules[name] = module
+                os.environ["JUPYTER_PATH"] = saved
 
 
-def _display(value: object, count: int) -> Output:
-    """The execute_result Jupyter stores for a cell whose last line has this value."""
-    data: dict[str, list[str]] = {"text/plain": _lines(repr(value))}
-    for method, mime in (("_repr_svg_", "image/svg+xml"), ("_repr_html_", "text/html")):
-        show = getattr(value, method, None)
-        if callable(show):
-            shown = show()
-            if isinstance(shown, str):
-                data[mime] = _lines(shown)
-    return {
-        "data": data,
-        "execution_count": count,
-        "metadata": {},
-        "output_type": "execute_result",
-    }
-
-
-def execute(
-    nb: dict[str, Any], *, cells: int | None = None, namespace: dict[str, object] | None = None
-) -> list[list[Output]]:
-    """Run the code cells in order; the outputs of each, as nbformat stores them.
+def execute(nb: dict[str, Any], *, cells: int | None = None, evaluate: Sequence[str] = ()) -> Ran:
+    """Run the code cells in order in a fresh kernel; their outputs, as nbformat stores them.
 
     Args:
-        nb: The notebook.
+        nb: The notebook (not changed).
         cells: Run only the first this many code cells (all by default).
-        namespace: The cells' globals, to look at afterwards (a fresh dict
-            by default).
+        evaluate: Expressions to evaluate in the kernel after the cells
+            (``"a.grad"``); :attr:`Ran.values` holds the ``repr`` of each.
 
     Raises:
         RuntimeError: A cell raised; the message names the cell and the error.
     """
-    if namespace is None:
-        namespace = {}
-    namespace.update({"__name__": "__main__", "__builtins__": builtins})
-    code_cells = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
-    results: list[list[Output]] = []
-    with bare_machine(), warnings.catch_warnings():
-        # Every warning, every time: the first run and a rerun print the same.
-        warnings.simplefilter("always")
-        for count, cell in enumerate(code_cells[:cells], start=1):
-            results.append(_run_cell(source(cell), namespace, count, cell.get("id", "?")))
-    return results
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    from traitlets.config import Config
+
+    code_cells = [
+        {**cell, "source": source(cell)} for cell in nb["cells"] if cell["cell_type"] == "code"
+    ][:cells]
+    whole = {**copy.deepcopy(nb), "cells": copy.deepcopy(code_cells)}
+    book = nbformat.from_dict(whole)  # type: ignore[no-untyped-call]
+    outputs: list[list[Output]] = []
+    with bare_machine() as tmp, _kernel_spec() as sockets:
+        client = NotebookClient(
+            book,
+            # Local sockets, not TCP on 127.0.0.1: no port to open, and no kernel
+            # warning that the connection is unencrypted.
+            config=Config({"KernelManager": {"transport": "ipc", "ip": str(sockets / "kernel")}}),
+            timeout=CELL_TIMEOUT,
+            kernel_name=KERNEL,
+            resources={"metadata": {"path": str(tmp)}},
+            extra_arguments=[f"--IPKernelApp.exec_lines={line}" for line in KERNEL_SETUP],
+            record_timing=False,
+        )
+        with client.setup_kernel():
+            for index, cell in enumerate(book.cells):
+                try:
+                    client.execute_cell(cell, index)
+                except CellExecutionError as exc:
+                    raise RuntimeError(
+                        f"notebook cell {cell.get('id', '?')!r} raised {exc.ename}: {exc.evalue}"
+                        f"\nit printed: {_printed(cell)}"
+                    ) from None
+                outputs.append(_stored(cell["outputs"]))
+            asked = [
+                "(lambda m: f'minigrad {m.__version__} from {m.__path__[0]}')"
+                "(__import__('minigrad'))"
+            ]
+            values = _evaluate(client, tmp, [*asked, *evaluate])
+    version = values.pop(asked[0])
+    return Ran(outputs, values, _literal(version))
 
 
-def _run_cell(text: str, namespace: dict[str, object], count: int, cell_id: str) -> list[Output]:
-    tree = ast.parse(text, filename=f"<cell {cell_id}>")
-    # The last line, when it is an expression, is shown rather than run for nothing.
-    last = tree.body[-1] if tree.body else None
-    if isinstance(last, ast.Expr):
-        tree.body.pop()
-    else:
-        last = None
-    out, err = io.StringIO(), io.StringIO()
-    value: object = None
+def _printed(cell: Any) -> str:
+    return "".join(
+        o.get("text", "") for o in cell.get("outputs", []) if o["output_type"] == "stream"
+    )
+
+
+def _stored(outputs: list[Any]) -> list[Output]:
+    """Outputs as Jupyter saves them: text as lists of lines, a cell's stream pieces joined.
+
+    A kernel sends what a cell prints in pieces as it flushes; Jupyter shows
+    them as one output, and the stored notebook has one per stream in a row.
+    """
+    stored: list[Output] = []
+    for output in json.loads(json.dumps(outputs)):
+        kind = output["output_type"]
+        if kind == "stream":
+            if (
+                stored
+                and stored[-1]["output_type"] == "stream"
+                and stored[-1]["name"] == output["name"]
+            ):
+                stored[-1]["text"] = _lines(_text(stored[-1]["text"]) + _text(output["text"]))
+                continue
+            output["text"] = _lines(_text(output["text"]))
+        elif "data" in output:
+            output["data"] = {
+                mime: _lines(value) if isinstance(value, str) else value
+                for mime, value in output["data"].items()
+            }
+        stored.append(output)
+    return stored
+
+
+def _evaluate(client: Any, folder: Path, expressions: list[str]) -> dict[str, str]:
+    """The repr of each expression in the kernel's namespace, written to a file and read back."""
+    answer = folder / ".minigrad-notebook-values.json"
+    code = (
+        f"__import__('json').dump({{e: repr(eval(e)) for e in {expressions!r}}}, "
+        f"open({str(answer)!r}, 'w', encoding='utf-8'))"
+    )
+    from nbclient.exceptions import CellExecutionError
+    from nbformat.v4 import new_code_cell
+
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            exec(compile(tree, f"<cell {cell_id}>", "exec"), namespace)
-            if last is not None:
-                expression = ast.Expression(last.value)
-                value = eval(compile(expression, f"<cell {cell_id}>", "eval"), namespace)
-    except Exception as exc:
+        # Not stored in the history: the cells' execution counts stay as they were.
+        client.nb.cells.append(new_code_cell(code))  # type: ignore[no-untyped-call]
+        client.execute_cell(client.nb.cells[-1], len(client.nb.cells) - 1, store_history=False)
+    except CellExecutionError as exc:
         raise RuntimeError(
-            f"notebook cell {cell_id!r} raised {type(exc).__name__}: {exc}\n"
-            f"it printed: {out.getvalue()}{err.getvalue()}"
-        ) from exc
-    outputs: list[Output] = []
-    for name, stream in (("stdout", out), ("stderr", err)):
-        if stream.getvalue():
-            outputs.append(
-                {"name": name, "output_type": "stream", "text": _lines(stream.getvalue())}
-            )
-    if value is not None:
-        outputs.append(_display(value, count))
-    return outputs
+            f"evaluating {expressions!r} in the kernel raised {exc.ename}: {exc.evalue}"
+        ) from None
+    values = json.loads(answer.read_text(encoding="utf-8"))
+    answer.unlink()
+    assert isinstance(values, dict)
+    return values
+
+
+def _literal(text: str) -> str:
+    value = ast.literal_eval(text)  # a str's repr, made by the kernel
+    assert isinstance(value, str)
+    return value
 
 
 def fill(nb: dict[str, Any], outputs: list[list[Output]]) -> dict[str, Any]:
@@ -260,9 +336,26 @@ def differences(stored: list[list[Output]], fresh: list[list[Output]]) -> list[s
                 if mime == "image/svg+xml":
                     if svg_structure(old_text) != svg_structure(new_text):
                         found.append(f"{where}: the SVG picture's structure differs")
+                elif mime == "text/html":
+                    (old_html, old_svgs), (new_html, new_svgs) = _html(old_text), _html(new_text)
+                    if old_html != new_html:
+                        found.append(f"{where}: {mime} stored {old_html!r}, now {new_html!r}")
+                    elif old_svgs != new_svgs:
+                        found.append(f"{where}: an SVG picture in the HTML differs in structure")
                 elif old_text != new_text:
                     found.append(f"{where}: {mime} stored {old_text!r}, now {new_text!r}")
     return found
+
+
+_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+#: The ids of a stepper: a number and a random part (see minigrad.teach.stepper).
+_STEPPER_ID = re.compile(r"mg-stepper-\d+-[0-9a-f]+")
+
+
+def _html(text: str) -> tuple[str, list[Any]]:
+    """HTML to compare: its text, SVGs cut out and ids made one; and the SVGs' structures."""
+    svgs = [svg_structure(svg) for svg in _SVG.findall(text)]
+    return _STEPPER_ID.sub("mg-stepper-ID", _SVG.sub("<svg/>", text)), svgs
 
 
 def stored_outputs(nb: dict[str, Any]) -> list[list[Output]]:
@@ -284,10 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     nb = load(args.notebook)
     if not args.check and args.cells is not None:
         parser.error("--cells needs --check: the notebook is written whole or not at all")
-    fresh = execute(nb, cells=args.cells)
-    import minigrad  # the one the cells imported: say which, as a kernel would use it
-
-    print(f"minigrad {minigrad.__version__} from {Path(minigrad.__file__).parent}")
+    ran = execute(nb, cells=args.cells)
+    fresh = ran.outputs
+    print(ran.minigrad)  # the one the kernel imported
     if args.check:
         stored = stored_outputs(nb)[: len(fresh)]
         found = differences(stored, fresh)
