@@ -43,7 +43,8 @@ from dataclasses import dataclass
 import minigrad
 from harness import Target, git_revision, progress, table
 from minigrad import Rule, Value, ops
-from minigrad.checking.numeric.estimate import Estimate, Point, ladder, nominal_step
+from minigrad.checking.numeric.estimate import Estimate, Point, nominal_step
+from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.levels import Levels
 from oracle import Exact, beyond, error_of, representable, to_float

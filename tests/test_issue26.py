@@ -457,12 +457,3 @@ def test_item3_gelu_written_with_1_plus_erf_at_minus_3_1_resolves_1e_8() -> None
     assert passed is True and warned == [], warned
 
 
-def test_item3_one_sharp_scale_forbids_a_blunter_agreement() -> None:
-    from minigrad.checking.numeric.estimate import Estimate
-    from minigrad.checking.verdicts.scales import weigh
-
-    # The blunt estimate agrees, the sharp one resolves a difference: with no
-    # second scale to confirm it, the entry is undecided, not "agrees".
-    ests = [Estimate(1.0, 1e-3, 1e-2), Estimate(1.0 - 1e-6, 1e-9, 1e-3)]
-    assert weigh(1.0, 0.0, ests).verdict == "undecided"
-    assert weigh(1.0 - 1e-6, 0.0, ests).verdict == "agrees"

@@ -49,11 +49,14 @@ def _handed_on(tree: ast.Module) -> list[int]:
             compared.update(ast.walk(node))
     lines = []
     for node in ast.walk(tree):
-        named = (isinstance(node, ast.Name) and node.id in VERDICTS) or (
-            isinstance(node, ast.Attribute) and node.attr in VERDICTS
-        )
-        if named and node not in compared and isinstance(node.ctx, ast.Load):
-            lines.append(node.lineno)
+        if isinstance(node, ast.Name) and node.id in VERDICTS:
+            loaded, line = isinstance(node.ctx, ast.Load), node.lineno
+        elif isinstance(node, ast.Attribute) and node.attr in VERDICTS:
+            loaded, line = isinstance(node.ctx, ast.Load), node.lineno
+        else:
+            continue
+        if loaded and node not in compared:
+            lines.append(line)
     return lines
 
 
@@ -67,6 +70,7 @@ def test_only_decide_py_hands_a_verdict_on() -> None:
 
 
 def _wrong_rule_checks() -> Iterator[tuple[str, Callable[[], mg.Report]]]:
+    nan = Rule("nan_partial", math.exp, (lambda x, out: math.nan,))
     x = Value(0.5)
     yield "default", lambda: check(lambda v: WRONG_EXP(v), [x])
     yield "classic", lambda: check(lambda v: WRONG_EXP(v), [x], atol=1e-8, rtol=1e-8)
@@ -74,7 +78,6 @@ def _wrong_rule_checks() -> Iterator[tuple[str, Callable[[], mg.Report]]]:
     yield "fast mode", lambda: check(lambda v: WRONG_EXP(v), [x], fast_mode=True)
     yield "order 2", lambda: check(lambda v: WRONG_EXP(v), [x], order=2)
     yield "forward mode", lambda: check(lambda v: WRONG_EXP(v), [x], modes=("fwd",))
-    nan = Rule("nan_partial", math.exp, (lambda x, out: math.nan,))
     yield "broken", lambda: check(lambda v: nan(v), [x])
 
 

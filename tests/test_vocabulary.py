@@ -1,6 +1,6 @@
 """Issue 28: one vocabulary for verdicts, written once.
 
-The checker's entry verdicts are :class:`~minigrad.checking.verdicts.findings.Verdict`,
+The checker's entry verdicts are :class:`~minigrad.checking.verdicts.decide.Verdict`,
 the lab's row outcomes (and ``minigrad check``'s result words) are
 :class:`~minigrad.checking.lab.trials.Outcome`. No module spells their values
 by hand where a verdict is decided or read: an AST scan of ``src/minigrad``
@@ -22,8 +22,8 @@ import pytest
 
 import minigrad as mg
 from minigrad.checking.lab.trials import FAILING, Outcome, Row
-from minigrad.checking.verdicts import findings
-from minigrad.checking.verdicts.findings import AGREES, UNDECIDED, WRONG, Verdict
+from minigrad.checking.verdicts import decide as findings
+from minigrad.checking.verdicts.decide import AGREES, UNDECIDED, WRONG, Verdict
 
 SRC = Path(mg.__file__).parent
 #: The words, as every table, doc and stored notebook output prints them.
@@ -162,17 +162,13 @@ def test_a_row_keeps_its_outcome_through_json() -> None:
 
 
 def test_the_one_road_scan_sees_the_members_of_verdict() -> None:
-    # test_one_road's scan (the verdict *wrong* is written in convict() alone)
-    # looks for the name WRONG and the literal "wrong"; a member written as
-    # Verdict.WRONG, or made from its word, is caught as well.
-    from test_one_road import _gives_a_verdict, _is_wrong
+    # test_one_road's scan (a verdict is handed on in decide.py alone) looks for
+    # the names of the members; a member written as Verdict.WRONG is caught too.
+    from test_one_road import _handed_on
 
-    member = ast.parse("Verdict.WRONG", mode="eval").body
-    assert _is_wrong(member)
-    tree = ast.parse('Verdict("wrong")', mode="eval")
-    word = next(n for n in ast.walk(tree) if isinstance(n, ast.Constant))
-    parents = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
-    assert _gives_a_verdict(word, parents)
+    assert _handed_on(ast.parse("x = Verdict.WRONG")) == [1]
+    assert _handed_on(ast.parse("f = Finding(WRONG, 0)")) == [1]
+    assert _handed_on(ast.parse("ok = e.verdict == WRONG")) == []
 
 
 def test_a_member_is_shown_as_its_word() -> None:

@@ -15,6 +15,7 @@ from minigrad import ops as ops  # the public name of the rule table: minigrad.o
 from minigrad.checking.gradcheck import (
     GradcheckError,
     GradcheckWarning,
+    NondeterministicError,
     Report,
     check,
     check_grads,
@@ -79,6 +80,7 @@ __all__ = [
     "ClosureOpError",
     "GradcheckError",
     "GradcheckWarning",
+    "NondeterministicError",
     "Report",
     "Rule",
     "Value",

@@ -198,7 +198,7 @@ class Closure(Rule):
                     + ("ignores out.grad" if ignored else "does not scale with out.grad")
                     + f" (it adds {a!r} when out.grad is 1 and {b!r} when it is 2): a step "
                     "adds local partial * out.grad, so write child.grad += ... * out.grad. (The "
-                    "checkers weight their backward pass by 1/8 and divide it back out, so "
+                    "checkers weight their backward pass at random and divide it back out, so "
                     "their analytic value shows this even where backward() from a weight of 1 "
                     "happens to come out right.)"
                 )

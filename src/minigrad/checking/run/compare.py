@@ -16,7 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, ladder, pair
+from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, pair
+from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
@@ -36,7 +37,28 @@ from minigrad.checking.verdicts.decide import (
 from minigrad.core import closure
 from minigrad.core.value import Value, toposort
 
-__all__ = ["UNDECIDED_WARNING", "Comparison", "LevelFindings", "broken", "entry_of"]
+__all__ = [
+    "UNDECIDED_WARNING",
+    "Comparison",
+    "LevelFindings",
+    "NondeterministicError",
+    "broken",
+    "deterministic",
+    "entry_of",
+]
+
+
+class NondeterministicError(ValueError):
+    """``func`` gave two values at the same point: no check can confirm a derivative.
+
+    A ``ValueError`` (what was passed in is unfit for a check), raised by every checker.
+    """
+
+
+NondeterministicError.__module__ = "minigrad"
+
+#: The ``wrt`` of an entry that is a closure's ``_backward`` checked on its own.
+CLOSURE_STEP = -2
 
 #: What the warning for an entry the numbers could not decide says (after
 #: where it is and the analytic value): such an entry passes, never silently.
@@ -251,28 +273,34 @@ class Comparison:
                 problem = f"its _backward raised {type(exc).__name__}: {exc}"
             if problem:
                 words = f"op {rule.name!r} (a _backward closure): {problem}"
-                entry = broken(1, keys[0], -1, "rev", words, Cause.CLOSURE, self.settings)
+                entry = broken(1, keys[0], CLOSURE_STEP, "rev", words, Cause.CLOSURE, self.settings)
+                found.compared += 1
                 found.add(entry, self.levels.names)
 
     def _deterministic(self, k: int, here: list[float]) -> None:
         """The level's values at the unmoved inputs, once more: a function whose value
         there changes between calls (a random mask, a counter) has no derivative
         a check could confirm, and is refused."""
-        again = self.levels.values(k)
-        tol = self.settings.nondet_tol
+        deterministic(self.levels, k, here, self.settings)
+
+
+def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> None:
+    """Level ``k``'s values at the unmoved inputs, three times more: a function whose
+    value there changes between calls (a random mask, a counter) has no derivative a
+    check could confirm, and is refused (a mask that keeps half the values escapes
+    four looks at it one time in eight per value)."""
+    tol = s.nondet_tol
+    for _ in range(3):
+        again = levels.values(k)
         for r, (a, b) in enumerate(zip(here, again, strict=True)):
             if not abs(a - b) <= tol and not (a == b):
                 raise NondeterministicError(
-                    f"{self.settings.where}: func is not deterministic: two evaluations at the "
-                    f"same inputs gave {a!r} and {b!r} (value {r} of order {k}"
+                    f"{s.where}: func is not deterministic: two evaluations at the same "
+                    f"inputs gave {a!r} and {b!r} (value {r} of order {k}"
                     f"{'' if k == 1 else ' derivatives'}; nondet_tol={tol:g}): a check needs "
                     "the same value at the same point (fix the random mask or counter, or pass "
                     "nondet_tol)"
                 )
-
-
-class NondeterministicError(ValueError):
-    """``func`` gave two values at the same point: no check can confirm a derivative."""
 
 
 #: The digits an agreement on the pair alone must prove; fewer send the entry

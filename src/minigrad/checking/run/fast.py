@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 
-from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, ladder, pair
+from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, pair
+from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.numeric.rounding import GraphRoundoff
-from minigrad.checking.run.compare import entry_of
+from minigrad.checking.run.compare import deterministic, entry_of
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import Levels, derivatives, forward_directional
 from minigrad.checking.run.report import Entry
@@ -80,6 +81,7 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
                 if not s.close(math.fsum(di * gi for di, gi in zip(d, lifted, strict=True)), slope):
                     return None
         slopes.append(slope)
+    deterministic(levels, k, [f.data for f in fs], s)
     here = [math.fsum(wf * f.data for wf, f in zip(w, fs, strict=True))]
 
     def along(t: float) -> list[float] | None:

@@ -233,11 +233,12 @@ class Report:
             each with its evidence, verdict, digits and reason.
         tolerances: ``(atol, rtol)`` when the caller passed either (the
             classic test decided), else None (the error bound decided).
-        remarks: What the check found beyond the entries, in words: how a
-            random direction over all the inputs agreed, where a wrong rule
-            is wrong (its simplest failing point and intervals: worked out
-            the first time they are read, since that takes a few dozen
-            checks of the rule).
+        remarks: What the check found beyond the entries, in words: where a
+            wrong rule is wrong (its simplest failing point and intervals:
+            worked out the first time they are read, since that takes a few
+            dozen checks of the rule).
+        seed: The seed the random weights of the reverse passes and fast
+            mode's directions were drawn with (a failing report names it).
 
     A report is built by keyword: ``Report(ok=True, order=1, checked=2, ...)``.
     """
@@ -256,6 +257,7 @@ class Report:
         "names",
         "ok",
         "order",
+        "seed",
         "tolerances",
     )
 
@@ -275,6 +277,7 @@ class Report:
         entries: list[Entry] | None = None,
         tolerances: tuple[float, float] | None = None,
         remarks: list[str] | None = None,
+        seed: int = 0,
     ) -> None:
         self.ok = ok
         self.order = order
@@ -288,6 +291,7 @@ class Report:
         self.modes = modes
         self.entries = entries if entries is not None else list(self.failures)
         self.tolerances = tolerances
+        self.seed = seed
         self._remarks = remarks if remarks is not None else []
         self._later: Callable[[], list[str]] | None = None
 
@@ -337,10 +341,7 @@ class Report:
         return counts
 
     def _mode(self) -> str:
-        if not self.fast:
-            how = "exhaustive"
-        else:
-            how = "fast mode" if self.ok else "fast mode, then exhaustive"
+        how = "fast mode" if self.fast else "exhaustive"
         if self._named():
             how += "; " + modes_in_words(self.modes)
         return how
@@ -413,6 +414,7 @@ class Report:
         lines.extend(self.remarks)
         if tally:
             lines.append(tally)
+        lines.append(f"random weights and directions drawn with seed={self.seed}")
         return "\n".join(lines)
 
     def _lab_words(self, e: Entry) -> str:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.numeric.estimate import Point, Unresolved, Why, ladder
+from minigrad.checking.numeric.estimate import Point, Unresolved, Why
+from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.run.compare import Comparison, LevelFindings, broken, entry_of
 from minigrad.checking.run.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
 from minigrad.checking.run.fast import fast
@@ -55,6 +56,8 @@ class _Checker:
         self.settings = settings
         self.localize = localize
         self.comparing = Comparison(levels, settings)
+        # Whether fast mode sent an order on to every entry (the report says so).
+        self.fell_back = False
 
     def run(self, order: int) -> Report:
         s = self.settings
@@ -73,6 +76,7 @@ class _Checker:
                         whole.entries.extend(passed)
                         continue
                     whole.compared += 1
+                    self.fell_back = True
                 found = self.comparing.compare(k, both)
             except DerivativeError as exc:
                 beyond = self._overflows(k, exc)
@@ -132,14 +136,22 @@ class _Checker:
         """
         levels, s = self.levels, self.settings
         if k == 1:
+            # A partial that failed where the function's own derivative is beyond
+            # float64 (log at 5e-324), or does not exist (sqrt at 0), is no
+            # wrong rule: only a derivative the numbers resolve convicts it.
             here = levels.values(1)
             for i, x in enumerate(levels.xs):
                 at = x.data
                 point = Point(levels.evaluator(1, i), at, here, s.step(at))
                 for r in range(len(here)):
                     found = ladder(point, [r])[r]
-                    if isinstance(found, Unresolved) and found.why is Why.RANGE:
+                    if isinstance(found, Unresolved):
                         return f"by {levels.names[i]}, {found.words}"
+                    if not found.error < abs(found.value):
+                        return (
+                            f"by {levels.names[i]}, the numbers resolve no digit of the "
+                            f"derivative ({found.value:.3g} +- {found.error:.3g})"
+                        )
             return ""
         worst, where = 0.0, -1
         for i, x in enumerate(levels.xs):
@@ -197,13 +209,14 @@ class _Checker:
             failures=whole.failures if failed else [],
             names=self.levels.names,
             fault=fault,
-            fast=s.fast_mode,
+            fast=s.fast_mode and not self.fell_back,
             kinks=whole.kinks,
             cautions=whole.cautions,
             modes=s.modes,
             entries=whole.entries,
             tolerances=(s.atol, s.rtol) if s.classic else None,
             remarks=whole.remarks,
+            seed=s.seed,
         )
         if narrowing is not None and narrowing.rule is not None:
             rule, args = narrowing.rule, narrowing.args

@@ -129,7 +129,10 @@ def apart(a: float, n: float) -> tuple[str, str]:
 def row(e: Entry, names: Sequence[str]) -> tuple[str, ...]:
     """The cells of one entry's row of the table."""
     output = "v . out" if e.output < 0 else f"out[{e.output}]"
-    wrt = ", ".join(names[i] for i in (*e.path, e.wrt)) if e.wrt >= 0 else "a random direction"
+    if e.wrt >= 0:
+        wrt = ", ".join(names[i] for i in (*e.path, e.wrt))
+    else:  # -1: fast mode's direction; -2: a closure's _backward on its own
+        wrt = "a random direction" if e.wrt == -1 else "its own _backward"
     analytic, numerical = apart(e.analytic, e.numerical)
     return (
         str(e.order),

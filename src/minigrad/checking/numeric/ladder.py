@@ -1,0 +1,402 @@
+"""The estimator's second stage: Richardson tableaux at many scales, the local estimates only.
+
+Where the pair (:func:`~minigrad.checking.numeric.estimate.pair`) does not
+settle a value, :func:`ladder` starts a tableau (central differences at
+``s``, ``s/2``, ``s/4``; Richardson's columns with Ridders' error estimate
+plus the round-off the combination carries) at a sequence of scales: down
+from twice the nominal step by decades (and the scales of ``|x|`` itself
+where it is smaller) until round-off has taken over, always the finest
+differences float64 has at ``x``, and up while round-off dominates the best
+bound. An estimate counts only when every finer difference agrees with it
+(:func:`_local`); one-sided slopes tell kinks and jumps (:func:`_no_derivative`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from minigrad.checking.numeric.estimate import (
+    MODEL_ROUNDOFF,
+    Estimate,
+    Point,
+    Unresolved,
+    Why,
+    _quotient,
+    _Row,
+    min_step,
+)
+
+__all__ = ["ladder"]
+
+#: Tableau starts above the nominal step and below it, as powers of ten: the
+#: ladder climbs at most 6 decades (round-off falls as the step grows) and
+#: descends at most 16 (a kink or pole 1e-16 away is only resolved there).
+_UP, _DOWN = 6, 16
+#: A start's error counts as round-off when its truncation part is at most
+#: this many times its round-off part.
+_ROUNDED = 2.0
+#: The ladder stops climbing once the best bound is this small, relative: a
+#: rule off by less is beyond what any check resolves in float64.
+TARGET = 2.0**-42
+
+
+class _Start:
+    """One start of the tableau: per row its best estimate and its rows (differences)."""
+
+    __slots__ = ("best", "requested", "rows", "step", "used")
+
+    def __init__(self, step: float, requested: float) -> None:
+        self.step = step
+        self.requested = requested
+        self.best: dict[int, Estimate] = {}
+        self.rows: dict[int, list[_Row]] = {}
+        #: Per row, the index of the finest difference its best estimate is made of.
+        self.used: dict[int, int] = {}
+
+    def finest(self, r: int) -> _Row:
+        return self.rows[r][-1]
+
+
+def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
+    """Central differences at ``s``, ``s/2``, ``s/4``; Richardson's columns with
+    Ridders' error estimate (the larger change from the two entries they were
+    made of) plus the round-off the combination carries. None off the domain."""
+    got = [_quotient(p, s / 2.0**j) for j in range(3)]
+    if got[0] is None or got[1] is None:
+        return None
+    start = _Start(got[0][2], s)
+    for r in rows:
+        table = [_Row(p, r, *g) for g in got if g is not None]
+        prev: list[tuple[float, float]] = []
+        best: Estimate | None = None
+        for i, row in enumerate(table):
+            cur = [(row.d, row.r)]
+            for j in range(1, i + 1):
+                factor = (table[i - j].half / row.half) ** 2
+                if not factor > 1.01:
+                    break
+                (v0, r0), (v1, r1) = cur[j - 1], prev[j - 1]
+                v = v0 + (v0 - v1) / (factor - 1.0)
+                rr = (factor * r0 + r1) / (factor - 1.0)
+                cur.append((v, rr))
+                moved = max(abs(v - v0), abs(v - v1))
+                if best is None or moved + rr < best.error:
+                    best = Estimate(v, moved + rr, start.step, rr, False)
+                    start.used[r] = i
+            prev = cur
+        # The start sees a smooth function only if its one-sided slopes' gap
+        # shrinks with the step (with it, in proportion; noise aside): steps
+        # that straddle a kink, a bend they cannot resolve or a pole, or span
+        # periods, see averages of slopes, however straight they look.
+        first, last = table[0], table[-1]
+        smooth = abs(last.gap) <= 0.5 * abs(first.gap) + 2.0 * last.gap_noise
+        if best is not None and smooth and math.isfinite(best.error):
+            start.best[r] = best
+        start.rows[r] = table
+    return start
+
+
+def _noise_floor(p: Point, r: int) -> float:
+    """The noise of value ``r`` as the function's own evaluations show it.
+
+    Fourth differences over points a little apart on one side of the point,
+    where no structure of the function (curvature, a pole, a kink or a jump
+    at the point) is left, are round-off alone, and ``|fourth| <= 16 *
+    max|noise|``: the largest of three, over four (noise is seldom aligned at
+    its worst), on the side that shows less. Two spacings: 2 ulps of x (a
+    function that changes a lot per ulp, sin at 1e15, shows no structure
+    there), and a thousandth of the step (a function rounded to a coarse
+    grid, cos(x) - 1 at 1e-4, does not change over a few ulps of x); the
+    lesser of those where the values move at all. 0 where nothing can be
+    measured (the sides leave the domain, or the values never move).
+    """
+    scale = min(p.h, abs(p.x)) if p.x != 0.0 else p.h
+    least = math.inf
+    for sigma in (2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)):
+        for side in (1.0, -1.0):
+            got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
+            vals = [v[r] for v in got if v is not None]
+            if len(vals) < len(got) or len(set(vals)) == 1:
+                continue
+            fourths = (
+                vals[k] - 4.0 * vals[k + 1] + 6.0 * vals[k + 2] - 4.0 * vals[k + 3] + vals[k + 4]
+                for k in range(3)
+            )
+            least = min(least, max(abs(f) for f in fourths) / 4.0)
+    return 0.0 if least == math.inf else least
+
+
+def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
+    """The scales above the nominal one (ascending), at and below it (descending),
+    and those of ``|x|`` itself where it is below the nominal step."""
+    h, x = p.h, p.x
+    finest = min_step(x)
+    up = [2.0 * h * 10.0**k for k in range(1, _UP + 1)]
+    down = [s for s in (2.0 * h * 10.0**-k for k in range(_DOWN + 1)) if s >= finest]
+    if down and down[-1] > finest and len(down) <= _DOWN:
+        down.append(finest)  # the finest differences float64 has at x, if no decade hit them
+    below: list[float] = []
+    if 0.0 < abs(x) < h:
+        # A step beyond |x| straddles 0, where many functions have a pole, a
+        # cusp or an edge: the scales of x itself come next, however far
+        # below the nominal step they are.
+        below = [s for s in (abs(x) * 2.0**-j for j in (1, 4, 8)) if s >= finest]
+    return up, down, below
+
+
+def _rounded(e: Estimate) -> bool:
+    return e.error - e.roundoff <= _ROUNDED * e.roundoff
+
+
+def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
+    """Stage 2: the tableau at many scales, the local estimates only; per row.
+
+    Returns:
+        Per row, an :class:`Estimate` (settled) or why there is none.
+    """
+    known = p.noise or [MODEL_ROUNDOFF * abs(v) for v in p.here]
+    floor = {r: _noise_floor(p, r) for r in rows}
+    p.noise = [max(n, floor.get(r, 0.0)) for r, n in enumerate(known)]
+    sizes = p.sizes()
+    scale = max(abs(p.x), 1.0)
+    # Values whose noise between neighbouring floats is a sizeable part of the
+    # values themselves (sin at 1e20, whose argument moves by 16384 between
+    # floats) have no derivative float64 can show, however smooth the average
+    # slopes of large steps look.
+    noisy = {r for r in rows if floor.get(r, 0.0) > _NOISY * sizes[r] * scale}
+    up, down, below = _starts(p)
+    starts: list[_Start] = []
+    pending = set(rows)
+    # Down: until round-off has taken over (a start whose best error is mostly
+    # round-off), and one more start after it; the scales below |x| always.
+    rounded = dict.fromkeys(rows, 0)
+    failed_below = False
+    for s in [*down[:1], *below, *down[1:]]:
+        start = _tableau(p, s, sorted(pending) if s not in below else rows)
+        if start is None:
+            # The steps below |x| overflow (1 / x at 1e-300): the derivative
+            # is beyond float64, whatever the larger steps that straddle 0 see.
+            failed_below = failed_below or (s in below and p.overflowed)
+            continue
+        starts.append(start)
+        if s in below:
+            continue
+        for r in list(pending):
+            e = start.best.get(r)
+            if e is not None and _rounded(e):
+                rounded[r] += 1
+                if rounded[r] >= 2:
+                    pending.discard(r)
+        if not pending:
+            break
+    if down and all(st.requested != down[-1] for st in starts):
+        # And the finest differences float64 has at x: a candidate must hold
+        # against them too (t - sin(t) at 3e15, whose period is a dozen ulps).
+        finest = _tableau(p, down[-1], rows)
+        if finest is not None:
+            starts.append(finest)
+    # Up: while the best local bound is mostly round-off, a larger step may do better.
+    for r in rows:
+        for s in up:
+            best = _local(starts, r)
+            if best is not None and (best.error <= TARGET * abs(best.value) or not _rounded(best)):
+                break  # good enough, or truncation dominates: larger steps only add to it
+            start = _tableau(p, s, [r])
+            if start is None:
+                break
+            starts.insert(0, start)
+    found: dict[int, Estimate | Unresolved] = {}
+    # Made again, now that every value is in: a row that did not move is
+    # weighed with the grain the larger steps showed (all cached: no evaluation).
+    remade = (_tableau(p, st.requested, list(st.rows)) for st in starts)
+    starts = sorted((st for st in remade if st is not None), key=lambda st: -st.step)
+    for r in rows:
+        mine = [st for st in starts if r in st.rows]
+        if r in noisy:
+            found[r] = Unresolved(
+                Why.NOISE,
+                f"the values change by {floor[r]:.3g} between neighbouring floats of x, a "
+                "sizeable part of their own size: float64 shows no derivative here",
+            )
+            continue
+        best = _local(mine, r)
+        odd = _no_derivative(p, r, mine)
+        if failed_below and p.overflowed:
+            found[r] = _edge(p)  # the finest steps overflow: beyond float64's range
+        elif odd is not None:
+            found[r] = odd
+        elif best is not None:
+            found[r] = best
+        elif mine and all(st.finest(r).flat for st in mine) and p.hidden:
+            found[r] = Unresolved(
+                Why.RANGE,
+                f"the values do not change at any step up to {mine[0].step:.3g}, and a "
+                "forward the graph does not show computes them: how finely they are "
+                "rounded, and so how small a slope they could hide, cannot be told",
+            )
+        elif mine and all(st.finest(r).flat for st in mine):
+            # No step changed the value at all: the slope is below what the
+            # largest step resolves.
+            top = mine[0]
+            bound = max(p.delta(r, p.here[r]) / top.step, 2.0**-1074)
+            found[r] = Estimate(0.0, bound, top.step, bound, True)
+        elif p.overflowed:
+            found[r] = _edge(p)
+        elif mine:
+            found[r] = Unresolved(
+                Why.NOISE,
+                "no step shows a derivative: at every step that fits in float64 here the "
+                "differences change with the step (the values are noise at this scale, or "
+                "the function turns faster than the finest step)",
+            )
+        else:
+            found[r] = _one_sided(p, r) or _edge(p)
+    return found
+
+
+#: The part of the values' size their measured noise may reach before they are
+#: taken for noise (a derivative resolved to one part in ten of the values'
+#: own change between floats is none).
+_NOISY = 1e-3
+#: How much the truncation of a smaller step may exceed the h**2 law from a
+#: larger one (the h**4 terms, and a step ratio off by rounding).
+_LAW = 4.0
+
+
+def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
+    """The tightest estimate that every smaller step's difference agrees with.
+
+    An estimate ``v`` from a start at step ``S`` claims the function is smooth
+    at that scale: its own differences imply a truncation ``c * s**2`` (the
+    largest ``|D(s) - v| / s**2`` among them), and every difference ``D(s)`` at
+    a smaller step must then lie within ``v``'s bound, its own round-off and
+    that law (times :data:`_LAW`) of ``v``. A straight line seen by large
+    steps across a bend the small steps resolve fails this, however noisy
+    the small steps are.
+    """
+    ordered = sorted((st for st in starts if r in st.rows), key=lambda st: -st.step)
+    best: Estimate | None = None
+    for j, st in enumerate(ordered):
+        e = st.best.get(r)
+        if e is None or (best is not None and e.error >= best.error):
+            continue
+        # The law's coefficient as a truncation at the start's step, from the
+        # differences the estimate is made of: (s / S)**2 scales it. Every
+        # finer difference is held to it, this start's own unused ones too.
+        rows, used = st.rows[r], st.used[r]
+        top = rows[0].half
+        law = max(abs(row.d - e.value) * (top / row.half) ** 2 for row in rows[: used + 1])
+        finer = [*rows[used + 1 :], *(row for later in ordered[j + 1 :] for row in later.rows[r])]
+        if all(
+            abs(row.d - e.value) <= e.error + row.r + _LAW * law * (row.half / top) ** 2
+            for row in finer
+        ):
+            best = e
+    if best is None:
+        return None
+    return Estimate(best.value, best.error, best.step, best.roundoff, True)
+
+
+def _no_derivative(p: Point, r: int, starts: Sequence[_Start]) -> Unresolved | None:
+    """A jump or a kink at the point, from the finest start and one at least 8 times
+    coarser: a jump, when the change from the point to a side does not shrink with
+    the step; a kink, when the one-sided slopes' gap, resolved at both, does not
+    (a smooth function's shrinks in proportion to the step)."""
+    if not starts:
+        return None
+    fine = starts[-1].finest(r)
+    coarser = [st.finest(r) for st in starts if st.finest(r).half >= 8.0 * fine.half]
+    if not coarser:
+        return None
+    coarse = coarser[-1]
+    if fine.jumpy > 0.5 * coarse.jumpy and fine.jumpy > 16.0 * p.delta(r, p.here[r]):
+        return Unresolved(
+            Why.JUMP,
+            f"jumps here (by about {fine.jumpy:.6g} even at a step of {fine.half:.3g}), "
+            "so no derivative exists",
+            step=fine.half,
+        )
+    resolved = abs(fine.gap) > 4.0 * fine.gap_noise and abs(coarse.gap) > 4.0 * coarse.gap_noise
+    if not resolved or not 0.5 * abs(coarse.gap) < abs(fine.gap) <= 2.0 * abs(coarse.gap):
+        return None  # no gap, one that shrinks (smooth), or one that grows (noise)
+    if p.x != 0.0 and fine.half >= 0.25 * abs(p.x):
+        # No step below |x| fits in float64 here: what looks like a kink may be
+        # the function's shape at the scale of x itself.
+        return Unresolved(
+            Why.RANGE,
+            f"no step smaller than the point itself ({p.x:.3g}) fits in float64, and the "
+            f"larger ones see one-sided slopes {fine.left:.9g} and {fine.right:.9g}",
+        )
+    # Each slope's bound: its round-off and how far it still moved between the scales.
+    error = fine.gap_noise + max(abs(fine.left - coarse.left), abs(fine.right - coarse.right))
+    return Unresolved(
+        Why.KINK,
+        f"a kink: left slope {fine.left:.9g}, right slope {fine.right:.9g}",
+        left=fine.left,
+        right=fine.right,
+        error=error,
+        step=fine.half,
+    )
+
+
+def _one_sided(p: Point, r: int) -> Estimate | Unresolved | None:
+    """Where no central step fits: forward differences from the side that fits,
+    Richardson over every power of the step (ratio 2), the local estimate."""
+    ests: list[Estimate] = []
+    for side in (1.0, -1.0):
+        for k in range(_UP, -_DOWN - 1, -1):
+            s = p.h * 10.0**k
+            if s < min_step(p.x):
+                break
+            vals = []
+            for j in range(3):
+                moved = p.x + side * s / 2.0**j
+                step = moved - p.x
+                got = p.at(moved) if step != 0.0 else None
+                if got is None:
+                    break
+                c = p.here[r]
+                vals.append(((got[r] - c) / step, 2.0 * p.delta(r, got[r], c) / abs(step)))
+            if len(vals) < 3:
+                continue
+            (d0, r0), (d1, r1), (d2, r2) = vals
+            c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
+            c2 = (4.0 * c1b - c1a) / 3.0
+            rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
+            moved = max(abs(c2 - c1b), abs(c2 - c1a))
+            ests.append(Estimate(c2, moved + rr, s, rr, True))
+        if ests:
+            break
+    if not ests:
+        return None
+    if p.overflowed or (
+        len(ests) >= 2 and abs(ests[-1].value - ests[-2].value) > ests[-1].error + ests[-2].error
+    ):
+        # The finest one-sided differences do not settle: they grow without end as the
+        # step shrinks (sqrt at 0), or overflow (log at 5e-324).
+        return Unresolved(
+            Why.RANGE,
+            "the one-sided differences do not settle as the step shrinks: the derivative is "
+            "infinite here, or beyond the range of float64",
+        )
+    best: Estimate | None = None
+    for j, e in enumerate(ests):
+        if all(abs(e.value - f.value) <= e.error + f.error for f in ests[j + 1 :]) and (
+            best is None or e.error < best.error
+        ):
+            best = e
+    return best
+
+
+def _edge(p: Point) -> Unresolved:
+    """No step on either side gives a finite value: an edge of the domain or of float64."""
+    if not p.overflowed:
+        return Unresolved(
+            Why.EDGE,
+            "no step on either side of the point stays in the function's domain",
+        )
+    return Unresolved(
+        Why.RANGE,
+        "the derivative is beyond the range of float64 here (its difference quotients overflow)",
+    )
