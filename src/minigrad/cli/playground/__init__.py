@@ -6,3 +6,7 @@ minigrad's own package on the loopback address and nothing else;
 the code in its editor, with its printed output, pictures and reports. User
 code runs only in the browser, never in the server's process.
 """
+
+#: How many seconds one run may take before the page stops it (``--time-limit``;
+#: the page shows it and a teacher can change it there).
+TIME_LIMIT = 30
