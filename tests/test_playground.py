@@ -312,3 +312,25 @@ def test_the_server_stays_quiet_when_a_client_goes_away(tmp_path: Path) -> None:
             p.terminate()
             _, err = p.communicate(timeout=TIMEOUT)
     assert err == ""
+
+
+def test_the_time_limit_is_the_pages_default_and_checked(
+    pyodide_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    playground = Playground(port=0, pyodide=pyodide_dir, time_limit=5)
+    playground.start()
+    try:
+        page = _get(playground.url, "/")[2].decode()
+        _, headers, _ = _get(playground.url, "/pyodide/pyodide.mjs")
+        _, page_headers, _ = _get(playground.url, "/minigrad.zip")
+    finally:
+        playground.stop()
+    assert 'max="3600" step="1"\n        value="5">' in page
+    # Each run's worker loads Pyodide again: from the browser's cache, not the network.
+    assert headers["Cache-Control"] == "max-age=86400"
+    assert page_headers["Cache-Control"] == "no-store"  # a teacher's edit shows at once
+    assert main(["playground", "--no-browser", "--port", "0", "--time-limit", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "minigrad playground: --time-limit: must be 1-3600 seconds, got 0\n"
+    )
+    assert _parser().parse_args(["playground"]).time_limit == 30
