@@ -176,7 +176,7 @@ def test_an_html_view_runs_its_script_in_a_sandboxed_frame(page: Page) -> None:
         "class View:\n"
         "    def _repr_html_(self):\n"
         "        return ('<p id=\"said\">not run</p><script>'\n"
-        "                'document.getElementById(\"said\").textContent = \"ran: \" + 6 * 7;'\n"
+        '                \'document.getElementById("said").textContent = "ran: " + 6 * 7;\'\n'
         "                '</script>')\n"
         "display(View())\n"
     )
@@ -186,7 +186,7 @@ def test_an_html_view_runs_its_script_in_a_sandboxed_frame(page: Page) -> None:
     page.driver.switch_to.frame(frame)
     try:
         said = page.wait(
-            lambda: (text if (text := page.find("#said").text) != "not run" else None),
+            lambda: text if (text := page.find("#said").text) != "not run" else None,
             "the view's script",
         )
         # The frame's script cannot reach the page around it.
