@@ -71,6 +71,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from minigrad.compiler import compile as compile  # noqa: A004 (loaded on first use, below)
     from minigrad.teach.epscurve import eps_curve as eps_curve
+    from minigrad.teach.stepper import step_backward as step_backward
     from minigrad.teach.viz import Graph as _Graph
     from minigrad.teach.viz import draw_dot as draw_dot
 
@@ -131,6 +132,7 @@ __all__ = [
     "sinh",
     "softplus",
     "sqrt",
+    "step_backward",
     "tan",
     "tanh",
     "toposort",
@@ -164,14 +166,15 @@ Value.graph = _graph  # type: ignore[method-assign]
 
 
 def __getattr__(name: str) -> object:
-    """``minigrad.compile``, ``minigrad.draw_dot`` and ``minigrad.eps_curve``, loaded on first use.
+    """``minigrad.compile``, ``draw_dot``, ``eps_curve`` and ``step_backward``, loaded on first use.
 
     The compiler (tracing and code generation, with ``typing`` and ``re``) is
     about a third of minigrad's import time, and most sessions never compile:
     ``minigrad.compile`` and ``from minigrad import compile`` import it then.
     ``draw_dot`` (micrograd's name for :func:`minigrad.teach.viz.draw_dot`)
     and ``eps_curve`` (:func:`minigrad.teach.epscurve.eps_curve`) live in the
-    teaching layer, which the engine never imports.
+    teaching layer, which the engine never imports, and so does
+    ``step_backward`` (:func:`minigrad.teach.stepper.step_backward`).
     """
     if name == "compile":
         from minigrad.compiler import compile  # noqa: A004 (minigrad.compile shadows the builtin)
@@ -188,4 +191,9 @@ def __getattr__(name: str) -> object:
 
         globals()["draw_dot"] = draw_dot
         return draw_dot
+    if name == "step_backward":
+        from minigrad.teach.stepper import step_backward
+
+        globals()["step_backward"] = step_backward
+        return step_backward
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")

@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from minigrad.core._validate import as_int
@@ -291,7 +291,21 @@ def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:
     """
     roots = _roots(root)
     as_int(max_nodes, "graph: max_nodes", least=1)
+    scene, _ = _scene(roots, max_nodes)
+    return Graph(scene)
 
+
+def _scene(
+    roots: list[Value],
+    max_nodes: int,
+    value_node: Callable[[str, Value], _Node] = _value_node,
+) -> tuple[_Scene, list[Value]]:
+    """The scene of :func:`graph`, and the Values drawn: ``drawn[i]`` is node ``v{i}``.
+
+    ``value_node`` makes each Value's box (the stepper of
+    :mod:`minigrad.teach.stepper` sizes the grad cell for every gradient it
+    will show).
+    """
     # Breadth first from the roots, numbering every Value; those numbered
     # below max_nodes are drawn. The walk goes on to the end only to count.
     index: dict[Value, int] = {}
@@ -315,7 +329,7 @@ def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:
     scene = _Scene(max_nodes=max_nodes, values=len(drawn), omitted=omitted)
     cut_ops: list[str] = []
     for i, node in enumerate(drawn):
-        scene.add(_value_node(f"v{i}", node))
+        scene.add(value_node(f"v{i}", node))
         rule = node.rule
         if rule is None:
             continue
@@ -349,7 +363,7 @@ def graph(root: Value | Sequence[Value], *, max_nodes: int = 100) -> Graph:
         scene.add(_Node("omitted", "omitted", lines))
         for op_id in cut_ops:
             scene.add(_Edge("omitted", op_id, dashed=True))
-    return Graph(scene)
+    return scene, drawn
 
 
 def _roots(root: object) -> list[Value]:

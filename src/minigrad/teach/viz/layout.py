@@ -221,7 +221,7 @@ def _size(node: _Node) -> tuple[float, float, list[float]]:
     if node.kind == "value":
         cells = [
             _text_width(text, _FONT, bold=node.bold and i == 0) + 2 * _CELL_PAD
-            for i, text in enumerate(node.texts)
+            for i, text in enumerate(node.room)
         ]
         return sum(cells), _BOX_H, cells
     if node.kind == "op":

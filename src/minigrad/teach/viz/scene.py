@@ -20,10 +20,12 @@ class _Node:
     ``kind`` is ``"value"`` (``texts``: label if any, ``data ...``,
     ``grad ...``; ``bold``: the first is a label), ``"op"`` (the op's name),
     ``"const"`` (the number) or ``"omitted"`` (the summary's lines). Texts
-    are as shown, not yet escaped.
+    are as shown, not yet escaped. ``room`` holds, cell by cell, the texts
+    the node is sized for when they are not ``texts``: a picture whose texts
+    change after it is drawn (the stepper's gradients) keeps its layout.
     """
 
-    __slots__ = ("bold", "kind", "leaf", "name", "texts")
+    __slots__ = ("bold", "kind", "leaf", "name", "room", "texts")
 
     def __init__(
         self,
@@ -33,10 +35,12 @@ class _Node:
         *,
         bold: bool = False,
         leaf: bool = False,
+        room: tuple[str, ...] | None = None,
     ) -> None:
         self.name = name
         self.kind = kind
         self.texts = texts
+        self.room = texts if room is None else room
         self.bold = bold
         self.leaf = leaf
 
@@ -74,13 +78,15 @@ class _Scene:
             self.edges.append(item)
 
 
-def _value_node(name: str, node: Value) -> _Node:
+def _value_node(name: str, node: Value, grad_room: str | None = None) -> _Node:
+    """A Value's box: label (if any), data and grad; its grad cell as wide as ``grad_room``."""
     texts = [f"data {_number(node.data)}", f"grad {_number(node.grad)}"]
     if node.label:
         # str(): .label is a plain attribute, and a picture should not fail on a non-str one.
         texts.insert(0, str(node.label))
+    room = None if grad_room is None else (*texts[:-1], grad_room)
     # Leaves (inputs, parameters) are tinted: they are what a gradient is for.
-    return _Node(name, "value", tuple(texts), bold=bool(node.label), leaf=not node.op)
+    return _Node(name, "value", tuple(texts), bold=bool(node.label), leaf=not node.op, room=room)
 
 
 def _number(x: float) -> str:
