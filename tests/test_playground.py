@@ -251,9 +251,10 @@ def test_the_lesson_shows_the_neuron_its_graph_and_the_wrong_op() -> None:
         "check failed: fix the sign and press Run again",
     ]
     shown = result["shown"]
-    assert isinstance(shown, list) and [item["kind"] for item in shown] == ["svg", "html"]
-    graph, report = shown[0]["content"], shown[1]["content"]
+    assert isinstance(shown, list) and [item["kind"] for item in shown] == ["svg", "html", "html"]
+    graph, stepper, report = (item["content"] for item in shown)
     assert graph.startswith("<svg") and ">tanh<" in graph and "grad -1.5" in graph
+    assert stepper.startswith('<div class="mg-stepper"') and "<script>" in stepper
     assert "<b>gradcheck failed</b>" in report
     assert "cause: op &#x27;my_tanh&#x27; at (0.6)" in report
 
@@ -264,7 +265,7 @@ def test_the_lesson_with_its_sign_fixed_passes() -> None:
     result = run(fixed)
     shown = result["shown"]
     assert isinstance(shown, list)
-    assert "<b>gradcheck passed</b>" in shown[1]["content"]
+    assert "<b>gradcheck passed</b>" in shown[2]["content"]
     assert str(result["stdout"]).endswith("check passed\n")
 
 

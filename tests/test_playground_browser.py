@@ -150,7 +150,7 @@ def test_the_graph_is_an_svg_shown_in_the_page(ran: Page) -> None:
 
 def test_the_report_names_the_wrong_op(ran: Page) -> None:
     # HTML is shown in a sandboxed frame: its text is read from inside it.
-    frame = ran.find("#shown-1 > iframe")
+    frame = ran.find("#shown-2 > iframe")
     assert frame.is_displayed() and frame.get_attribute("sandbox") == "allow-scripts"
     assert frame.rect["height"] > 150, frame.rect  # grown to its content
     ran.driver.switch_to.frame(frame)
@@ -191,9 +191,9 @@ def test_a_screenshot_of_the_page(ran: Page) -> None:
 def test_what_is_not_in_the_page_is_an_error_not_an_empty_answer(ran: Page) -> None:
     # The tests above lean on find() raising for a missing element rather than
     # answering something empty that an assertion might take for the page's.
-    with pytest.raises(NoSuchElementException, match=r"#shown-2"):
-        ran.find("#shown-2")
-    assert [figure.tag_name for figure in ran.find_all("#shown > *")] == ["figure", "figure"]
+    with pytest.raises(NoSuchElementException, match=r"#shown-3"):
+        ran.find("#shown-3")
+    assert [figure.tag_name for figure in ran.find_all("#shown > *")] == ["figure"] * 3
 
 
 #: What a Python worker loads from Pyodide's folder, each once.

@@ -4,7 +4,8 @@ One page (``minigrad playground --pyodide DIR``) runs one program after
 another, as a student does: an endless loop ended by Stop and by the time
 limit, a patch to minigrad that must not outlive its run, ``sys.exit()``,
 ``KeyboardInterrupt``, a warning, 300,000 printed lines, an HTML view with a
-script, and the lecture's neuron, whose graph must fit the window.
+script, and the lecture's neuron, whose graph must fit the window and whose
+backward the lesson's stepper walks forward and back.
 
 Each "within N s" bound is measured around one click, is generous (the
 worker is ended by ``worker.terminate()``, at once) and only says the page
@@ -13,6 +14,8 @@ did not wait for Python; every other wait is bounded by ``pages.TIMEOUT``.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import time
 from collections.abc import Iterator
@@ -22,9 +25,12 @@ import pytest
 from selenium.webdriver.common.by import By
 
 import browsers
+from minigrad import Value
 from minigrad.cli.playground import TIME_LIMIT
 from minigrad.cli.playground.server import STATIC
 from minigrad.cli.playground.session import MAX_LINES
+from minigrad.teach.stepper import BackwardStepper
+from minigrad.teach.viz.scene import _number
 from pages import LOADING, READY, RUNNING, Page, open_page, playground
 
 LESSON = (STATIC / "lesson.txt").read_text(encoding="utf-8")
@@ -216,6 +222,63 @@ def test_the_lecture_neurons_output_node_is_in_view(page: Page) -> None:
     box = figure.rect
     assert box["x"] <= left and right <= box["x"] + box["width"], (box, node)
     assert figure.get_property("scrollWidth") == figure.get_property("clientWidth")
+
+
+def _lesson_neuron() -> Value:
+    """The lesson's output node ``o``, made by the lesson itself under CPython."""
+    namespace: dict[str, object] = {"show": lambda obj: None}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(LESSON, namespace)
+    o = namespace["o"]
+    assert isinstance(o, Value)
+    return o
+
+
+def test_the_lessons_stepper_goes_forward_and_back_with_the_grads_of_each_step(
+    page: Page,
+) -> None:
+    steps = BackwardStepper(_lesson_neuron()).steps
+    expected = [
+        {node.label: f"grad {_number(grad)}" for node, grad in step.grads.items()} for step in steps
+    ]
+    last = len(steps) - 1
+    assert page.run(LESSON).startswith("ran at ")
+    frame = page.find("#shown-1 > iframe")
+    assert frame.get_attribute("sandbox") == "allow-scripts"
+    page.driver.switch_to.frame(frame)
+    try:
+        uid = page.find("div.mg-stepper").get_attribute("id")
+
+        def shows() -> tuple[str, dict[str, str]]:
+            """The step count and each labelled box's grad, as the frame shows them."""
+            boxes = page.driver.execute_script(
+                "return Array.from(document.querySelectorAll('g.node')).map((g) =>"
+                "  Array.from(g.querySelectorAll('text')).map((t) => t.textContent));"
+            )
+            grads = {str(t[0]): str(t[-1]) for t in boxes if len(t) == 3}
+            return page.find(f"#{uid}-count").text, grads
+
+        seen = [shows()]
+        for _ in range(last):
+            page.find(f"#{uid}-next").click()
+            seen.append(shows())
+        back = []
+        for _ in range(last):
+            page.find(f"#{uid}-prev").click()
+            back.append(shows())
+    finally:
+        page.driver.switch_to.default_content()
+    assert seen == [(f"step {k} of {last}", expected[k]) for k in range(last + 1)]
+    assert back == seen[-2::-1]
+    # The lecture's numbers at the last step, whatever the model above says.
+    assert [seen[-1][1][label] for label in ("x1", "w1", "x2", "w2", "n", "o")] == [
+        "grad -1.5",
+        "grad 1.0",
+        "grad 0.5",
+        "grad 0.0",
+        "grad 0.5",
+        "grad 1.0",
+    ]
 
 
 def test_a_screenshot_of_a_stopped_loop(page: Page) -> None:
