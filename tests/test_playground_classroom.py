@@ -208,12 +208,18 @@ def test_the_lecture_neurons_output_node_is_in_view(page: Page) -> None:
     assert page.run(LESSON).startswith("ran at ")
     figure = page.find("#shown-0")
     page.driver.execute_script("arguments[0].scrollIntoView();", figure)
-    labels = [t for t in figure.find_elements(By.CSS_SELECTOR, "svg text") if t.text == "o"]
-    assert len(labels) == 1
+    # The whole box of the node: its label, data and grad.
+    nodes = [
+        g
+        for g in figure.find_elements(By.CSS_SELECTOR, "svg g.node")
+        if g.find_element(By.CSS_SELECTOR, "text").text == "o"
+    ]
+    assert len(nodes) == 1
+    assert nodes[0].text.splitlines() == ["o", "data 0.7071", "grad 1.0"]
     node = page.driver.execute_script(
         "const r = arguments[0].getBoundingClientRect();"
         "return [r.left, r.top, r.right, r.bottom, innerWidth, innerHeight];",
-        labels[0],
+        nodes[0],
     )
     left, top, right, bottom, width, height = (float(n) for n in node)
     assert (width, height) == (1280, 800)
