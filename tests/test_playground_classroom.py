@@ -145,6 +145,16 @@ def test_sys_exit_ends_a_run_quietly(page: Page) -> None:
     assert page.run("print('next')").startswith("ran at ")
 
 
+def test_os_exit_ends_a_run_with_what_python_said(page: Page) -> None:
+    # Not an exception: the Python runtime itself ends, and its worker with it.
+    status = page.run("import os\nprint('before')\nos._exit(3)\n")
+    assert status == "your code raised an exception: see the output"
+    assert _spans(page, "stdout") == ["before\n"]
+    (said,) = _spans(page, "traceback")
+    assert said.startswith("Python stopped: ") and "exit(3)" in said, said
+    assert page.run("print('next')").startswith("ran at ")
+
+
 def test_a_traceback_shows_the_line_and_the_next_run_clears_it(page: Page) -> None:
     code = "x = 1\n" * 19 + "print(undefined_name)\n"
     assert page.run(code) == "your code raised an exception: see the output"

@@ -38,7 +38,13 @@ async function load(indexURL, zip) {
 
 function run(code) {
   const emit = (text) => postMessage({ kind: "event", event: JSON.parse(text) });
-  const result = JSON.parse(session.run_json(code, emit));
+  let result;
+  try {
+    result = JSON.parse(session.run_json(code, emit));
+  } catch (error) {
+    // Python itself failed (os._exit, a fatal error): the run ends with what it said.
+    result = { error: `Python stopped: ${error}\n`, exit: null };
+  }
   postMessage({ kind: "done", error: result.error, exit: result.exit });
 }
 
