@@ -7,6 +7,7 @@ import json
 import re
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import zipfile
@@ -51,7 +52,7 @@ def _get(
 def pyodide_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "pyodide"
     folder.mkdir()
-    (folder / "pyodide.js").write_text("// pyodide stand-in\n")
+    (folder / "pyodide.mjs").write_text("// pyodide stand-in\n")
     (folder / "pyodide.asm.wasm").write_bytes(b"\0asm")
     (folder / "sub").mkdir()
     (folder / "sub" / "inner.js").write_text("inner")
@@ -91,10 +92,13 @@ def test_it_serves_the_page_with_pyodide_from_the_cdn(cdn: Playground) -> None:
     status, headers, body = _get(cdn.url, "/")
     assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
     page = body.decode()
-    assert f'<script src="{CDN}pyodide.js"></script>' in page
-    assert f'data-pyodide="{CDN}"' in page
+    assert f'data-pyodide="{CDN}"' in page  # the worker loads pyodide.mjs from there
+    assert 'id="limit" type="number" min="1" max="3600" step="1"\n        value="30"' in page
+    status, headers, body = _get(cdn.url, "/playground-worker.js")
+    assert status == 200 and headers["Content-Type"] == "text/javascript; charset=utf-8"
+    assert b"await import(`${indexURL}pyodide.mjs`)" in body
     assert f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/" == CDN
-    assert _get(cdn.url, "/index.html?from=a-bookmark#run")[2] == body  # query, fragment cut off
+    assert _get(cdn.url, "/index.html?from=a-bookmark#run")[2] == page.encode()
     status, headers, body = _get(cdn.url, "/lesson.py")
     assert status == 200 and body.decode() == LESSON
 
@@ -125,12 +129,12 @@ def test_it_serves_the_package_it_runs_from(cdn: Playground) -> None:
 
 def test_it_serves_pyodide_from_a_local_folder(local: Playground) -> None:
     page = _get(local.url, "/")[2].decode()
-    assert '<script src="/pyodide/pyodide.js"></script>' in page and "jsdelivr" not in page
-    status, _, body = _get(local.url, "/pyodide/pyodide.js")
+    assert 'data-pyodide="/pyodide/"' in page and "jsdelivr" not in page
+    status, _, body = _get(local.url, "/pyodide/pyodide.mjs")
     assert status == 200 and body == b"// pyodide stand-in\n"
     status, headers, body = _get(local.url, "/pyodide/pyodide.asm.wasm")
     assert (status, headers["Content-Type"], body) == (200, "application/wasm", b"\0asm")
-    assert _get(local.url, "/pyodide/pyodide.js", method="HEAD")[:2][0] == 200
+    assert _get(local.url, "/pyodide/pyodide.mjs", method="HEAD")[:2][0] == 200
 
 
 def test_the_cdn_stand_in_answers_over_tls_as_the_cdn_does(pyodide_dir: Path) -> None:
@@ -144,15 +148,15 @@ def test_the_cdn_stand_in_answers_over_tls_as_the_cdn_does(pyodide_dir: Path) ->
     context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN  # a self-signed leaf, no CA
     with fake_cdn.serve(pyodide_dir) as cdn:
         answers = {}
-        for name in ("pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "link.js", "sub"):
+        for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "link.js", "sub"):
             url = f"https://127.0.0.1:{cdn.port}/"
             status, headers, _ = _get(url, fake_cdn.PREFIX + name, tls=(context, fake_cdn.HOST))
             kind = headers["Content-Type"].split(";")[0]
             answers[name] = (status, kind, headers["Access-Control-Allow-Origin"])
-        assert cdn.served_names() == {"pyodide.js": 1, "pyodide.asm.mjs": 1, "pyodide.asm.wasm": 1}
+        assert cdn.served_names() == {"pyodide.mjs": 1, "pyodide.asm.mjs": 1, "pyodide.asm.wasm": 1}
     assert f"{fake_cdn.HOST}{fake_cdn.PREFIX}" == CDN.removeprefix("https://")
     assert answers == {
-        "pyodide.js": (200, "text/javascript", "*"),
+        "pyodide.mjs": (200, "text/javascript", "*"),
         "pyodide.asm.mjs": (200, "text/javascript", "*"),
         "pyodide.asm.wasm": (200, "application/wasm", "*"),
         "link.js": (404, "text/plain", "*"),  # a symlink, as the playground's server
@@ -173,7 +177,7 @@ def test_the_cdn_stand_in_answers_over_tls_as_the_cdn_does(pyodide_dir: Path) ->
         "/pyodide/link.js",
         "/pyodide/sub/inner.js",
         "/pyodide/sub%2finner.js",
-        "/pyodide%2fpyodide.js",
+        "/pyodide%2fpyodide.mjs",
         "//etc/passwd",
         "/etc/passwd",
         "http://127.0.0.1/../secret.txt",
@@ -203,7 +207,7 @@ def test_a_folder_without_pyodide_is_refused(
 ) -> None:
     assert main(["playground", "--no-browser", "--port", "0", "--pyodide", str(tmp_path)]) == 2
     assert capsys.readouterr().err == (
-        f"minigrad playground: --pyodide: {str(tmp_path)!r} holds no pyodide.js (give the "
+        f"minigrad playground: --pyodide: {str(tmp_path)!r} holds no pyodide.mjs (give the "
         "folder of the npm package 'pyodide' or of a Pyodide release's full/ folder)\n"
     )
     missing = tmp_path / "missing"
@@ -247,9 +251,10 @@ def test_the_lesson_shows_the_neuron_its_graph_and_the_wrong_op() -> None:
         "check failed: fix the sign and press Run again",
     ]
     shown = result["shown"]
-    assert isinstance(shown, list) and [item["kind"] for item in shown] == ["svg", "html"]
-    graph, report = shown[0]["content"], shown[1]["content"]
+    assert isinstance(shown, list) and [item["kind"] for item in shown] == ["svg", "html", "html"]
+    graph, stepper, report = (item["content"] for item in shown)
     assert graph.startswith("<svg") and ">tanh<" in graph and "grad -1.5" in graph
+    assert stepper.startswith('<div class="mg-stepper"') and "<script>" in stepper
     assert "<b>gradcheck failed</b>" in report
     assert "cause: op &#x27;my_tanh&#x27; at (0.6)" in report
 
@@ -260,7 +265,7 @@ def test_the_lesson_with_its_sign_fixed_passes() -> None:
     result = run(fixed)
     shown = result["shown"]
     assert isinstance(shown, list)
-    assert "<b>gradcheck passed</b>" in shown[1]["content"]
+    assert "<b>gradcheck passed</b>" in shown[2]["content"]
     assert str(result["stdout"]).endswith("check passed\n")
 
 
@@ -269,7 +274,64 @@ def test_a_users_error_is_their_traceback_not_the_sessions() -> None:
     assert result["error"] == (
         "Traceback (most recent call last):\n"
         '  File "<editor>", line 2, in <module>\n'
+        "    raise ValueError('bad input: x')\n"
         "ValueError: bad input: x\n"
     )
     with pytest.raises(TypeError, match="run: code must be a str, got bytes"):
         run(b"print(1)")  # type: ignore[arg-type]
+
+
+def _reset_mid_download(url: str, path: str) -> None:
+    """Ask for ``path``, read a little, then drop the connection with a reset (RST)."""
+    host, port = url.split("://", 1)[1].rstrip("/").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as conn:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode("latin-1"))
+        assert conn.recv(64).startswith(b"HTTP/1.0 200")
+        # Linger 0: close() sends a reset, as a browser tab closed mid-download does.
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def test_the_server_stays_quiet_when_a_client_goes_away(tmp_path: Path) -> None:
+    folder = tmp_path / "pyodide"
+    folder.mkdir()
+    (folder / "pyodide.mjs").write_text("// pyodide stand-in\n")
+    # Larger than any socket buffer, so the server is still writing when the reset comes.
+    (folder / "pyodide.asm.wasm").write_bytes(bytes(64 << 20))
+    command = [sys.executable, "-m", "minigrad", "playground", "--port", "0", "--no-browser"]
+    command += ["--pyodide", str(folder)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        try:
+            assert p.stdout is not None
+            url = p.stdout.readline().strip().removeprefix("minigrad playground: ")
+            for _ in range(3):
+                _reset_mid_download(url, "/pyodide/pyodide.asm.wasm")
+            # Still serving, and a whole answer after the resets.
+            status, _, body = _get(url, "/pyodide/pyodide.mjs")
+            assert (status, body) == (200, b"// pyodide stand-in\n")
+        finally:
+            p.terminate()
+            _, err = p.communicate(timeout=TIMEOUT)
+    assert err == ""
+
+
+def test_the_time_limit_is_the_pages_default_and_checked(
+    pyodide_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    playground = Playground(port=0, pyodide=pyodide_dir, time_limit=5)
+    playground.start()
+    try:
+        page = _get(playground.url, "/")[2].decode()
+        _, headers, _ = _get(playground.url, "/pyodide/pyodide.mjs")
+        _, page_headers, _ = _get(playground.url, "/minigrad.zip")
+    finally:
+        playground.stop()
+    assert 'max="3600" step="1"\n        value="5">' in page
+    # Each run's worker loads Pyodide again: from the browser's cache, not the network.
+    assert headers["Cache-Control"] == "max-age=86400"
+    assert page_headers["Cache-Control"] == "no-store"  # a teacher's edit shows at once
+    assert main(["playground", "--no-browser", "--port", "0", "--time-limit", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "minigrad playground: --time-limit: must be 1-3600 seconds, got 0\n"
+    )
+    assert _parser().parse_args(["playground"]).time_limit == 30

@@ -9,20 +9,22 @@ over HTTPS on 127.0.0.1 under the CDN's URL path, and Chromium resolves the
 CDN's host name to it and trusts its certificate alone, so the page loads
 the very URL it names.
 
-Chromium, driven by chromedriver over the W3C WebDriver protocol
-(``webdriver.py``, standard library only), opens the page and does what a
-person does: waits until the status line says Python is ready, clicks Run,
+Chromium, driven by selenium and Debian's chromedriver (``pages.py``), opens
+the page and does what a person does: waits until the status line says Python is ready, clicks Run,
 and waits until it says the code ran. The tests then read what a person
 sees: the graph's SVG shown in the page, the report naming the wrong op, the
 printed numbers, an empty error box (where the page collects window errors,
 rejected promises and ``console.error``) and no SEVERE entry on the
-browser's console log; and where Pyodide's files came from (the browser's
-list of what it fetched, and the CDN stand-in's count of requests). A
-screenshot is taken through WebDriver too; with
-``MINIGRAD_SCREENSHOT=docs/img/playground.png`` it is saved there.
+browser's console log; and where Pyodide's files came from (what the page
+and its first Python worker fetched, and the CDN stand-in's count of
+requests). A screenshot is taken too; with ``MINIGRAD_SCREENSHOTS=docs/img``
+it is saved there as ``playground.png``.
+
+What students do to the page (an endless loop, a patched minigrad,
+``sys.exit()``) is in ``test_playground_classroom.py``.
 
 When the CDN cannot be reached (a refused connection, a name that does not
-resolve, a CDN that answers for ``pyodide.js`` alone), the page must say
+resolve, a CDN that answers for ``pyodide.mjs`` alone), the page must say
 that Pyodide could not be loaded from its CDN and name ``--pyodide DIR``.
 
 Waiting polls the page with a timeout that only bounds a broken run; no
@@ -32,41 +34,25 @@ wait at once."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException
 
 import browsers
 import fake_cdn
-import webdriver
-from minigrad.cli.playground.server import CDN, PYODIDE_VERSION, STATIC
+from minigrad.cli.playground.server import CDN, STATIC
+from pages import LOADING, READY, RUNNING, Page, open_page, playground
 
-#: A bound for waiting on Python to load and on the lesson to run, not an expectation.
-TIMEOUT = 120.0
-#: The flags of a quiet headless Chromium on a machine with no network but loopback.
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-    "--hide-scrollbars",
-)
 #: The viewport of the screenshot in the docs.
 VIEWPORT = (1400, 1050)
-LOADING = "loading Python..."
-READY = f"Python {PYODIDE_VERSION} ready"  # the local Pyodide is the npm pin, the CDN's version
 
 
 class Served(NamedTuple):
@@ -74,24 +60,8 @@ class Served(NamedTuple):
 
     url: str  # the page's address
     pyodide: str  # the URL the page loads Pyodide from
-    flags: tuple[str, ...]  # what Chromium needs besides FLAGS to reach that
+    flags: tuple[str, ...]  # what Chromium needs besides pages.FLAGS to reach that
     cdn: fake_cdn.FakeCDN | None  # the CDN's stand-in, when the page uses the CDN
-
-
-@contextmanager
-def _playground(*options: str) -> Iterator[str]:
-    """``minigrad playground`` with ``options``, run as a teacher runs it; yields its address."""
-    python = os.environ.get("MINIGRAD_WHEEL_PYTHON") or sys.executable
-    command = [python, "-m", "minigrad", "playground", "--port", "0", "--no-browser", *options]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
-        try:
-            assert p.stdout is not None
-            first = p.stdout.readline().strip()
-            assert first.startswith("minigrad playground: http://127.0.0.1:"), first
-            yield first.removeprefix("minigrad playground: ")
-        finally:
-            p.terminate()
-            p.wait(timeout=10)
 
 
 @pytest.fixture(scope="module", params=["pyodide-dir", "cdn"])
@@ -102,52 +72,19 @@ def served(request: pytest.FixtureRequest) -> Iterator[Served]:
     browsers.chromedriver()
     folder = browsers.pyodide()
     if request.param == "pyodide-dir":
-        with _playground("--pyodide", str(folder)) as url:
+        with playground("--pyodide", str(folder)) as url:
             yield Served(url, url + "pyodide/", (), None)
     else:
-        with fake_cdn.serve(folder) as cdn, _playground() as url:
+        with fake_cdn.serve(folder) as cdn, playground() as url:
             flags = fake_cdn.chromium_flags(f"127.0.0.1:{cdn.port}")
             yield Served(url, CDN, flags, cdn)
 
 
-@contextmanager
-def _chromium(url: str, flags: tuple[str, ...] = ()) -> Iterator[webdriver.Session]:
-    """Headless Chromium (FLAGS and ``flags``) with ``url`` open."""
-    capabilities: dict[str, object] = {
-        "goog:chromeOptions": {"binary": browsers.chromium(), "args": [*FLAGS, *flags]},
-        "goog:loggingPrefs": {"browser": "ALL"},
-    }
-    with (
-        webdriver.chromedriver(browsers.chromedriver()) as driver,
-        webdriver.session(driver, capabilities) as session,
-    ):
-        session.set_viewport(*VIEWPORT)
-        session.go(url)
-        yield session
-
-
 @pytest.fixture(scope="module")
-def browser(served: Served) -> Iterator[webdriver.Session]:
+def browser(served: Served) -> Iterator[Page]:
     """Chromium with the page open (the lesson not yet run)."""
-    with _chromium(served.url, served.flags) as session:
-        yield session
-
-
-def _severe(entries: list[webdriver.LogEntry]) -> list[str]:
-    return [f"{e.source}: {e.message}" for e in entries if e.level == "SEVERE"]
-
-
-def _status_leaves(session: webdriver.Session, *waiting: str) -> str:
-    """Wait until the status line says something other than ``waiting``; return what it says."""
-
-    def settled() -> str | None:
-        errors = _severe(session.log())
-        if errors:
-            raise AssertionError(f"the browser's console, while waiting: {errors}")
-        said = session.find("#status").text()
-        return None if said in waiting else said
-
-    return session.wait(settled, f"the status line to leave {waiting}", TIMEOUT)
+    with open_page(served.url, served.flags, VIEWPORT) as page:
+        yield page
 
 
 class Before(NamedTuple):
@@ -161,29 +98,25 @@ class Before(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-def before_run(browser: webdriver.Session) -> Before:
-    status = _status_leaves(browser, LOADING)
+def before_run(browser: Page) -> Before:
+    status = browser.status_leaves(LOADING)
     return Before(
         status=status,
-        run_enabled=browser.find("#run").enabled(),
-        lesson=str(browser.find("#editor").property("value")),
-        output=browser.find("#output").text(),
+        run_enabled=browser.find("#run").is_enabled(),
+        lesson=str(browser.find("#editor").get_property("value")),
+        output=browser.output(),
         shown=len(browser.find_all("#shown > *")),
     )
 
 
 @pytest.fixture(scope="module")
-def ran(browser: webdriver.Session, before_run: Before) -> webdriver.Session:
+def ran(browser: Page, before_run: Before) -> Page:
     """The page after a click on Run, once the status line says how the run ended."""
-    assert before_run.status == READY, _page_errors(browser)
+    assert before_run.status == READY, browser.page_errors()
     browser.find("#run").click()
-    status = _status_leaves(browser, READY, "running...")
-    assert status.startswith("ran at "), (status, _page_errors(browser))
+    status = browser.status_leaves(READY, RUNNING)
+    assert status.startswith("ran at "), (status, browser.page_errors())
     return browser
-
-
-def _page_errors(session: webdriver.Session) -> str:
-    return str(session.find("#page-errors").property("textContent"))
 
 
 def test_once_python_is_ready_the_lesson_waits_for_run(before_run: Before) -> None:
@@ -191,22 +124,22 @@ def test_once_python_is_ready_the_lesson_waits_for_run(before_run: Before) -> No
     assert before_run == Before(READY, run_enabled=True, lesson=lesson, output="", shown=0)
 
 
-def test_the_error_box_stays_empty_and_hidden(ran: webdriver.Session) -> None:
+def test_the_error_box_stays_empty_and_hidden(ran: Page) -> None:
     box = ran.find("#page-errors")
-    assert (box.property("textContent"), box.displayed()) == ("", False)
+    assert (box.get_property("textContent"), box.is_displayed()) == ("", False)
 
 
-def test_no_severe_entry_on_the_browsers_console(ran: webdriver.Session) -> None:
+def test_no_severe_entry_on_the_browsers_console(ran: Page) -> None:
     ran.log()
-    assert _severe(ran.console) == []
+    assert ran.severe() == []
 
 
-def test_the_graph_is_an_svg_shown_in_the_page(ran: webdriver.Session) -> None:
+def test_the_graph_is_an_svg_shown_in_the_page(ran: Page) -> None:
     graph = ran.find("#shown-0 > svg")
-    assert graph.tag_name() == "svg" and graph.displayed()
-    box = graph.rect()
-    assert box.width > 100 and box.height > 100, box
-    labels = graph.text().splitlines()  # each node's label, data and grad, as laid out
+    assert graph.tag_name == "svg" and graph.is_displayed()
+    box = graph.rect
+    assert box["width"] > 100 and box["height"] > 100, box
+    labels = graph.text.splitlines()  # each node's label, data and grad, as laid out
     assert labels[:3] == ["o", "data 0.7071", "grad 1.0"]
     for node in (["x1", "data 2.0", "grad -1.5"], ["w1", "data -3.0", "grad 1.0"]):
         at = labels.index(node[0])
@@ -215,10 +148,16 @@ def test_the_graph_is_an_svg_shown_in_the_page(ran: webdriver.Session) -> None:
         assert label in labels, label
 
 
-def test_the_report_names_the_wrong_op(ran: webdriver.Session) -> None:
-    report = ran.find("#shown-1")
-    assert report.displayed()
-    lines = report.text().splitlines()
+def test_the_report_names_the_wrong_op(ran: Page) -> None:
+    # HTML is shown in a sandboxed frame: its text is read from inside it.
+    frame = ran.find("#shown-2 > iframe")
+    assert frame.is_displayed() and frame.get_attribute("sandbox") == "allow-scripts"
+    assert frame.rect["height"] > 150, frame.rect  # grown to its content
+    ran.driver.switch_to.frame(frame)
+    try:
+        lines = ran.find("body").text.splitlines()
+    finally:
+        ran.driver.switch_to.default_content()
     assert "gradcheck failed 1 2 exhaustive" in lines
     assert "verdicts: 2 wrong" in lines
     cause = [line for line in lines if line.startswith("cause: ")]
@@ -230,8 +169,8 @@ def test_the_report_names_the_wrong_op(ran: webdriver.Session) -> None:
     ), cause[0]
 
 
-def test_the_output_is_the_lessons(ran: webdriver.Session) -> None:
-    assert ran.find("#output").text().splitlines() == [
+def test_the_output_is_the_lessons(ran: Page) -> None:
+    assert ran.find("#output").text.splitlines() == [
         "o = 0.7071, do/dn = 1 - o**2 = 0.5000",
         "by hand:    x1.grad = -1.5000, w1.grad = 1.0000",
         "backward(): x1.grad = -1.5000, w1.grad = 1.0000",
@@ -239,27 +178,27 @@ def test_the_output_is_the_lessons(ran: webdriver.Session) -> None:
     ]
 
 
-def test_a_screenshot_of_the_page(ran: webdriver.Session) -> None:
+def test_a_screenshot_of_the_page(ran: Page) -> None:
     png = ran.screenshot()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert (int.from_bytes(png[16:20]), int.from_bytes(png[20:24])) == VIEWPORT
     assert len(png) > 50_000  # a page with text and a graph, not a blank one
-    target = os.environ.get("MINIGRAD_SCREENSHOT")
-    if target:
-        Path(target).write_bytes(png)
+    folder = os.environ.get("MINIGRAD_SCREENSHOTS")
+    if folder:
+        (Path(folder) / "playground.png").write_bytes(png)
 
 
-def test_what_is_not_in_the_page_is_an_error_not_an_empty_answer(ran: webdriver.Session) -> None:
+def test_what_is_not_in_the_page_is_an_error_not_an_empty_answer(ran: Page) -> None:
     # The tests above lean on find() raising for a missing element rather than
     # answering something empty that an assertion might take for the page's.
-    with pytest.raises(webdriver.WebDriverError, match=r"404 no such element: .*#shown-2"):
-        ran.find("#shown-2")
-    assert [figure.tag_name() for figure in ran.find_all("#shown > *")] == ["figure", "figure"]
+    with pytest.raises(NoSuchElementException, match=r"#shown-3"):
+        ran.find("#shown-3")
+    assert [figure.tag_name for figure in ran.find_all("#shown > *")] == ["figure"] * 3
 
 
-#: What the page loads from Pyodide's folder, each once.
+#: What a Python worker loads from Pyodide's folder, each once.
 PYODIDE_FILES = (
-    "pyodide.js",
+    "pyodide.mjs",
     "pyodide.asm.mjs",
     "pyodide.asm.wasm",
     "python_stdlib.zip",
@@ -267,17 +206,19 @@ PYODIDE_FILES = (
 )
 
 
-def test_pyodide_came_from_where_the_page_names_it(served: Served, ran: webdriver.Session) -> None:
-    fetched = ran.execute("return performance.getEntriesByType('resource').map((e) => e.name);")
-    assert isinstance(fetched, list), fetched
-    names = [str(name) for name in fetched]
-    assert all(name.startswith((served.url, served.pyodide)) for name in names), names
-    from_pyodide = sorted(
-        n.removeprefix(served.pyodide) for n in names if n.startswith(served.pyodide)
+def test_pyodide_came_from_where_the_page_names_it(served: Served, ran: Page) -> None:
+    fetched = ran.driver.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => e.name);"
     )
-    assert from_pyodide == sorted(PYODIDE_FILES)
-    if served.cdn is not None:  # and not from a cache: the stand-in answered each request
-        assert served.cdn.served_names() == dict.fromkeys(PYODIDE_FILES, 1)
+    assert isinstance(fetched, list), fetched
+    names = [str(name) for name in fetched]  # the page's own: Python loads in its workers
+    assert all(name.startswith(served.url) for name in names), names
+    assert served.url + "minigrad.zip" in names and served.url + "lesson.py" in names
+    worker = json.loads(str(ran.find("body").get_attribute("data-worker-fetched")))
+    assert all(name.startswith(served.pyodide) for name in worker), worker
+    assert sorted(name.removeprefix(served.pyodide) for name in worker) == sorted(PYODIDE_FILES)
+    if served.cdn is not None:  # and not from a cache: the stand-in answered
+        assert set(served.cdn.served_names()) == set(PYODIDE_FILES)
         assert not served.cdn.refused
 
 
@@ -286,7 +227,7 @@ def cdn_page() -> Iterator[str]:
     """The playground at its default, the CDN, for a browser that cannot reach the CDN."""
     browsers.chromium()
     browsers.chromedriver()
-    with _playground() as url:
+    with playground() as url:
         yield url
 
 
@@ -300,51 +241,54 @@ def _unreachable(how: str) -> Iterator[tuple[str, str, fake_cdn.FakeCDN | None]]
             yield f"127.0.0.1:{bound.getsockname()[1]}", "net::ERR_CONNECTION_REFUSED", None
     elif how == "name-not-resolved":  # the browser of a classroom without internet
         yield "~NOTFOUND", "net::ERR_NAME_NOT_RESOLVED", None
-    else:  # the CDN answers for pyodide.js and not for the rest
-        with fake_cdn.serve(browsers.pyodide(), only=frozenset({"pyodide.js"})) as cdn:
+    else:  # the CDN answers for pyodide.mjs and not for the rest
+        with fake_cdn.serve(browsers.pyodide(), only=frozenset({"pyodide.mjs"})) as cdn:
             yield f"127.0.0.1:{cdn.port}", "404", cdn
 
 
-def _failed_start(session: webdriver.Session) -> tuple[tuple[str, bool, bool], str]:
+def _failed_start(page: Page) -> tuple[tuple[str, bool, bool], str]:
     """Once the page stops loading: (status, Run enabled, error box shown), and the box's text.
 
     Console errors are expected here: the wait ends on the status line alone.
     """
-    status = session.wait(
-        lambda: None if (said := session.find("#status").text()) == LOADING else said,
+    status = page.wait(
+        lambda: None if (said := page.status()) == LOADING else said,
         f"the status line to leave {LOADING!r}",
-        TIMEOUT,
     )
-    box = session.find("#page-errors")
-    shown = (status, session.find("#run").enabled(), box.displayed())
-    said = str(box.property("textContent"))
-    session.log()
+    box = page.find("#page-errors")
+    shown = (status, page.find("#run").is_enabled(), box.is_displayed())
+    said = str(box.get_property("textContent"))
+    page.log()
     return shown, said
 
 
-@pytest.mark.parametrize("how", ["connection-refused", "name-not-resolved", "only-pyodide-js"])
+@pytest.mark.parametrize("how", ["connection-refused", "name-not-resolved", "only-pyodide-mjs"])
 def test_without_the_cdn_the_page_says_so_and_names_pyodide_dir(cdn_page: str, how: str) -> None:
     with (
         _unreachable(how) as (target, failure, cdn),
-        _chromium(cdn_page, fake_cdn.chromium_flags(target)) as session,
+        open_page(cdn_page, fake_cdn.chromium_flags(target)) as page,
     ):
-        shown, said = _failed_start(session)
+        shown, said = _failed_start(page)
     assert shown == ("could not load Python", False, True), said
     assert f"Pyodide could not be loaded from its CDN, {CDN}: " in said, said
     assert "start the playground with --pyodide DIR" in said, said
-    severe = _severe(session.console)
+    severe = page.severe()
     assert any(failure in entry for entry in severe), severe
-    if cdn is not None:
-        assert cdn.served_names() == {"pyodide.js": 1} and cdn.refused
+    if cdn is not None:  # the page asked for the file that failed, and says what it heard
+        assert cdn.served_names() == {"pyodide.mjs": 1} and cdn.refused
+        assert f"{CDN}pyodide.asm.mjs answered 404" in said, said
+    else:
+        assert f"{CDN}pyodide.mjs could not be fetched (TypeError: Failed to fetch" in said, said
 
 
-def test_a_pyodide_folder_with_only_pyodide_js_is_named_as_the_cause(tmp_path: Path) -> None:
+def test_a_pyodide_folder_with_only_pyodide_mjs_is_named_as_the_cause(tmp_path: Path) -> None:
     browsers.chromium()
     browsers.chromedriver()
-    (tmp_path / "pyodide.js").write_bytes((browsers.pyodide() / "pyodide.js").read_bytes())
-    with _playground("--pyodide", str(tmp_path)) as url, _chromium(url) as session:
-        shown, said = _failed_start(session)
+    (tmp_path / "pyodide.mjs").write_bytes((browsers.pyodide() / "pyodide.mjs").read_bytes())
+    with playground("--pyodide", str(tmp_path)) as url, open_page(url) as page:
+        shown, said = _failed_start(page)
     assert shown == ("could not load Python", False, True), said
     assert "could not be loaded from the folder given to --pyodide (served as /pyodide/): " in said
     assert 'Give the folder of the npm package "pyodide"' in said, said
+    assert "/pyodide/pyodide.asm.mjs answered 404" in said, said
     assert "CDN" not in said, said

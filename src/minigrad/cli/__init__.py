@@ -30,6 +30,7 @@ from pathlib import Path
 
 from minigrad.checking.lab.trials import Outcome
 from minigrad.cli import lab
+from minigrad.cli.playground import TIME_LIMIT
 from minigrad.cli.rulefile import Item, check_item, composite_item, outcome, rule_item
 from minigrad.cli.sandbox import run_job
 from minigrad.core import rules
@@ -259,7 +260,7 @@ def _run_playground(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"minigrad playground: --port must be 0-65535, got {args.port}", file=err)
         return 2
     try:
-        playground = Playground(args.host, args.port, args.pyodide)
+        playground = Playground(args.host, args.port, args.pyodide, args.time_limit)
     except ValueError as exc:
         print(f"minigrad playground: {exc}", file=err)
         return 2
@@ -381,6 +382,13 @@ def _parser() -> argparse.ArgumentParser:
         "--pyodide",
         metavar="DIR",
         help="serve Pyodide from this folder (e.g. node_modules/pyodide) instead of its CDN",
+    )
+    g.add_argument(
+        "--time-limit",
+        type=int,
+        default=TIME_LIMIT,
+        metavar="SECONDS",
+        help=f"stop a run after this long ({TIME_LIMIT}; the page shows it and can change it)",
     )
     g.add_argument(
         "--no-browser", action="store_true", help="print the address, do not open a browser"

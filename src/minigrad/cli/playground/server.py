@@ -24,15 +24,19 @@ from __future__ import annotations
 import html
 import http.server
 import io
+import sys
 import threading
 import webbrowser
 import zipfile
 from pathlib import Path
 from typing import ClassVar, NamedTuple
 
+from minigrad.cli.playground import TIME_LIMIT
+
 __all__ = [
     "CDN",
     "PYODIDE_VERSION",
+    "TIME_LIMIT",
     "File",
     "Playground",
     "package_zip",
@@ -105,20 +109,32 @@ def package_zip() -> bytes:
     return buffer.getvalue()
 
 
-def page_files(pyodide_url: str | None) -> dict[str, File]:
+def page_files(pyodide_url: str | None, time_limit: int = TIME_LIMIT) -> dict[str, File]:
     """The page's files by URL path; ``pyodide_url`` is where it loads Pyodide from.
 
     Args:
         pyodide_url: The folder URL of Pyodide (ending ``/``), or None for the CDN.
+        time_limit: The page's time limit for one run, in seconds, until changed there.
+
+    Raises:
+        ValueError: ``time_limit`` is not a whole number of seconds from 1 to 3600.
     """
+    if isinstance(time_limit, bool) or not isinstance(time_limit, int):
+        raise ValueError(f"--time-limit: expected whole seconds, got {time_limit!r}")
+    if not 1 <= time_limit <= 3600:
+        raise ValueError(f"--time-limit: must be 1-3600 seconds, got {time_limit}")
     url = CDN if pyodide_url is None else pyodide_url
     page = (STATIC / "index.html").read_text(encoding="utf-8")
     page = page.replace("__PYODIDE_URL__", html.escape(url, quote=True))
+    page = page.replace("__TIME_LIMIT__", str(time_limit))
     index = File(_TYPES[".html"], page.encode("utf-8"))
     return {
         "/": index,
         "/index.html": index,
         "/playground.js": File(_TYPES[".js"], (STATIC / "playground.js").read_bytes()),
+        "/playground-worker.js": File(
+            _TYPES[".js"], (STATIC / "playground-worker.js").read_bytes()
+        ),
         "/playground.css": File(_TYPES[".css"], (STATIC / "playground.css").read_bytes()),
         "/lesson.py": File(_TYPES[".py"], (STATIC / "lesson.txt").read_bytes()),
         "/minigrad.zip": File(_TYPES[".zip"], package_zip()),
@@ -132,7 +148,7 @@ def pyodide_files(folder: str | Path) -> dict[str, File]:
     be reached through it.
 
     Raises:
-        ValueError: ``folder`` is not a folder, or holds no ``pyodide.js``.
+        ValueError: ``folder`` is not a folder, or holds no ``pyodide.mjs``.
 
     Example:
         >>> pyodide_files("/no/such/folder")
@@ -150,9 +166,9 @@ def pyodide_files(folder: str | Path) -> dict[str, File]:
         for entry in sorted(path.iterdir())
         if entry.is_file() and not entry.is_symlink()
     }
-    if "/pyodide/pyodide.js" not in files:
+    if "/pyodide/pyodide.mjs" not in files:
         raise ValueError(
-            f"--pyodide: {str(folder)!r} holds no pyodide.js (give the folder of the npm "
+            f"--pyodide: {str(folder)!r} holds no pyodide.mjs (give the folder of the npm "
             "package 'pyodide' or of a Pyodide release's full/ folder)"
         )
     return files
@@ -180,7 +196,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", found.content_type)
         self.send_header("Content-Length", str(len(content)))
-        self.send_header("Cache-Control", "no-store")
+        # The page and the package may change between two runs (a teacher edits minigrad);
+        # Pyodide's files do not, and each run's fresh worker loads them again.
+        self.send_header("Cache-Control", "max-age=86400" if found.path else "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.end_headers()
         if body:
@@ -190,6 +208,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass  # a classroom's terminal stays quiet; errors reach the page
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A browser that closes a tab or reloads mid-download resets the connection:
+        # an everyday event, not an error for the teacher's terminal.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class Playground:
     """The server, bound but not yet serving; :meth:`serve_forever` or a thread runs it.
 
@@ -197,9 +226,10 @@ class Playground:
         host: The address to bind (``127.0.0.1`` unless asked otherwise).
         port: The port; 0 picks a free one.
         pyodide: A folder holding Pyodide to serve, or None for the CDN.
+        time_limit: The page's time limit for one run, in seconds (the page can change it).
 
     Raises:
-        ValueError: ``pyodide`` is not a Pyodide folder.
+        ValueError: ``pyodide`` is not a Pyodide folder, or ``time_limit`` is out of range.
         OSError: the address cannot be bound (e.g. the port is taken).
 
     Example:
@@ -213,15 +243,18 @@ class Playground:
     """
 
     def __init__(
-        self, host: str = "127.0.0.1", port: int = 8000, pyodide: str | Path | None = None
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        pyodide: str | Path | None = None,
+        time_limit: int = TIME_LIMIT,
     ) -> None:
-        files = page_files(None if pyodide is None else "/pyodide/")
+        files = page_files(None if pyodide is None else "/pyodide/", time_limit)
         if pyodide is not None:
             files.update(pyodide_files(pyodide))
         handler = type("Handler", (_Handler,), {"files": files})
         self.pyodide = pyodide
-        self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server((host, port), handler)
         self._thread: threading.Thread | None = None
 
     @property
