@@ -176,6 +176,29 @@ def nominal_step(x: float, eps: float) -> float:
     return max(eps * max(1.0, math.sqrt(abs(x))), 64.0 * math.ulp(x))
 
 
+#: A value's grid counts as coarse when it is this many ulps of the value or more
+#: (random mantissas put it at an ulp or two; 256 is no accident).
+_COARSE = 256.0
+
+
+def grid_of(v: float) -> float:
+    """The spacing of the coarsest grid ``v`` lies on, where it is coarse; else 0.
+
+    The lowest set bit of the mantissa gives it: ``30.000000000000092 - 30.0``
+    is a multiple of an ulp of 30 (its own ulp is a billion times finer).
+
+    Example:
+        >>> grid_of(30.000000000000092 - 30.0) == math.ulp(30.0), grid_of(0.1)
+        (True, 0.0)
+    """
+    if v == 0.0 or not math.isfinite(v):
+        return 0.0
+    mantissa, exponent = math.frexp(abs(v))
+    whole = int(mantissa * 2.0**53)
+    spacing = math.ldexp(float(whole & -whole), exponent - 53)
+    return spacing if spacing >= _COARSE * math.ulp(v) else 0.0
+
+
 def _symmetric(x: float, s: float) -> float:
     """A step within an ulp or so of ``s`` for which ``x + s`` and ``x - s`` are exact,
     so the difference is centred on ``x`` itself; else ``(x + s) - x``."""
@@ -222,14 +245,16 @@ class Point:
         self.calls = 0
         #: Whether a value or a difference quotient overflowed (not a domain's edge).
         self.overflowed = False
-        #: Per value, the smallest change from ``here`` seen at any step (inf: none
-        #: yet). Values that did not change over a step may hide a slope up to
-        #: that grain over the step: a function that cancels large intermediates
-        #: inside a closure or a rule is quantized, and its graph does not show it.
-        self.grain = [math.inf] * len(self.here)
-        #: Per value, whether a moved point left it exactly unchanged: then it lies
-        #: on a grid, and its round-off is half the grid's spacing at least.
-        self.quantized = [False] * len(self.here)
+        #: Per value, the grid its values lie on where that grid is coarse (0: not
+        #: seen to be): a forward that cancels large intermediates inside a
+        #: closure or a custom rule (cos(x) - 1 at 1e-4) returns values whose
+        #: low bits are all 0, whatever the graph shows (see :func:`grid_of`).
+        self.grid = [grid_of(c) or math.inf for c in self.here]
+        #: Per value, how many values seen lie on a coarse grid (one may by chance:
+        #: its low 8 bits are 0 one time in 256; three are no chance).
+        self.coarse = [int(grid_of(c) > 0.0) for c in self.here]
+        #: Per value, whether every value seen moved nowhere: flat at every step.
+        self.still = [True] * len(self.here)
 
     def at(self, t: float) -> list[float] | None:
         """The values at ``t`` (cached; None off the domain or not finite)."""
@@ -243,9 +268,11 @@ class Point:
         if got is not None and len(got) == len(self.here):
             for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
                 if v != c:
-                    self.grain[r] = min(self.grain[r], abs(v - c))
-                elif t != self.x:
-                    self.quantized[r] = True
+                    self.still[r] = False
+                    g = grid_of(v) if self.hidden else 0.0
+                    if g > 0.0:
+                        self.grid[r] = min(self.grid[r], g)
+                        self.coarse[r] += 1
         self._seen[t] = got
         return got
 
@@ -277,9 +304,7 @@ class Point:
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is
         # the grid. The graph's own ops are read off the graph instead.
-        grid = 0.0
-        if self.hidden and self.quantized[r] and self.grain[r] < math.inf:
-            grid = 0.5 * self.grain[r]
+        grid = 0.5 * self.grid[r] if self.hidden and self.coarse[r] >= 3 else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def sides(self, s: float) -> tuple[list[float], list[float], float] | None:
@@ -310,7 +335,7 @@ class _Row:
         self.d = (u - w) / (2.0 * half)
         self.r = max(p.delta(r, u, w) / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
-        if self.flat and p.hidden and p.grain[r] == math.inf:
+        if self.flat and p.hidden and p.still[r]:
             self.r = math.inf  # unmoved values of a hidden forward bound nothing yet
         right_step, left_step = (p.x + half) - p.x, p.x - (p.x - half)
         self.right = (u - c) / right_step
@@ -372,8 +397,9 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         # measures may be structure (a pole, a kink) as well as noise, so it
         # only widens the bound.
         smooth = abs(a.gap) <= a.gap_noise + b.gap_noise or abs(a.gap) <= 0.75 * abs(b.gap)
-        # Values that did not move at all settle nothing: their grain is unknown.
-        still = a.flat or b.flat
+        # Values of a hidden forward that did not move at all settle nothing (their
+        # grid is unknown); the graph's own values are as fine as it says.
+        still = (a.flat or b.flat) and p.hidden
         settled = moved <= a.r + b.r and smooth and math.isfinite(roundoff) and not still
         error = roundoff + moved + (factor * noise + noise / 2.0) / (factor - 1.0)
         found[r] = Estimate(value, error, b.half, roundoff, settled)

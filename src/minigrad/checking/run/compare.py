@@ -211,7 +211,8 @@ class Comparison:
         found.compared += len(keys) * len(xs) * len(sides)
         for i, x in enumerate(xs):
             at = x.data
-            point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, twice or not graph)
+            opaque = levels.opaque or graph is None
+            point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque)
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()
             exact = s.exact(point) if s.exact_step else None

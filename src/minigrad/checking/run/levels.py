@@ -229,6 +229,9 @@ class Levels:
         self.names = [_name("x", i, x) for i, x in enumerate(inputs)] + [
             _name("v", i, w) for i, w in enumerate(weights or ()) if isinstance(w, Value)
         ]
+        #: Whether the last level surveyed holds a forward its graph does not show:
+        #: a closure's, or a rule's written outside minigrad (:meth:`survey`).
+        self.opaque = False
         # Custom rules with a declared domain that the point lies inside:
         # moved inputs must keep them inside (see survey()).
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
@@ -295,9 +298,12 @@ class Levels:
         Built-in rules need no fence: their forwards raise off their domains.
         A custom rule's ``domain`` is a promise about where it is smooth; where
         the point itself is outside it, the user has chosen to go there, and
-        nothing is fenced. One walk over the graph does both.
+        nothing is fenced. ``opaque`` says whether a forward in the graph is
+        one the graph does not show (a closure's, a user's rule's), whose
+        round-off the graph cannot read. One walk over the graph does it all.
         """
         beyond = False
+        self.opaque = False
         fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
         outside: set[Rule] = set()
         for node in toposort(fs):
@@ -305,6 +311,11 @@ class Levels:
             if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
                 continue
             beyond = True
+            if not self.opaque:
+                module = getattr(rule.forward, "__module__", None) or ""
+                self.opaque = isinstance(rule, closure.Closure) or not module.startswith(
+                    "minigrad."
+                )
             if not fence or rule in _PARTIALS_AS_BUILT or _unbounded(rule.domain):
                 continue
             if _within(node, rule.domain):
