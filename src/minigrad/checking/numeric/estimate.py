@@ -221,8 +221,9 @@ class Point:
         h: The nominal step.
         noise: Per value, its absolute round-off where the caller knows it
             (read off the graph); None: :data:`MODEL_ROUNDOFF` of the value.
-        hidden: Whether a forward the caller cannot read computes the values (a
-            custom rule, a closure): how finely they are rounded may be hidden.
+        hidden: Per value (or for all), whether a forward the caller cannot read
+            computes it (a custom rule, a closure): how finely it is rounded
+            may be hidden.
     """
 
     def __init__(
@@ -232,10 +233,10 @@ class Point:
         here: Sequence[float],
         h: float,
         noise: Sequence[float] | None = None,
-        hidden: bool = False,
+        hidden: bool | Sequence[bool] = False,
     ) -> None:
         self.evaluate = evaluate
-        self.hidden = hidden
+        self.hidden = [hidden] * len(here) if isinstance(hidden, bool) else list(hidden)
         self.x = x
         self.here = list(here)
         self.h = h
@@ -269,7 +270,10 @@ class Point:
             for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
                 if v != c:
                     self.still[r] = False
-                    g = grid_of(v) if self.hidden else 0.0
+                    # Near x only: far off, a value may be round by the function's
+                    # own nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid.
+                    near = abs(t - self.x) <= 4.0 * self.h
+                    g = grid_of(v) if self.hidden[r] and near else 0.0
                     if g > 0.0:
                         self.grid[r] = min(self.grid[r], g)
                         self.coarse[r] += 1
@@ -304,7 +308,7 @@ class Point:
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is
         # the grid. The graph's own ops are read off the graph instead.
-        grid = 0.5 * self.grid[r] if self.hidden and self.coarse[r] >= 3 else 0.0
+        grid = 0.5 * self.grid[r] if self.hidden[r] and self.coarse[r] >= 3 else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def sides(self, s: float) -> tuple[list[float], list[float], float] | None:
@@ -335,7 +339,7 @@ class _Row:
         self.d = (u - w) / (2.0 * half)
         self.r = max(p.delta(r, u, w) / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
-        if self.flat and p.hidden and p.still[r]:
+        if self.flat and p.hidden[r] and p.still[r]:
             self.r = math.inf  # unmoved values of a hidden forward bound nothing yet
         right_step, left_step = (p.x + half) - p.x, p.x - (p.x - half)
         self.right = (u - c) / right_step
@@ -399,7 +403,7 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         smooth = abs(a.gap) <= a.gap_noise + b.gap_noise or abs(a.gap) <= 0.75 * abs(b.gap)
         # Values of a hidden forward that did not move at all settle nothing (their
         # grid is unknown); the graph's own values are as fine as it says.
-        still = (a.flat or b.flat) and p.hidden
+        still = (a.flat or b.flat) and p.hidden[r]
         settled = moved <= a.r + b.r and smooth and math.isfinite(roundoff) and not still
         error = roundoff + moved + (factor * noise + noise / 2.0) / (factor - 1.0)
         found[r] = Estimate(value, error, b.half, roundoff, settled)

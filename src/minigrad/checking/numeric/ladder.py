@@ -232,7 +232,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             found[r] = odd
         elif best is not None:
             found[r] = best
-        elif mine and all(st.finest(r).flat for st in mine) and p.hidden:
+        elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
             found[r] = Unresolved(
                 Why.RANGE,
                 f"the values do not change at any step up to {mine[0].step:.3g}, and a "

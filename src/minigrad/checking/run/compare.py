@@ -23,7 +23,7 @@ from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
 from minigrad.checking.run.report import Entry
 from minigrad.checking.run.settings import Settings
-from minigrad.checking.run.table import where
+from minigrad.checking.run.table import mode_label, where
 from minigrad.checking.verdicts.decide import (
     AGREES,
     SUBGRADIENT,
@@ -88,7 +88,11 @@ class LevelFindings:
         if not entry.passed:
             self.failures.append(entry)
         elif entry.verdict == SUBGRADIENT:
-            self.kinks.append(f"{where(entry, names)}: {entry.reason}")
+            kink = f"{where(entry, names)}: {entry.reason}"
+            if entry.mode == "fwd":  # a kink is the function's: named once, as reverse mode's
+                kink = kink.replace(f" ({mode_label('fwd', entry.order)})", "")
+            if kink not in self.kinks:
+                self.kinks.append(kink)
         elif entry.verdict == UNDECIDED:
             self.cautions.append(
                 f"{where(entry, names)}: the analytic {entry.analytic:.9g} {UNDECIDED_WARNING}: "
@@ -96,8 +100,7 @@ class LevelFindings:
             )
         elif forgiven:
             self.cautions.append(
-                f"{where(entry, names)}: passed by the tolerance only: "
-                f"{entry.reason} (without atol and rtol the check fails it)"
+                f"{where(entry, names)}: {entry.reason} (without atol and rtol the check fails it)"
             )
 
     def extend(self, other: LevelFindings) -> None:
@@ -209,9 +212,9 @@ class Comparison:
         graph = GraphRoundoff(fs, xs) if not isinstance(levels, ForeignLevels) else None
         noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
         found.compared += len(keys) * len(xs) * len(sides)
+        opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
         for i, x in enumerate(xs):
             at = x.data
-            opaque = levels.opaque or graph is None
             point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque)
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()

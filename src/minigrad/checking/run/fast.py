@@ -9,11 +9,12 @@ mode's jvp along ``d`` weighted by ``w``. The same decision as every entry
 (:func:`~minigrad.checking.verdicts.decide.decide`) judges it.
 
 Fast mode passes only when it proves as much as the exhaustive check would:
-the directional agreement's bound must be below 1e-9 of the smallest term
-``|d_i G_i|`` (an entry off by a relative 1e-9 shifts the sum by that much at
-least), so no entry's error can hide below it. Anything else (a smaller
-margin, a disagreement, a kink, a step off the domain) sends the check on to
-every entry, which says which one and why.
+an error in entry i moves the direction's slope by ``|d_i|`` times it, so the
+directional agreement's bound must be below ``|d_i|`` times what the
+exhaustive check's pair would bound that entry by (three round-offs of the
+values over the input's step), for every i. Anything else (a wider bound, a
+disagreement, a kink, a step off the domain) sends the check on to every
+entry, which says which one and why.
 """
 
 from __future__ import annotations
@@ -31,12 +32,7 @@ from minigrad.checking.run.settings import Settings
 from minigrad.checking.verdicts.decide import AGREES, Tolerance, decide
 from minigrad.core.value import Value
 
-__all__ = ["FAST_DIGITS", "fast"]
-
-#: The digits of its smallest term a directional agreement must prove: what
-#: the exhaustive check proves of an entry at a well-conditioned point (its
-#: pair's bound is about 1e-10 of the derivative).
-FAST_DIGITS = 9
+__all__ = ["fast"]
 
 
 def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
@@ -93,12 +89,21 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     noise = None
     if total is not None:
         noise = [GraphRoundoff([total], xs).noise(0)]
-    point = Point(along, 0.0, here, s.eps, noise)
+    point = Point(along, 0.0, here, s.eps, noise, any(levels.opaque_rows(fs)) or total is None)
     est: Estimate | Unresolved | None = pair(point, [0]).get(0)
     if not isinstance(est, Estimate) or not est.settled:
         est = ladder(point, [0])[0]
     terms = [abs(di * gi) for di, gi in zip(d, g, strict=True) if gi != 0.0]
-    margin = 10.0**-FAST_DIGITS * min(terms, default=math.inf)
+    # What the exhaustive check's pair would bound each entry by: a few round-offs
+    # of the values over the input's step. An error that large in any entry moves
+    # the direction's slope by |d_i| times it at least: the margin.
+    delta = noise[0] if noise is not None else 2.0**-46 * abs(here[0])
+    exhaustive = [
+        3.0 * delta / s.step(x.data) * abs(di)
+        for x, di, gi in zip(xs, d, g, strict=True)
+        if gi != 0.0
+    ]
+    margin = min(exhaustive, default=math.inf)
     tolerance = s.tolerance
     entries = []
     for mode, slope in zip(s.modes, slopes, strict=True):

@@ -312,10 +312,7 @@ class Levels:
                 continue
             beyond = True
             if not self.opaque:
-                module = getattr(rule.forward, "__module__", None) or ""
-                self.opaque = isinstance(rule, closure.Closure) or not module.startswith(
-                    "minigrad."
-                )
+                self.opaque = _opaque(rule)
             if not fence or rule in _PARTIALS_AS_BUILT or _unbounded(rule.domain):
                 continue
             if _within(node, rule.domain):
@@ -325,6 +322,13 @@ class Levels:
         if fence:
             self.fences = {r: d for r, d in fences.items() if r not in outside}
         return beyond
+
+    def opaque_rows(self, fs: Sequence[Value]) -> list[bool]:
+        """Per value, whether its own graph holds a forward the graph does not show
+        (one walk each, only where :meth:`survey` found such a forward at all)."""
+        if not self.opaque:
+            return [False] * len(fs)
+        return [any(_opaque(node._rule) for node in toposort([f])) for f in fs]
 
     def _inside(self, fs: Sequence[Value]) -> bool:
         for node in toposort(fs):
@@ -389,6 +393,15 @@ class Levels:
 
 # The built-in rules with the partials they were made with.
 _PARTIALS_AS_BUILT = {rule: rule.partials for rule in TABLE}
+
+
+def _opaque(rule: Rule | None) -> bool:
+    """Whether ``rule``'s forward is one the graph does not show: a closure's, or one
+    written outside minigrad (its round-off, a grid it rounds to, are hidden)."""
+    if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
+        return False
+    module = getattr(rule.forward, "__module__", None) or ""
+    return isinstance(rule, closure.Closure) or not module.startswith("minigrad.")
 
 
 def _unbounded(domain: tuple[tuple[float, float], ...]) -> bool:

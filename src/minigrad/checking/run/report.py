@@ -220,6 +220,7 @@ class Report:
         names: A display name per input (``x[0] 'a'``, ``v[1]``).
         fault: The op whose own rule disagrees with its forward, in words.
         fast: Whether the check ran in fast mode.
+        fell_back: Whether fast mode sent an order on to every entry.
         kinks: Passing entries that sit on a kink, in words (such a check
             passes, and the checkers warn with GradcheckWarning).
         cautions: Other passing entries worth a warning, in words: a
@@ -252,6 +253,7 @@ class Report:
         "failures",
         "fast",
         "fault",
+        "fell_back",
         "kinks",
         "modes",
         "names",
@@ -278,6 +280,7 @@ class Report:
         tolerances: tuple[float, float] | None = None,
         remarks: list[str] | None = None,
         seed: int = 0,
+        fell_back: bool = False,
     ) -> None:
         self.ok = ok
         self.order = order
@@ -292,6 +295,7 @@ class Report:
         self.entries = entries if entries is not None else list(self.failures)
         self.tolerances = tolerances
         self.seed = seed
+        self.fell_back = fell_back
         self._remarks = remarks if remarks is not None else []
         self._later: Callable[[], list[str]] | None = None
 
@@ -341,7 +345,10 @@ class Report:
         return counts
 
     def _mode(self) -> str:
-        how = "fast mode" if self.fast else "exhaustive"
+        if not self.fast:
+            how = "exhaustive"
+        else:
+            how = "fast mode, then exhaustive" if self.fell_back or not self.ok else "fast mode"
         if self._named():
             how += "; " + modes_in_words(self.modes)
         return how

@@ -281,7 +281,11 @@ def decide(
             f"rtol={tolerance.rtol:g})"
         )
         if proven and within:
-            words += f"; but the numbers prove a difference of {d:.3g}, {d / bound:.3g} bounds"
+            by = "atol" if dm > tolerance.rtol * abs(m) else "the tolerance"
+            words = (
+                f"passed by {by} only: {words}; but the numbers prove a difference of {d:.3g}, "
+                f"{d / bound:.3g} times the bound (the tolerance forgave it)"
+            )
         return Finding(
             AGREES if within else WRONG,
             k if not proven else 0,
