@@ -234,8 +234,13 @@ class Point:
         h: float,
         noise: Sequence[float] | None = None,
         hidden: bool | Sequence[bool] = False,
+        widest: float = math.inf,
     ) -> None:
         self.evaluate = evaluate
+        #: The largest half-step a difference may take: beyond it a periodic op's
+        #: argument turns by more than a radian, and a difference sees the
+        #: average slope over its periods, not the slope (read off the graph).
+        self.widest = widest
         self.hidden = [hidden] * len(here) if isinstance(hidden, bool) else list(hidden)
         self.x = x
         self.here = list(here)
@@ -317,7 +322,7 @@ class Point:
         t = _symmetric(x, s) if math.isfinite(x + s) else s
         hi, lo = x + t, x - t
         half = (hi - lo) / 2.0
-        if not (half > 0.0 and math.isfinite(half)):
+        if not (half > 0.0 and math.isfinite(half)) or half > self.widest:
             return None
         up = self.at(hi)
         if up is None:

@@ -247,6 +247,12 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             found[r] = Estimate(0.0, bound, top.step, bound, True)
         elif p.overflowed:
             found[r] = _edge(p)
+        elif not mine and p.widest < 2.0 * min_step(p.x):
+            found[r] = Unresolved(
+                Why.NOISE,
+                f"a periodic op turns by more than a radian over the finest step float64 has "
+                f"here ({min_step(p.x):.3g}): no difference sees its slope",
+            )
         elif mine:
             found[r] = Unresolved(
                 Why.NOISE,
@@ -357,6 +363,8 @@ def _one_sided(p: Point, r: int) -> Estimate | Unresolved | None:
             for j in range(3):
                 moved = p.x + side * s / 2.0**j
                 step = moved - p.x
+                if abs(step) > p.widest:
+                    break
                 got = p.at(moved) if step != 0.0 else None
                 if got is None:
                     break

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
+from minigrad.core.rules.trig import COS, SIN, TAN
 from minigrad.core.value import Value, toposort
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "analytic_roundoff",
     "minigrads_own",
     "read_roundoff",
+    "turn_scale",
 ]
 
 #: Where the partials accurate to a few ulps are written: the rule table and
@@ -65,6 +67,9 @@ _ACCURATE = "minigrad.core."
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
 #: which also covers library functions good to one ulp).
 _ULP = 2.0**-52
+#: The periodic ops: over a step that turns their argument by more than a
+#: radian, a difference sees the average slope over periods, not the slope.
+_PERIODIC = (SIN, COS, TAN)
 #: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
 #: negation): half an ulp, the unit round-off, as IEEE 754 guarantees.
 _HALF = 2.0**-53
@@ -207,6 +212,54 @@ def analytic_roundoff(spread: float, analytic: float) -> float:
     return ANALYTIC_ULPS * _ULP * max(spread, abs(analytic), 0.0) + _QUANTUM
 
 
+def turn_scale(f: Value, x: Value) -> float:
+    """The step of ``x`` that turns the argument of a periodic op of ``f`` by a radian.
+
+    Steps larger than that see ``sin``'s average over its periods, not its
+    slope: ``t * t + sin(t)`` at 3e7 has central differences at steps of 279
+    and 2790 that agree on ``2 t`` and miss ``cos(t)``. A forward pass with
+    the absolute values of the partials bounds how fast each op's argument
+    moves with ``x``. inf when the graph holds no periodic op that ``x``
+    reaches (or when a partial cannot be computed: the numbers decide alone).
+
+    Example:
+        >>> from minigrad import Value, sin
+        >>> t = Value(3e7)
+        >>> turn_scale(t * t + sin(t), t), turn_scale(t * t, t)
+        (1.0, inf)
+        >>> round(turn_scale(sin(1e3 * t), t), 12)
+        0.001
+    """
+    if not isinstance(f, Value):
+        return math.inf
+    speed: dict[int, float] = {id(x): 1.0}
+    smallest = math.inf
+    for node in reversed(toposort([f])):
+        rule = node.rule
+        if rule is None:
+            continue
+        args = node.args
+        moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
+        if not any(moved):
+            continue
+        if rule in _PERIODIC and moved[0] > 0.0:
+            smallest = min(smallest, 1.0 / moved[0])
+        floats = [a._data if isinstance(a, Value) else a for a in args]
+        total = 0.0
+        for j, m in enumerate(moved):
+            if m == 0.0:
+                continue
+            partial = rule.partials[j]
+            try:
+                slope = partial if isinstance(partial, float) else partial(*floats, node._data)
+                slope = slope._data if isinstance(slope, Value) else float(slope)
+            except (ArithmeticError, ValueError, TypeError):
+                return math.inf
+            total += abs(slope) * m
+        speed[id(node)] = total
+    return smallest
+
+
 class GraphRoundoff:
     """The round-off a level's values and their gradients hold, read off the graph on demand
     (:func:`read_roundoff` once per value).
@@ -238,6 +291,11 @@ class GraphRoundoff:
         """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
         graph; inf: the graph cannot tell)."""
         return self._of(r)[1][i]
+
+    def turn(self, i: int) -> float:
+        """The largest step of input ``i`` that turns no periodic op of any value by
+        more than a radian (:func:`turn_scale`; inf where there is none)."""
+        return min((turn_scale(f, self.xs[i]) for f in self.fs), default=math.inf)
 
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the

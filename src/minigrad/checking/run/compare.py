@@ -215,7 +215,8 @@ class Comparison:
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
         for i, x in enumerate(xs):
             at = x.data
-            point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque)
+            widest = graph.turn(i) if graph is not None else math.inf
+            point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque, widest)
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()
             exact = s.exact(point) if s.exact_step else None
