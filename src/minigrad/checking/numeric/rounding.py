@@ -273,6 +273,7 @@ class GraphRoundoff:
         self.fs = fs
         self.xs = xs
         self._read: dict[int, tuple[float, list[float], list[float]]] = {}
+        self._periodic: bool | None = None
 
     def _of(self, r: int) -> tuple[float, list[float], list[float]]:
         found = self._read.get(r)
@@ -295,6 +296,10 @@ class GraphRoundoff:
     def turn(self, i: int) -> float:
         """The largest step of input ``i`` that turns no periodic op of any value by
         more than a radian (:func:`turn_scale`; inf where there is none)."""
+        if self._periodic is None:
+            self._periodic = any(n._rule in _PERIODIC for n in toposort(list(self.fs)))
+        if not self._periodic:
+            return math.inf
         return min((turn_scale(f, self.xs[i]) for f in self.fs), default=math.inf)
 
     def analytic(self, r: int, i: int, a: float) -> float:
