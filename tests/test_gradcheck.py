@@ -189,25 +189,26 @@ def test_random_multi_output_functions_pass_with_grad_outputs(
 # Kinks.
 
 
-def test_relu_at_zero_fails_with_the_kink_note() -> None:
-    with pytest.raises(GradcheckError) as excinfo:
-        gradcheck(lambda a: a.relu(), [Value(0.0)])
-    report = excinfo.value.report
-    (entry,) = report.failures
-    assert entry.analytic == 0.0
-    assert entry.numerical == pytest.approx(0.5)
+def test_relu_at_zero_is_a_subgradient_with_the_kink_note() -> None:
+    # No derivative exists at 0; the rule's 0 lies between the one-sided
+    # slopes 0 and 1, which the calculus of subgradients allows: it passes,
+    # with the kink named.
+    with pytest.warns(GradcheckWarning, match="not differentiable at this point"):
+        assert gradcheck(lambda a: a.relu(), [Value(0.0)]) is True
+    report = check(lambda a: a.relu(), [Value(0.0)])
+    (entry,) = report.entries
+    assert entry.verdict == "subgradient" and entry.passed
     assert entry.note.startswith("not differentiable at this point")
-    assert "not differentiable at this point" in str(excinfo.value)
-    assert "op 'relu'" in report.fault
-    assert "not differentiable at this point" in report.fault
+    assert "left slope 0" in entry.note and "right slope 1" in entry.note
 
 
-def test_relu_kink_inside_a_composite_names_relu() -> None:
+def test_a_relu_kink_inside_a_composite_is_a_subgradient_and_outside_it_wrong() -> None:
     report = check(lambda a, b: (a - 0.5).relu() * b.exp(), [Value(0.5), Value(0.2)])
-    assert not report.ok
-    assert [e.wrt for e in report.failures] == [0]
-    assert report.failures[0].note.startswith("not differentiable at this point")
-    assert "op 'relu'" in report.fault
+    assert report.ok and [e.verdict for e in report.entries] == ["subgradient", "agrees"]
+    steep = Rule("steep_relu", lambda x: max(x, 0.0), (lambda x, out: 2.0,))
+    report = check(lambda a, b: steep(a - 0.5) * b.exp(), [Value(0.5), Value(0.2)])
+    assert not report.ok and [e.wrt for e in report.failures] == [0]
+    assert "op 'steep_relu'" in report.fault
 
 
 def test_abs_at_zero_passes_with_a_kink_warning() -> None:

@@ -275,13 +275,13 @@ class Point:
             for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
                 if v != c:
                     self.still[r] = False
-                    # Near x only: far off, a value may be round by the function's
-                    # own nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid.
-                    near = abs(t - self.x) <= 4.0 * self.h
-                    g = grid_of(v) if self.hidden[r] and near else 0.0
-                    if g > 0.0:
-                        self.grid[r] = min(self.grid[r], g)
-                        self.coarse[r] += 1
+                # Near x only: far off, a value may be round by the function's own
+                # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid.
+                near = abs(t - self.x) <= 4.0 * self.h
+                g = grid_of(v) if self.hidden[r] and near else 0.0
+                if g > 0.0:
+                    self.grid[r] = min(self.grid[r], g)
+                    self.coarse[r] += 1
         self._seen[t] = got
         return got
 

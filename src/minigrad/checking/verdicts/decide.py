@@ -328,8 +328,8 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
         lo, hi = min(est.left, est.right), max(est.left, est.right)
         slack = est.error + roundoff + (tolerance.allowed(hi) if tolerance else 0.0)
         note = (
-            f"not differentiable here (a kink): left slope {est.left:.9g}, right slope "
-            f"{est.right:.9g}"
+            f"not differentiable at this point (a kink): left slope {est.left:.9g}, right "
+            f"slope {est.right:.9g}"
         )
         if lo - slack <= a <= hi + slack:
             return Finding(
@@ -344,7 +344,7 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
         )  # fmt: skip
     cause = Cause.JUMP if est.why is Why.JUMP else Cause.RANGE
     if est.why is Why.JUMP:
-        note = f"not differentiable here: the function {est.words}"
+        note = f"not differentiable at this point: the function {est.words}"
     else:
         note = est.words
     return Finding(
