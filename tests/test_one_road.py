@@ -49,9 +49,8 @@ def _handed_on(tree: ast.Module) -> list[int]:
             compared.update(ast.walk(node))
     lines = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in VERDICTS:
-            loaded, line = isinstance(node.ctx, ast.Load), node.lineno
-        elif isinstance(node, ast.Attribute) and node.attr in VERDICTS:
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if isinstance(node, ast.Name | ast.Attribute) and name in VERDICTS:
             loaded, line = isinstance(node.ctx, ast.Load), node.lineno
         else:
             continue

@@ -210,7 +210,9 @@ def test_main_prints_the_tables_and_skips_a_missing_tool(
     # the warning says so (issue 26).
     false_alarms, _, right_but_warned, _, caught, warned, missed, raised = cells[1:]
     assert false_alarms == 0
-    assert (caught, warned, missed, raised) == (wrong, 0, 0, 0)
+    # Every wrong derivative fails or is warned (where float64 cannot decide
+    # it); none passes silently, none raises.
+    assert (caught + warned, missed, raised) == (wrong, 0, 0)
     warned_lines = [line for line in out.splitlines() if line.startswith("- right but warned")]
     assert len(warned_lines) == right_but_warned
     assert all(UNDECIDED_WARNING in line and "tanh" in line for line in warned_lines)
@@ -234,5 +236,6 @@ def test_the_hard_places_of_issue_26_in_the_sweep(capsys: pytest.CaptureFixture[
     checks, passed, warned, failed, raised = (int(c) for c in built_in.split("|")[3:-1])
     assert (failed, raised) == (0, 0) and passed + warned == checks
     alarms = [line for line in out.splitlines() if line.startswith("- false alarm")]
-    assert all("custom, right" in line and "sin(t)" in line for line in alarms), alarms
+    # (And the forward cancelling inside one rule at 30, whose grid no value near x shows.)
+    assert all("custom, right" in line for line in alarms), alarms
     assert not [line for line in out.splitlines() if line.startswith("- missed")]

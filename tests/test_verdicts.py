@@ -230,8 +230,9 @@ def test_passing_by_atol_alone_warns_and_says_what_the_tolerance_forgave() -> No
     assert report.ok and len(report.cautions) == 1
     assert "x[0] 'x'" in report.cautions[0]
     assert "passed by atol only" in report.text()
+    # The tolerance decides: the entry agrees within it (the caution says what it forgave).
     (entry,) = report.entries
-    assert entry.passed and entry.verdict == "wrong"
+    assert entry.passed and entry.verdict == "agrees"
     # The right rule at the same point: no caution at all.
     right = _wrong("square", lambda x: x * x, lambda x: 2 * x)
     assert check(lambda v: right(v), [Value(1e-8)], atol=1e-5).cautions == []
@@ -243,7 +244,7 @@ def test_a_failure_reports_the_estimate_its_error_bound_and_step() -> None:
     (entry,) = report.failures
     assert entry.numerical == pytest.approx(math.cos(0.7), rel=1e-9)
     assert 0.0 < entry.error < 1e-6
-    assert 0.0 < entry.step <= 1e-6
+    assert 0.0 < entry.step < 1.0
     text = report.text()
     assert "error bound" in text and "step" in text
     assert f"{entry.error:.3g}" in text
@@ -294,8 +295,8 @@ def test_an_uncertain_estimate_is_a_warning_not_a_silent_pass() -> None:
         return x + 1e-9 * ((calls[0] * 7919) % 13 - 6)
 
     rule = Rule("jittery", jittery, (1.0,))
-    report = check(lambda v: rule(v), [Value(0.5)], atol=0.0, rtol=1e-9)
-    assert not report.ok or report.cautions, report.text()
+    with pytest.raises(mg.NondeterministicError, match="not deterministic"):
+        check(lambda v: rule(v), [Value(0.5)], atol=0.0, rtol=1e-9)
 
 
 # Every custom-op mistake gets a verdict that names the op, the point and what to do.

@@ -27,7 +27,7 @@ from minigrad.checking.verdicts.decide import AGREES, UNDECIDED, WRONG, Verdict
 
 SRC = Path(mg.__file__).parent
 #: The words, as every table, doc and stored notebook output prints them.
-VERDICTS = {"wrong", "agrees", "undecided"}
+VERDICTS = {"wrong", "agrees", "subgradient", "undecided"}
 OUTCOMES = {"ok", "FAIL", "ERROR", "skip", "note"}
 #: Where the words are written: the enums' definitions.
 ENUMS = {"Verdict", "Outcome"}

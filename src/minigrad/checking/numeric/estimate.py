@@ -256,9 +256,10 @@ class Point:
         #: closure or a custom rule (cos(x) - 1 at 1e-4) returns values whose
         #: low bits are all 0, whatever the graph shows (see :func:`grid_of`).
         self.grid = [grid_of(c) or math.inf for c in self.here]
-        #: Per value, how many values seen lie on a coarse grid (one may by chance:
-        #: its low 8 bits are 0 one time in 256; three are no chance).
+        #: Per value, how many distinct values seen near x lie on a coarse grid (one
+        #: may by chance, or be round, as 0.5 is; two that differ are no chance).
         self.coarse = [int(grid_of(c) > 0.0) for c in self.here]
+        self._values: list[set[float]] = [{c} for c in self.here]
         #: Per value, whether every value seen moved nowhere: flat at every step.
         self.still = [True] * len(self.here)
 
@@ -276,9 +277,12 @@ class Point:
                 if v != c:
                     self.still[r] = False
                 # Near x only: far off, a value may be round by the function's own
-                # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid.
-                near = abs(t - self.x) <= 4.0 * self.h
-                g = grid_of(v) if self.hidden[r] and near else 0.0
+                # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid. Each distinct
+                # value once: the same number seen twice is one piece of evidence.
+                near = abs(t - self.x) <= 1e3 * self.h
+                g = grid_of(v) if self.hidden[r] and near and v not in self._values[r] else 0.0
+                if self.hidden[r] and near:
+                    self._values[r].add(v)
                 if g > 0.0:
                     self.grid[r] = min(self.grid[r], g)
                     self.coarse[r] += 1
@@ -313,7 +317,7 @@ class Point:
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is
         # the grid. The graph's own ops are read off the graph instead.
-        grid = 0.5 * self.grid[r] if self.hidden[r] and self.coarse[r] >= 3 else 0.0
+        grid = 0.5 * self.grid[r] if self.hidden[r] and self.coarse[r] >= 2 else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def sides(self, s: float) -> tuple[list[float], list[float], float] | None:

@@ -202,11 +202,6 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             starts.append(finest)
     # Up: while the best local bound is mostly round-off, a larger step may do better.
     for r in rows:
-        if p.hidden[r]:
-            # A forward the graph does not show may hide a sine below the steps
-            # (x * x + sin(x) in one rule at 3e7): larger steps would average it
-            # away, and nothing finer could say so. Only the graph's own ops climb.
-            continue
         for s in up:
             best = _local(starts, r)
             if best is not None and (best.error <= TARGET * abs(best.value) or not _rounded(best)):

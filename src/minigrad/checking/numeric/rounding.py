@@ -70,6 +70,8 @@ _ULP = 2.0**-52
 #: The periodic ops: over a step that turns their argument by more than a
 #: radian, a difference sees the average slope over periods, not the slope.
 _PERIODIC = (SIN, COS, TAN)
+#: A custom rule whose forward is one of these is periodic too.
+_PERIODIC_MATH = (math.sin, math.cos, math.tan)
 #: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
 #: negation): half an ulp, the unit round-off, as IEEE 754 guarantees.
 _HALF = 2.0**-53
@@ -242,7 +244,7 @@ def turn_scale(f: Value, x: Value) -> float:
         moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
         if not any(moved):
             continue
-        if rule in _PERIODIC and moved[0] > 0.0:
+        if (rule in _PERIODIC or rule.forward in _PERIODIC_MATH) and moved[0] > 0.0:
             smallest = min(smallest, 1.0 / moved[0])
         floats = [a._data if isinstance(a, Value) else a for a in args]
         total = 0.0
@@ -297,7 +299,10 @@ class GraphRoundoff:
         """The largest step of input ``i`` that turns no periodic op of any value by
         more than a radian (:func:`turn_scale`; inf where there is none)."""
         if self._periodic is None:
-            self._periodic = any(n._rule in _PERIODIC for n in toposort(list(self.fs)))
+            self._periodic = any(
+                n._rule is not None and (n._rule in _PERIODIC or n._rule.forward in _PERIODIC_MATH)
+                for n in toposort(list(self.fs))
+            )
         if not self._periodic:
             return math.inf
         return min((turn_scale(f, self.xs[i]) for f in self.fs), default=math.inf)

@@ -280,6 +280,11 @@ def decide(
             f"atol + rtol * |numerical| = {allowed:.3g} (atol={tolerance.atol:g}, "
             f"rtol={tolerance.rtol:g})"
         )
+        if not within and not proven and classic is not None:
+            words += (
+                f"; yet the rule agrees to {k} digits with the estimate {n:.10g}: the step "
+                "eps is too large (truncation) or too small (round-off) for this tolerance"
+            )
         if proven and within:
             by = "atol" if dm > tolerance.rtol * abs(m) else "the tolerance"
             words = (
