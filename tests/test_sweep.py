@@ -215,7 +215,7 @@ def test_main_prints_the_tables_and_skips_a_missing_tool(
     assert (caught + warned, missed, raised) == (wrong, 0, 0)
     warned_lines = [line for line in out.splitlines() if line.startswith("- right but warned")]
     assert len(warned_lines) == right_but_warned
-    assert all(UNDECIDED_WARNING in line and "tanh" in line for line in warned_lines)
+    assert all(UNDECIDED_WARNING in line for line in warned_lines)
     assert "### minigrad:" in out
 
 
