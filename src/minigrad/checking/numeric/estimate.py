@@ -317,7 +317,10 @@ class Point:
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is
         # the grid. The graph's own ops are read off the graph instead.
-        grid = 0.5 * self.grid[r] if self.hidden[r] and self.coarse[r] >= 2 else 0.0
+        # Most distinct values near x on it, two at least: a round value or two
+        # (1 / x of a round x) is no grid.
+        on_grid = self.coarse[r] >= max(2, len(self._values[r]) // 2)
+        grid = 0.5 * self.grid[r] if self.hidden[r] and on_grid else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def sides(self, s: float) -> tuple[list[float], list[float], float] | None:

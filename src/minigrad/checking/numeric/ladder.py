@@ -114,8 +114,8 @@ def _noise_floor(p: Point, r: int) -> float:
     measured (the sides leave the domain, or the values never move).
     """
     scale = min(p.h, abs(p.x)) if p.x != 0.0 else p.h
+    most = 0.0
     for sigma in (2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)):
-        most = 0.0
         for side in (1.0, -1.0):
             got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
             vals = [v[r] for v in got if v is not None]
@@ -126,9 +126,7 @@ def _noise_floor(p: Point, r: int) -> float:
                 for k in range(3)
             )
             most = max(most, max(abs(f) for f in fourths) / 2.0)
-        if most > 0.0:
-            return most  # the finer spacing where the values move: the least structure
-    return 0.0
+    return most
 
 
 def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
@@ -217,6 +215,15 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     starts = sorted((st for st in remade if st is not None), key=lambda st: -st.step)
     for r in rows:
         mine = [st for st in starts if r in st.rows]
+        if mine and p.x != 0.0 and min(st.step for st in mine) >= 0.25 * abs(p.x):
+            # No step below |x| fits in float64 (cbrt at 5e-324): every step spans
+            # 0, where the function may bend, have a pole or a cusp.
+            found[r] = Unresolved(
+                Why.RANGE,
+                f"no step smaller than the point itself ({p.x:.3g}) fits in float64, "
+                "and every larger one spans 0",
+            )
+            continue
         if r in noisy:
             found[r] = Unresolved(
                 Why.NOISE,
