@@ -41,7 +41,7 @@ float64's range, or a point where no step on either side is in the domain.
 
 Example:
     >>> import math
-    >>> p = Point(lambda t: [math.exp(t)], 0.5, [math.exp(0.5)], 1e-6)
+    >>> p = Point(lambda t: [math.exp(t)], 0.5, [math.exp(0.5)], 1e-6, [2.0**-52])
     >>> est = pair(p, [0])[0]
     >>> abs(est.value - math.exp(0.5)) <= est.error < 1e-9, est.settled
     (True, True)
@@ -188,7 +188,7 @@ def grid_of(v: float) -> float:
     is a multiple of an ulp of 30 (its own ulp is a billion times finer).
 
     Example:
-        >>> grid_of(30.000000000000092 - 30.0) == math.ulp(30.0), grid_of(0.1)
+        >>> grid_of(30.000000000000092 - 30.0) >= math.ulp(30.0), grid_of(0.1)
         (True, 0.0)
     """
     if v == 0.0 or not math.isfinite(v):

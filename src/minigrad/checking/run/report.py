@@ -3,7 +3,7 @@
 A report is plain data plus two views of it: ``str(report)`` is a text table
 (short in a terminal, complete under pytest) and ``report._repr_html_()`` is the
 table a notebook shows. Every entry carries its verdict (``"wrong"``,
-``"agrees"``, ``"undecided"``), the digits of agreement and the reason in
+``"agrees"``, ``"subgradient"``, ``"undecided"``), the digits of agreement and the reason in
 words (:func:`minigrad.checking.verdicts.decide.decide`).
 
 Example:
@@ -20,6 +20,7 @@ Example:
         1e-10        0.001  0       wrong
     x[0]: wrong: 2e10 bounds apart
     verdicts: 1 wrong
+    random weights and directions drawn with seed=0
 """
 
 from __future__ import annotations

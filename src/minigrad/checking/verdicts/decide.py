@@ -195,7 +195,7 @@ def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
     right to 12 digits).
 
     Example:
-        >>> digits(1.0, 1.0000001, 1e-7), digits(0.0, 0.0, 1e-12, zero=1.0)
+        >>> digits(1.0, 1.0000001, 2e-7), digits(0.0, 0.0, 1e-12, zero=1.0)
         (6, 12)
     """
     scale = max(abs(a), abs(n))
