@@ -222,6 +222,9 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     starts = sorted((st for st in remade if st is not None), key=lambda st: -st.step)
     for r in rows:
         mine = [st for st in starts if r in st.rows]
+        if failed_below and p.overflowed:
+            found[r] = _edge(p)  # the steps below |x| overflow: beyond float64's range
+            continue
         if mine and p.x != 0.0 and min(st.step for st in mine) >= 0.25 * abs(p.x):
             # No step below |x| fits in float64 (cbrt at 5e-324): every step spans
             # 0, where the function may bend, have a pole or a cusp.
