@@ -104,8 +104,12 @@ def test_every_path_takes_its_verdict_from_decide(
 
 
 def test_every_conclusion_comes_from_passes(monkeypatch: pytest.MonkeyPatch) -> None:
-    right = lambda: check(lambda v: v.exp(), [Value(0.5)])  # noqa: E731
-    wrong = lambda: check(lambda v: WRONG_EXP(v), [Value(0.5)])  # noqa: E731
+    def right() -> mg.Report:
+        return check(lambda v: v.exp(), [Value(0.5)])
+
+    def wrong() -> mg.Report:
+        return check(lambda v: WRONG_EXP(v), [Value(0.5)])
+
     assert right().ok and not wrong().ok
     monkeypatch.setattr(runner, "passes", lambda verdicts: not list(verdicts))
     assert not right().ok
