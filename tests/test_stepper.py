@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import minigrad
+from lecture import neuron
 from minigrad import Value, toposort
 from minigrad.teach import BackwardStepper, step_backward
 from minigrad.teach.stepper import Step
@@ -27,21 +28,11 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def lecture_neuron() -> tuple[Value, list[Value]]:
-    """o = tanh(x1*w1 + x2*w2 + b), every node labelled as in the lecture; (o, its leaves)."""
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2w2"
-    s = x1w1 + x2w2
-    s.label = "x1w1x2w2"
-    n = s + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    return o, [x1, w1, x2, w2, b]
+    """The lecture's neuron (tests/lecture.py), its sums labelled by their names; (o, leaves)."""
+    named = neuron()
+    for name in ("x1w1", "x2w2", "x1w1x2w2"):
+        named[name].label = name
+    return named["o"], [named[k] for k in ("x1", "w1", "x2", "w2", "b")]
 
 
 def by_hand(root: Value, seed: float = 1.0) -> list[dict[Value, float]]:
