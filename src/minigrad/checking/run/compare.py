@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, pair
+from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.engines import ForeignLevels
@@ -337,7 +337,7 @@ def _settled(est: Estimate | Unresolved) -> bool:
 
 def _foreign_roundoff(a: float) -> float:
     """A foreign engine's analytic round-off: a few dozen ulps of the value."""
-    return 2.0**-46 * abs(a) + 2.0**-1074
+    return MODEL_ROUNDOFF * abs(a) + 2.0**-1074
 
 
 def _broken(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, pair
+from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.compare import deterministic, entry_of
@@ -97,7 +97,7 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     # What the exhaustive check's pair would bound each entry by: a few round-offs
     # of the values over the input's step. An error that large in any entry moves
     # the direction's slope by |d_i| times it at least: the margin.
-    delta = noise[0] if noise is not None else 2.0**-46 * abs(here[0])
+    delta = noise[0] if noise is not None else MODEL_ROUNDOFF * abs(here[0])
     exhaustive = [
         3.0 * delta / s.step(x.data) * abs(di)
         for x, di, gi in zip(xs, d, g, strict=True)
@@ -107,7 +107,7 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     tolerance = s.tolerance
     entries = []
     for mode, slope in zip(s.modes, slopes, strict=True):
-        roundoff = 2.0**-47 * math.fsum(terms) + 2.0**-1074
+        roundoff = MODEL_ROUNDOFF * math.fsum(terms) + 2.0**-1074
         found = decide(slope, roundoff, est, None)
         if found.verdict != AGREES or not found.error + roundoff <= margin:
             return None
