@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Evaluate
+from minigrad.checking.run.tape import Tape, recording
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
@@ -237,6 +238,8 @@ class Levels:
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
         # How many values each level has at the unmoved inputs (see level()).
         self.counts: dict[int, int] = {}
+        # Each level's graph at the inputs, where it can be replayed (see level()).
+        self.tapes: dict[int, Tape | list[Value] | None] = {}
 
     def outputs(self) -> list[Value]:
         """``func``'s outputs at the inputs' current data."""
@@ -246,8 +249,26 @@ class Levels:
         """The level-k functions at the inputs' current data, and their keys.
 
         The first call for a level (at the unmoved inputs) records how many
-        values it has: a moved input must give as many.
+        values it has (a moved input must give as many) and, where its graph
+        can be replayed, keeps it for :meth:`evaluator` (see :mod:`.tape`).
         """
+        if k in self.counts:
+            return self._level(k)
+        with recording() as seen:
+            fs, keys = self._level(k)
+        self.tapes[k] = fs if seen.replayable(fs) else None
+        return fs, keys
+
+    def _tape(self, k: int) -> Tape | None:
+        """Level k's recorded graph as a :class:`~.tape.Tape`, if it can stand for ``func``."""
+        made = self.tapes.get(k)
+        if made is None or self.fences:
+            return None
+        if not isinstance(made, Tape):
+            made = self.tapes[k] = Tape(made, self.xs)
+        return made
+
+    def _level(self, k: int) -> tuple[list[Value], list[Key]]:
         ys = self.outputs()
         fs = ys
         keys: list[Key] = [(j, ()) for j in range(len(ys))]
@@ -368,10 +389,23 @@ class Levels:
                 raise OutputCountError(self.where, count, len(found), self.names[i], orig, t)
             return found
 
-        return evaluate
+        tape = self._tape(k)
+        if tape is None:
+            return evaluate
+        replay = tape.along(i)
+
+        def replayed(t: float) -> list[float] | None:
+            found = replay(t)
+            return found if found is not None else evaluate(t)
+
+        return replayed
 
     def moved(self, k: int, step: Sequence[float]) -> list[float] | None:
         """Level-k values with every input moved by ``step`` (None off the domain)."""
+        tape = self._tape(k)
+        found = tape.moved(step) if tape is not None else None
+        if found is not None:
+            return found
         saved = [x.data for x in self.xs]
         try:
             for x, orig, s in zip(self.xs, saved, step, strict=True):

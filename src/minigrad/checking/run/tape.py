@@ -1,0 +1,160 @@
+"""A level's graph, recorded at the inputs, replayed on floats at moved inputs.
+
+A check evaluates every level at 2N points and more. Calling the function
+again builds a new graph at each, a Python object per op. The graph recorded
+at the inputs holds the same ops, and where nothing the function did depended
+on a value (no ``.data`` read while it ran: no comparison, no ``if v``, no
+float made from a Value, no closure op, whose forward reads its operands), the
+function at a moved point is those same ops on the moved numbers: the same
+forwards (the rule table's, or a custom rule's), called on the same floats in
+the same order, so the same bits. Moving input i changes only the nodes
+downstream of it, its cone; the others keep their recorded values.
+
+Anything a replayed op does that eager evaluation would not pass silently (an
+exception, a value that is not a finite float) sends that point to eager
+evaluation, which raises or refuses it exactly as the function does.
+
+Example:
+    >>> from minigrad import Value
+    >>> x, y = Value(2.0), Value(3.0)
+    >>> tape = Tape([(x * y).exp() + y], [x, y])
+    >>> tape.along(0)(0.0) == [(Value(0.0) * 3.0).exp().data + 3.0]
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from minigrad.core import closure
+from minigrad.core import value as engine
+from minigrad.core.value import Value, _args, toposort
+
+__all__ = ["Tape", "recording"]
+
+#: An instruction: the slot it writes, the forward, and its argument slots
+#: (``b`` is -1 for one argument; for three or more ``a`` is a tuple and ``b`` -2).
+Step = tuple[int, Callable[..., float], "int | tuple[int, ...]", int]
+
+
+class Tape:
+    """The graph of ``fs`` over the inputs ``xs``, as float instructions.
+
+    Args:
+        fs: The level's values at the inputs (Values).
+        xs: The inputs, leaves of that graph (or not in it at all).
+    """
+
+    def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
+        order = toposort(list(fs))[::-1]  # each node after its arguments
+        slot = {node: j for j, node in enumerate(order)}
+        base = [node._data for node in order]
+        steps: list[Step] = []
+        users: list[list[int]] = [[] for _ in order]
+
+        def at(a: Value | float) -> int:
+            if type(a) is float:
+                base.append(a)
+                users.append([])
+                return len(base) - 1
+            return slot[a]  # type: ignore[index]
+
+        for j, node in enumerate(order):
+            rule = node._rule
+            if rule is None:
+                continue
+            args = [at(a) for a in _args(node)]
+            for q in args:
+                users[q].append(len(steps))
+            if len(args) == 1:
+                steps.append((j, rule.forward, args[0], -1))
+            elif len(args) == 2:
+                steps.append((j, rule.forward, args[0], args[1]))
+            else:
+                steps.append((j, rule.forward, tuple(args), -2))
+        self._base = base
+        self._steps = steps
+        self._users = users
+        self._outs = [slot[f] for f in fs]
+        self._inputs = [slot.get(x, -1) for x in xs]
+
+    def _cone(self, starts: Sequence[int]) -> list[Step]:
+        """The instructions downstream of the slots ``starts``, in the recorded order."""
+        found: set[int] = set()
+        todo = [u for s in starts if s >= 0 for u in self._users[s]]
+        while todo:
+            u = todo.pop()
+            if u not in found:
+                found.add(u)
+                todo.extend(self._users[self._steps[u][0]])
+        return [self._steps[u] for u in sorted(found)]
+
+    def along(self, i: int) -> Callable[[float], list[float] | None]:
+        """The level's values as a function of input i alone (None: evaluate eagerly)."""
+        where = self._inputs[i]
+        if where < 0:  # the level does not depend on input i
+            outs = [self._base[o] for o in self._outs]
+            return lambda t: list(outs)
+        return self._runner(self._cone([where]), [where])
+
+    def moved(self, step: Sequence[float]) -> list[float] | None:
+        """The level's values with input j moved by ``step[j]`` (None: evaluate eagerly)."""
+        moving = [(w, s) for w, s in zip(self._inputs, step, strict=True) if s and w >= 0]
+        where = [w for w, _ in moving]
+        run = self._runner(self._cone(where), where)
+        return run(*(self._base[w] + s for w, s in moving))
+
+    def _runner(self, cone: list[Step], where: list[int]) -> Callable[..., list[float] | None]:
+        base, outs = self._base, self._outs
+
+        def run(*ts: float) -> list[float] | None:
+            v = base.copy()
+            for w, t in zip(where, ts, strict=True):
+                v[w] = t
+            try:
+                for j, forward, a, b in cone:
+                    if b >= 0:
+                        out = forward(v[a], v[b])  # type: ignore[index]
+                    elif b == -1:
+                        out = forward(v[a])  # type: ignore[index]
+                    else:
+                        out = forward(*[v[q] for q in a])  # type: ignore[union-attr]
+                    if type(out) is not float or out - out != 0.0:
+                        return None  # an int, a complex, inf or NaN: eager says what it is
+                    v[j] = out
+            except Exception:  # a forward refusing the point: eager refuses it alike
+                return None
+            return [v[o] for o in outs]
+
+        return run
+
+
+class recording:  # noqa: N801 (a context manager used as a function)
+    """While open, notes any ``.data`` read in this thread; ``replayable`` after.
+
+    ``replayable(fs)`` is true when nothing read a value while the block ran,
+    the graph of ``fs`` holds no closure op, and no trace of
+    :func:`minigrad.compile` was already open in this thread.
+    """
+
+    def __init__(self) -> None:
+        self.read = False
+        self._before: Callable[[Value], None] | None = None
+
+    def _hook(self, node: Value) -> None:
+        self.read = True
+
+    def __enter__(self) -> recording:
+        self._before = engine._set_trace_hook(self._hook)
+        self.read = self._before is not None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        engine._set_trace_hook(self._before)
+
+    def replayable(self, fs: Sequence[Value]) -> bool:
+        if self.read:
+            return False
+        return not closure.made or not any(
+            type(node._rule) is closure.Closure for node in toposort(list(fs))
+        )
