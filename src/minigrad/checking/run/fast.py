@@ -77,7 +77,8 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
                 if not s.close(math.fsum(di * gi for di, gi in zip(d, lifted, strict=True)), slope):
                     return None
         slopes.append(slope)
-    deterministic(levels, k, [f.data for f in fs], s)
+    if k == 1 or twice:  # as in the exhaustive check (compare.py)
+        deterministic(levels, k, [f.data for f in fs], s)
     here = [math.fsum(wf * f.data for wf, f in zip(w, fs, strict=True))]
 
     def along(t: float) -> list[float] | None:
