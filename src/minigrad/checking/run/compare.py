@@ -154,7 +154,7 @@ class Comparison:
         self.dropped: DerivativeError | None = None
 
     def _analytic(
-        self, mode: str, fs: list[Value], both: bool, twice: bool
+        self, k: int, mode: str, fs: list[Value], both: bool, twice: bool
     ) -> tuple[list[list[float]], list[list[float]], list[list[float]] | None]:
         """Level k's Jacobian in ``mode``: on floats, again (``twice``), on Values (``both``)."""
         levels, s = self.levels, self.settings
@@ -177,7 +177,8 @@ class Comparison:
                 [g.data for g in derivatives(f, xs, False, wr)] for f, wr in zip(fs, w, strict=True)
             ]
         lifted = self._lifted(
-            lambda: [[g.data for g in derivatives(f, xs, True)] for f in fs], both
+            lambda: levels.lifted(k) or [[g.data for g in derivatives(f, xs, True)] for f in fs],
+            both,
         )
         return rows, again, lifted
 
@@ -208,7 +209,7 @@ class Comparison:
         twice = levels.survey(fs, fence=k == 1)
         if k == 1 and not isinstance(levels, ForeignLevels):
             self._closures(found, fs, keys)
-        sides = [(mode, *self._analytic(mode, fs, both, twice)) for mode in s.modes]
+        sides = [(mode, *self._analytic(k, mode, fs, both, twice)) for mode in s.modes]
         graph = GraphRoundoff(fs, xs) if not isinstance(levels, ForeignLevels) else None
         noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
         found.compared += len(keys) * len(xs) * len(sides)

@@ -238,6 +238,8 @@ class Levels:
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
         # How many values each level has at the unmoved inputs (see level()).
         self.counts: dict[int, int] = {}
+        # Each level at the unmoved inputs, built once (see level()).
+        self.built: dict[int, tuple[list[Value], list[Key]]] = {}
         # Each level's graph at the inputs, where it can be replayed (see level()).
         self.tapes: dict[int, Tape | list[Value] | None] = {}
 
@@ -246,18 +248,33 @@ class Levels:
         return as_outputs(self.func(*self.inputs), self.where)
 
     def level(self, k: int) -> tuple[list[Value], list[Key]]:
-        """The level-k functions at the inputs' current data, and their keys.
+        """The level-k functions at the unmoved inputs, and their keys: built once.
 
-        The first call for a level (at the unmoved inputs) records how many
-        values it has (a moved input must give as many) and, where its graph
-        can be replayed, keeps it for :meth:`evaluator` (see :mod:`.tape`).
+        Level k is built from level k - 1 where that is built already. The
+        build records how many values the level has (a moved input must give
+        as many) and, where its graph can be replayed, keeps it for
+        :meth:`evaluator` (see :mod:`.tape`).
         """
-        if k in self.counts:
-            return self._level(k)
+        built = self.built.get(k)
+        if built is not None:
+            return built
+        below = self.built.get(k - 1)
         with recording() as seen:
-            fs, keys = self._level(k)
-        self.tapes[k] = fs if seen.replayable(fs) else None
-        return fs, keys
+            built = self._level(k, below)
+        replayable = seen.replayable(built[0]) and (below is None or self.tapes[k - 1] is not None)
+        self.tapes[k] = built[0] if replayable else None
+        self.built[k] = built
+        self.counts[k] = len(built[0])
+        return built
+
+    def lifted(self, k: int) -> list[list[float]] | None:
+        """Each level-k function's derivatives on Values (create_graph), where level
+        k + 1 is exactly those: its values, grouped per function; else None."""
+        if k == 1 and self.weights is not None:
+            return None  # level 2 differentiates the weighted sum of the outputs
+        values = [f.data for f in self.level(k + 1)[0]]
+        n = len(self.xs)
+        return [values[r : r + n] for r in range(0, len(values), n)]
 
     def _tape(self, k: int) -> Tape | None:
         """Level k's recorded graph as a :class:`~.tape.Tape`, if it can stand for ``func``."""
@@ -268,32 +285,38 @@ class Levels:
             made = self.tapes[k] = Tape(made, self.xs)
         return made
 
-    def _level(self, k: int) -> tuple[list[Value], list[Key]]:
-        ys = self.outputs()
-        fs = ys
-        keys: list[Key] = [(j, ()) for j in range(len(ys))]
-        if self.weights is not None and len(self.weights) != len(ys):
-            # Checked at every level, order 1 too: a mistake is a mistake.
-            raise ValueError(
-                f"{self.where}: grad_outputs has {len(self.weights)} entries "
-                f"for {len(ys)} output(s)"
-            )
+    def _level(
+        self, k: int, below: tuple[list[Value], list[Key]] | None = None
+    ) -> tuple[list[Value], list[Key]]:
+        """Level k at the inputs' current data, from level k - 1 (``below``) if given."""
+        if below is not None:
+            fs, keys = below
+            start = k - 1
+        else:
+            ys = self.outputs()
+            fs = ys
+            keys = [(j, ()) for j in range(len(ys))]
+            if self.weights is not None and len(self.weights) != len(ys):
+                # Checked at every level, order 1 too: a mistake is a mistake.
+                raise ValueError(
+                    f"{self.where}: grad_outputs has {len(self.weights)} entries "
+                    f"for {len(ys)} output(s)"
+                )
+            start = 1
         if k == 1:
-            self.counts.setdefault(1, len(fs))
             return fs, keys
-        if self.weights is not None:
-            total = self.weights[0] * ys[0]
-            for w, y in zip(self.weights[1:], ys[1:], strict=True):
+        if start == 1 and self.weights is not None:
+            total = self.weights[0] * fs[0]
+            for w, y in zip(self.weights[1:], fs[1:], strict=True):
                 total = total + w * y
             fs, keys = [total], [(-1, ())]
-        for _ in range(k - 1):
+        for _ in range(k - start):
             new: list[Value] = []
             new_keys: list[Key] = []
             for f, (out, path) in zip(fs, keys, strict=True):
                 new.extend(derivatives(f, self.xs, True))
                 new_keys.extend((out, (*path, i)) for i in range(len(self.xs)))
             fs, keys = new, new_keys
-        self.counts.setdefault(k, len(fs))
         return fs, keys
 
     def values(self, k: int) -> list[float]:
@@ -305,7 +328,7 @@ class Levels:
             if type(out) is Value:
                 return [out.data]
             return [f.data for f in as_outputs(out, self.where)]
-        fs = self.level(k)[0]
+        fs = self._level(k)[0]
         if self.fences and not self._inside(fs):
             raise ValueError("a declared domain was left")
         return [f.data for f in fs]
