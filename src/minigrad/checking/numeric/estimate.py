@@ -262,6 +262,10 @@ class Point:
         self._values: list[set[float]] = [{c} for c in self.here]
         #: Per value, whether every value seen moved nowhere: flat at every step.
         self.still = [True] * len(self.here)
+        #: Per value, the least change from ``here`` seen at any step (inf: none):
+        #: values on a grid change by a whole step of it at least, so this bounds
+        #: the grid of a forward the graph does not show from above.
+        self.least = [math.inf] * len(self.here)
 
     def at(self, t: float) -> list[float] | None:
         """The values at ``t`` (cached; None off the domain or not finite)."""
@@ -276,6 +280,7 @@ class Point:
             for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
                 if v != c:
                     self.still[r] = False
+                    self.least[r] = min(self.least[r], abs(v - c))
                 # Near x only: far off, a value may be round by the function's own
                 # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid. Each distinct
                 # value once: the same number seen twice is one piece of evidence.
@@ -351,8 +356,11 @@ class _Row:
         self.d = (u - w) / (2.0 * half)
         self.r = max(p.delta(r, u, w) / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
-        if self.flat and p.hidden[r] and p.still[r]:
-            self.r = math.inf  # unmoved values of a hidden forward bound nothing yet
+        if self.flat and p.hidden[r]:
+            # Values of a hidden forward that did not move over this step changed
+            # by less than its grid, which no change seen elsewhere is finer than
+            # (none seen: the grid is unknown, and so is the bound).
+            self.r = max(self.r, p.least[r] / half)
         right_step, left_step = (p.x + half) - p.x, p.x - (p.x - half)
         self.right = (u - c) / right_step
         self.left = (c - w) / left_step
