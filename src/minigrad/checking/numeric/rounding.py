@@ -46,9 +46,10 @@ import math
 from collections.abc import Sequence
 
 from minigrad.core.rule import Partial, Rule
+from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
 from minigrad.core.rules.trig import COS, SIN, TAN
-from minigrad.core.value import Value, toposort
+from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
     "ANALYTIC_ULPS",
@@ -63,6 +64,8 @@ __all__ = [
 #: its families (pow's and the polar functions' derivatives), swept against
 #: SymPy to 1e-12 at every magnitude (``benchmarks/accuracy.py``).
 _ACCURATE = "minigrad.core."
+#: The built-in rules' partials, told apart from a user's at a glance.
+_TABLE_PARTIALS = frozenset(p for rule in TABLE for p in rule.partials if callable(p))
 
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
 #: which also covers library functions good to one ulp).
@@ -111,7 +114,7 @@ def minigrads_own(partial: Partial) -> bool:
         >>> minigrads_own(TABLE[0].partials[0]), minigrads_own(lambda x, out: 2.0 * x)
         (True, False)
     """
-    if isinstance(partial, float):
+    if isinstance(partial, float) or partial in _TABLE_PARTIALS:
         return True
     module = getattr(partial, "__module__", None)
     return isinstance(module, str) and module.startswith(_ACCURATE)
@@ -125,49 +128,52 @@ def _read(
     ``partials`` False, 0)."""
     if not isinstance(f, Value):
         return math.inf, [math.inf] * len(xs), [math.inf] * len(xs)
-    adjoint: dict[int, float] = {id(f): 1.0}
+    adjoint: dict[Value, float] = {f: 1.0}
     # Per node: what the inexact partials below f add to d f / d node, to first
     # order: over each edge, the partial's round-off times the adjoint above it,
     # carried down the rest of the path by the absolute partials.
-    carried: dict[int, float] = {}
+    carried: dict[Value, float] = {}
     noise = 0.0
+    # The slots and locals, not the properties: this walk runs per value of every level.
+    get_adjoint, get_carried = adjoint.get, carried.get
     for node in toposort([f]):
-        weight = adjoint.get(id(node), 0.0)
-        extra = carried.get(id(node), 0.0)
-        rule = node.rule
+        rule = node._rule
         if rule is None:
             continue
+        weight = get_adjoint(node, 0.0)
+        extra = get_carried(node, 0.0)
+        args = _args(node)
         if weight == 0.0 and extra == 0.0:
             # A partial of 0 on the way (tanh far out): the inputs beyond are
             # still reached, with an absolute gradient of 0 but not "no path".
-            for arg in node.args:
-                if isinstance(arg, Value):
-                    adjoint.setdefault(id(arg), 0.0)
+            for arg in args:
+                if type(arg) is not float:
+                    adjoint.setdefault(arg, 0.0)  # type: ignore[arg-type]
             continue
         out = node._data
         noise += weight * max(abs(out) * (_HALF if rule in _EXACT else _ULP), _QUANTUM)
-        args = node.args
-        floats = [a._data if isinstance(a, Value) else a for a in args]
+        floats = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
         inexact = partials and weight > 0.0
+        partial_of = rule.partials
         for j, arg in enumerate(args):
             if not isinstance(arg, Value):
                 continue
-            partial = rule.partials[j]
+            partial = partial_of[j]
             try:
                 slope = partial if isinstance(partial, float) else partial(*floats, out)
                 slope = slope._data if isinstance(slope, Value) else float(slope)
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, [math.inf] * len(xs), [math.inf] * len(xs)
-            adjoint[id(arg)] = adjoint.get(id(arg), 0.0) + weight * abs(slope)
+            adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
             own = 0.0
             if inexact and not minigrads_own(partial):
                 own = _partial_noise(rule, j, floats, out) * weight
-            carried[id(arg)] = carried.get(id(arg), 0.0) + extra * abs(slope) + own
+            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own
     if not math.isfinite(noise):
         noise = math.inf
     # -1: no path from the input to f at all.
-    spread = [adjoint.get(id(x), -1.0) for x in xs]
-    return noise, spread, [carried.get(id(x), 0.0) for x in xs]
+    spread = [adjoint.get(x, -1.0) for x in xs]
+    return noise, spread, [carried.get(x, 0.0) for x in xs]
 
 
 def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
