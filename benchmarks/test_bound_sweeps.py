@@ -205,12 +205,6 @@ def test_no_false_alarm_at_the_hard_places() -> None:
     assert mine["alarms"] == 0, [r for r in rows if "FALSE ALARM" in str(r[-1])]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit: a sine inside one custom rule's forward (t*t + sin(t) at 3e7) is "
-    "averaged away by large steps whose finer rows are within their own round-off; the "
-    "graph shows no periodic op to limit them",
-)
 def test_no_false_alarm_with_the_sine_inside_the_rule() -> None:
     _, summary = _hard()
     mine = summary["minigrad"]

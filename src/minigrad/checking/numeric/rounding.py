@@ -64,7 +64,8 @@ __all__ = [
 #: its families (pow's and the polar functions' derivatives), swept against
 #: SymPy to 1e-12 at every magnitude (``benchmarks/accuracy.py``).
 _ACCURATE = "minigrad.core."
-#: The built-in rules' partials, told apart from a user's at a glance.
+#: The built-in rules, and their partials, told apart from a user's at a glance.
+_TABLE_RULES = frozenset(TABLE)
 _TABLE_PARTIALS = frozenset(p for rule in TABLE for p in rule.partials if callable(p))
 
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
@@ -227,26 +228,38 @@ def turn_scale(f: Value, x: Value) -> float:
     slope: ``t * t + sin(t)`` at 3e7 has central differences at steps of 279
     and 2790 that agree on ``2 t`` and miss ``cos(t)``. A forward pass with
     the absolute values of the partials bounds how fast each op's argument
-    moves with ``x``. inf when the graph holds no periodic op that ``x``
-    reaches (or when a partial cannot be computed: the numbers decide alone).
+    moves with ``x``. A rule written outside the table hides its forward, but
+    its partials are graphs too: a periodic op there turns its derivative
+    (``2 t + cos(t)`` for ``t * t + sin(t)`` in one rule), and steps beyond
+    its scale average that derivative just the same. inf when no periodic op
+    is found that ``x`` reaches (or when a partial cannot be computed: the
+    numbers decide alone).
 
     Example:
-        >>> from minigrad import Value, sin
+        >>> from minigrad import Rule, Value, cos, sin
         >>> t = Value(3e7)
         >>> turn_scale(t * t + sin(t), t), turn_scale(t * t, t)
         (1.0, inf)
         >>> round(turn_scale(sin(1e3 * t), t), 12)
         0.001
+        >>> inside = Rule("tsq_sin", lambda x: x * x + math.sin(x), (lambda x, y: 2 * x + cos(x),))
+        >>> turn_scale(inside(t), t)
+        1.0
     """
+    return _turns(f, {id(x): 1.0}, inside=True)
+
+
+def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
+    """:func:`turn_scale` from the speeds of some of ``f``'s nodes (``inside``: look
+    into the partials of rules written outside the table, once)."""
     if not isinstance(f, Value):
         return math.inf
-    speed: dict[int, float] = {id(x): 1.0}
     smallest = math.inf
     for node in reversed(toposort([f])):
-        rule = node.rule
+        rule = node._rule
         if rule is None:
             continue
-        args = node.args
+        args = _args(node)
         moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
         if not any(moved):
             continue
@@ -265,6 +278,26 @@ def turn_scale(f: Value, x: Value) -> float:
                 return math.inf
             total += abs(slope) * m
         speed[id(node)] = total
+        if inside and rule not in _TABLE_RULES:
+            smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total]))
+    return smallest
+
+
+def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[float]) -> float:
+    """The turn scale of the periodic ops in ``rule``'s partials (called on Values for
+    its arguments and ``out``, which move at ``speeds``); inf where none is found."""
+    smallest = math.inf
+    leaves = [Value(v) for v in (*floats, out)]
+    for partial in rule.partials:
+        if isinstance(partial, float):
+            continue
+        try:
+            got = partial(*leaves)
+        except Exception:  # a partial that takes no Values: nothing to read
+            continue
+        if isinstance(got, Value):
+            speed = {id(leaf): v for leaf, v in zip(leaves, speeds, strict=True)}
+            smallest = min(smallest, _turns(got, speed, inside=False))
     return smallest
 
 
@@ -305,8 +338,14 @@ class GraphRoundoff:
         """The largest step of input ``i`` that turns no periodic op of any value by
         more than a radian (:func:`turn_scale`; inf where there is none)."""
         if self._periodic is None:
+            # A periodic op, or a rule whose partials may hold one.
             self._periodic = any(
-                n._rule is not None and (n._rule in _PERIODIC or n._rule.forward in _PERIODIC_MATH)
+                n._rule is not None
+                and (
+                    n._rule in _PERIODIC
+                    or n._rule.forward in _PERIODIC_MATH
+                    or n._rule not in _TABLE_RULES
+                )
                 for n in toposort(list(self.fs))
             )
         if not self._periodic:
