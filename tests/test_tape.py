@@ -96,3 +96,21 @@ def test_a_replay_refuses_what_eager_evaluation_refuses() -> None:
     assert tape.along(0)(4.0) == [math.log(4.0) + 2.0]
     big = Tape([x.exp()], [x])
     assert big.along(0)(1000.0) is None  # overflow: eager says so
+
+
+def test_an_input_computed_from_another_is_held_fixed_as_the_check_holds_it() -> None:
+    x = Value(0.7)
+    inputs = [x, x * 2.0, (x * 2.0).sin()]
+
+    def f(a: Value, b: Value, c: Value) -> Value:
+        return (a * b).exp() * c
+
+    tape = Tape([f(*inputs)], inputs)
+    for i, t in [(0, 0.8), (1, 1.5), (2, -0.25)]:
+        saved = inputs[i]._data
+        inputs[i]._data = t  # moved alone, the other inputs as they are
+        try:
+            eager = [f(*inputs).data]
+        finally:
+            inputs[i]._data = saved
+        assert tape.along(i)(t) == eager

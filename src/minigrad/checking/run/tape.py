@@ -57,9 +57,12 @@ class Tape:
                 return len(base) - 1
             return slot[a]  # type: ignore[index]
 
+        # An input is held fixed while the others move, even one computed from
+        # another (as grad holds it): its own op is not replayed.
+        inputs = {slot[x] for x in xs if x in slot}
         for j, node in enumerate(order):
             rule = node._rule
-            if rule is None:
+            if rule is None or j in inputs:
                 continue
             args = [at(a) for a in _args(node)]
             if len(args) == 1:
