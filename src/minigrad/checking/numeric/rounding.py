@@ -55,6 +55,7 @@ __all__ = [
     "ANALYTIC_ULPS",
     "GraphRoundoff",
     "analytic_roundoff",
+    "hidden",
     "minigrads_own",
     "read_roundoff",
     "turn_scale",
@@ -242,7 +243,10 @@ def turn_scale(f: Value, x: Value) -> float:
         (1.0, inf)
         >>> round(turn_scale(sin(1e3 * t), t), 12)
         0.001
-        >>> inside = Rule("tsq_sin", lambda x: x * x + math.sin(x), (lambda x, y: 2 * x + cos(x),))
+        >>> def tsq_sin(x):
+        ...     return x * x + math.sin(x)
+        >>> tsq_sin.__module__ = "my_ops"  # a forward the graph does not show
+        >>> inside = Rule("tsq_sin", tsq_sin, (lambda x, out: 2 * x + cos(x),))
         >>> turn_scale(inside(t), t)
         1.0
     """
@@ -278,9 +282,29 @@ def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
                 return math.inf
             total += abs(slope) * m
         speed[id(node)] = total
-        if inside and rule not in _TABLE_RULES:
+        if inside and hidden(rule):
             smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total]))
     return smallest
+
+
+def hidden(rule: Rule) -> bool:
+    """Whether ``rule``'s forward is written outside minigrad (a library function such
+    as math.sin is one op, read as such; minigrad's own derivative rules hide nothing).
+
+    Example:
+        >>> from minigrad import Rule
+        >>> from minigrad.ops import EXP
+        >>> hidden(EXP), hidden(Rule("sin2", math.sin, (lambda x, out: math.cos(x),)))
+        (False, False)
+        >>> def square(x):
+        ...     return x * x
+        >>> square.__module__ = "my_ops"  # as if written in the user's file
+        >>> hidden(Rule("tsq", square, (lambda x, out: 2.0 * x,)))
+        True
+    """
+    if rule in _TABLE_RULES or type(rule.forward) is type(math.sin):
+        return False
+    return not (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
 
 
 def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[float]) -> float:
@@ -341,11 +365,7 @@ class GraphRoundoff:
             # A periodic op, or a rule whose partials may hold one.
             self._periodic = any(
                 n._rule is not None
-                and (
-                    n._rule in _PERIODIC
-                    or n._rule.forward in _PERIODIC_MATH
-                    or n._rule not in _TABLE_RULES
-                )
+                and (n._rule in _PERIODIC or n._rule.forward in _PERIODIC_MATH or hidden(n._rule))
                 for n in toposort(list(self.fs))
             )
         if not self._periodic:

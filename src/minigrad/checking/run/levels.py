@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Evaluate
+from minigrad.checking.numeric.rounding import hidden
 from minigrad.checking.run.tape import Tape, recording
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
@@ -457,12 +458,8 @@ def _opaque(rule: Rule | None) -> bool:
     written outside minigrad (its round-off, a grid it rounds to, are hidden)."""
     if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
         return False
-    if isinstance(rule, closure.Closure):
-        return True
-    if type(rule.forward) is type(math.sin):
-        return False  # one library function (math.sin): one rounding, nothing hidden
-    module = getattr(rule.forward, "__module__", None) or ""
-    return not module.startswith("minigrad.")
+    # A library function (math.sin) is one rounding, minigrad's own rules hide nothing.
+    return isinstance(rule, closure.Closure) or hidden(rule)
 
 
 def _unbounded(domain: tuple[tuple[float, float], ...]) -> bool:
