@@ -240,16 +240,21 @@ class Comparison:
 
             # The ladder for every value whose pair is not settled, or whose
             # verdict from the pair is anything but an agreement of SHARP_DIGITS.
-            unsure = {
-                r
-                for r in range(len(keys))
-                if r not in ests
-                or not _settled(ests[r])
-                or any(not _sharp(judge(m, r, ests[r]), r, i, graph) for m in range(len(sides)))
-            }
+            # An agreement that stands is the entry's finding: decided once.
+            stood: dict[tuple[int, int], Finding] = {}
+            unsure: set[int] = set()
+            for r in range(len(keys)):
+                e = ests.get(r)
+                if e is None or not _settled(e):
+                    unsure.add(r)
+                    continue
+                for m in range(len(sides)):
+                    f = stood[m, r] = judge(m, r, e)
+                    if not _sharp(f, r, i, graph):
+                        unsure.add(r)
+                        break
             if unsure:
                 ests.update(ladder(point, sorted(unsure)))
-                zero = point.sizes()
             for m, (mode, analytic, again, lifted) in enumerate(sides):
                 for r, key in enumerate(keys):
                     a = analytic[r][i]
@@ -258,7 +263,7 @@ class Comparison:
                         f = decide(a, 0.0, Broken(*problem))
                         found.add(entry_of(k, key, i, mode, a, f, s), names)
                         continue
-                    f = judge(m, r, ests[r])
+                    f = stood[m, r] if r not in unsure else judge(m, r, ests[r])
                     found.add(entry_of(k, key, i, mode, a, f, s), names, f.forgiven)
         if k == 1 or twice:
             # Above level 1 the values are func's graph (looked at on level 1)

@@ -262,7 +262,8 @@ class Levels:
         below = self.built.get(k - 1)
         with recording() as seen:
             built = self._level(k, below)
-        replayable = seen.replayable(built[0]) and (below is None or self.tapes[k - 1] is not None)
+        # Replayable with every level below it (the tape runs their ops too).
+        replayable = seen.replayable(built[0]) and (k == 1 or self.tapes.get(k - 1) is not None)
         self.tapes[k] = built[0] if replayable else None
         self.built[k] = built
         self.counts[k] = len(built[0])
@@ -283,7 +284,8 @@ class Levels:
         if made is None or self.fences:
             return None
         if not isinstance(made, Tape):
-            made = self.tapes[k] = Tape(made, self.xs)
+            below = [f for j in range(1, k) for f in self.built[j][0]]
+            made = self.tapes[k] = Tape(made, self.xs, below)
         return made
 
     def _level(

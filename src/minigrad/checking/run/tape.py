@@ -43,10 +43,16 @@ class Tape:
     Args:
         fs: The level's values at the inputs (Values).
         xs: The inputs, leaves of that graph (or not in it at all).
+        below: The values of the levels below it (replayed, not returned).
     """
 
-    def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
-        order = toposort(list(fs))[::-1]  # each node after its arguments
+    def __init__(
+        self, fs: Sequence[Value], xs: Sequence[Value], below: Sequence[Value] = ()
+    ) -> None:
+        # Each node after its arguments; with the levels below, whose ops the
+        # function runs too (a derivative need not use them: atanh's is
+        # 1 / (1 - x * x)), so that a point they refuse is refused here too.
+        order = toposort([*fs, *below])[::-1]
         slot = {node: j for j, node in enumerate(order)}
         base = [node._data for node in order]
         steps: list[Step] = []
