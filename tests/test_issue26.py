@@ -167,6 +167,21 @@ def test_item6_a_sine_inside_a_custom_rule_convicts_no_right_rule(x: float, inpu
     assert all(e.verdict != "wrong" for e in report.entries), report.text()
 
 
+@pytest.mark.parametrize(("x", "off"), [(0.7, 1e-6), (3e7, 1e-5)])
+def test_item6_the_turn_limit_of_a_rules_partials_still_convicts_what_float64_resolves(
+    x: float, off: float
+) -> None:
+    # The limit only narrows the steps to the cosine's scale: an error float64
+    # resolves there (hard.py: 1e-6 of the slope at 3e7) is still proven.
+    wrong = Rule(
+        "tsq_sin_off",
+        lambda x: x * x + math.sin(x),
+        (lambda x, out: (2.0 * x + mg.cos(x)) * (1.0 + off),),
+    )
+    report = check(lambda t: wrong(t), [Value(x)])
+    assert [e.verdict for e in report.entries] == ["wrong"], report.text()
+
+
 @pytest.mark.parametrize("x", [1e15, 3e15])
 def test_item6_t_minus_sin_inside_a_custom_rule_is_undecided_not_failed(x: float) -> None:
     # The second method alone convicted here, from steps of 988 and more; the
