@@ -262,6 +262,9 @@ class Point:
         self._values: list[set[float]] = [{c} for c in self.here]
         #: Per value, whether every value seen moved nowhere: flat at every step.
         self.still = [True] * len(self.here)
+        #: Per value, the pair's differences (at ``2h``, at ``h``) and the noise its
+        #: fourth difference measured: what a wider step's estimate is held to.
+        self.paired: dict[int, tuple[_Row, _Row, float]] = {}
 
     def at(self, t: float) -> list[float] | None:
         """The values at ``t`` (cached; None off the domain or not finite)."""
@@ -269,20 +272,22 @@ class Point:
             return self._seen[t]
         self.calls += 1
         got = self.evaluate(t) if math.isfinite(t) else None
-        if got is not None and not all(math.isfinite(v) for v in got):
+        if got is not None and not all(map(math.isfinite, got)):
             self.overflowed = True
             got = None
         if got is not None and len(got) == len(self.here):
+            # Near x only: far off, a value may be round by the function's own
+            # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid.
+            near = abs(t - self.x) <= 1e3 * self.h
             for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
                 if v != c:
                     self.still[r] = False
-                # Near x only: far off, a value may be round by the function's own
-                # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid. Each distinct
-                # value once: the same number seen twice is one piece of evidence.
-                near = abs(t - self.x) <= 1e3 * self.h
-                g = grid_of(v) if self.hidden[r] and near and v not in self._values[r] else 0.0
-                if self.hidden[r] and near:
-                    self._values[r].add(v)
+                if not (self.hidden[r] and near):
+                    continue
+                # Each distinct value once: the same number seen twice is one piece
+                # of evidence.
+                g = grid_of(v) if v not in self._values[r] else 0.0
+                self._values[r].add(v)
                 if g > 0.0:
                     self.grid[r] = min(self.grid[r], g)
                     self.coarse[r] += 1
@@ -307,7 +312,7 @@ class Point:
         smaller (far from a pole) it shrinks with them, and where larger it
         is at least :data:`LEAST_ROUNDOFF` of them.
         """
-        big = max(abs(v) for v in values)
+        big = max(map(abs, values))
         if self.noise is None:
             known = MODEL_ROUNDOFF * big
         else:
@@ -317,11 +322,14 @@ class Point:
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is
         # the grid. The graph's own ops are read off the graph instead.
-        # Most distinct values near x on it, two at least: a round value or two
-        # (1 / x of a round x) is no grid.
-        on_grid = self.coarse[r] >= max(2, len(self._values[r]) // 2)
-        grid = 0.5 * self.grid[r] if self.hidden[r] and on_grid else 0.0
+        grid = 0.5 * self.grid[r] if self.on_grid(r) else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
+
+    def on_grid(self, r: int) -> bool:
+        """Whether value ``r``'s forward is hidden and most distinct values seen near x
+        lie on a coarse grid, two at least (a round value or two, 1 / x of a round x,
+        is no grid)."""
+        return self.hidden[r] and self.coarse[r] >= max(2, len(self._values[r]) // 2)
 
     def sides(self, s: float) -> tuple[list[float], list[float], float] | None:
         """Values at ``x + s`` and ``x - s`` (``s`` made symmetric) and the half-step."""
@@ -404,7 +412,9 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         return found
     for r in rows:
         a, b = _Row(p, r, *fine), _Row(p, r, *coarse)
-        noise = _measured(p, r, 2.0 * p.h) / a.half  # structure or noise: it only widens
+        measured = _measured(p, r, 2.0 * p.h)
+        p.paired[r] = (b, a, measured)
+        noise = measured / a.half  # structure or noise: it only widens
         factor = (b.half / a.half) ** 2
         value = a.d + (a.d - b.d) / (factor - 1.0)
         roundoff = (factor * a.r + b.r) / (factor - 1.0)

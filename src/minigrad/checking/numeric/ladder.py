@@ -28,7 +28,7 @@ from minigrad.checking.numeric.estimate import (
     min_step,
 )
 
-__all__ = ["ladder"]
+__all__ = ["ladder", "widen"]
 
 #: Tableau starts above the nominal step and below it, as powers of ten: the
 #: ladder climbs at most 6 decades (round-off falls as the step grows) and
@@ -152,6 +152,50 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
         # below the nominal step they are.
         below = [s for s in (abs(x) * 2.0**-j for j in (1, 4, 8)) if s >= finest]
     return up, down, below
+
+
+#: The widening tableau's start, in nominal steps: a difference's round-off
+#: falls with the step, so at 1e3 it is a thousandth of the pair's, while
+#: truncation after two Richardson columns (``s**6``) is still far below it
+#: for a function smooth at that scale (1e-18 of its seventh derivative at
+#: ``h = 1e-6``); the pair's differences check that it is (:func:`_local`).
+_WIDE = 1e3
+
+
+def widen(
+    p: Point, found: dict[int, Estimate | Unresolved], rows: Sequence[int]
+) -> dict[int, Estimate]:
+    """One tableau at a thousand nominal steps, for rows whose pair settled with a bound
+    of round-off at ``h``; per row the tighter estimate, where it is local.
+
+    A settled pair proves what round-off at ``h`` allows (8 or 9 digits of a
+    well-conditioned derivative); a tableau at a larger step rounds less. Its
+    estimate counts only where the pair's two differences agree with it within
+    their round-off (:func:`_local`, the ladder's test: a bend, kink or pole
+    between the two scales fails it), and only where its bound is the tighter.
+    The noise the pair's fourth difference measured raises the graph's, so a
+    forward rounded more coarsely than the graph says widens the bound too.
+    """
+    mine = {r for r in rows if isinstance(e := found.get(r), Estimate) and e.settled}
+    mine &= set(p.paired)
+    if not mine:
+        return {}
+    known = p.noise or [MODEL_ROUNDOFF * abs(v) for v in p.here]
+    p.noise = [max(n, p.paired[r][2]) if r in mine else n for r, n in enumerate(known)]
+    wide = _tableau(p, _WIDE * p.h, sorted(mine))
+    if wide is None:
+        return {}
+    better: dict[int, Estimate] = {}
+    for r in mine:
+        e = found[r]
+        assert isinstance(e, Estimate)
+        coarse, fine, _ = p.paired[r]
+        near = _Start(coarse.half, 2.0 * p.h)
+        near.rows[r], near.best[r], near.used[r] = [coarse, fine], e, 1
+        best = _local([wide, near], r)
+        if best is not None and best.error < e.error:
+            better[r] = best
+    return better
 
 
 def _rounded(e: Estimate) -> bool:

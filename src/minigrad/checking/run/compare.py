@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
-from minigrad.checking.numeric.ladder import ladder
+from minigrad.checking.numeric.ladder import ladder, widen
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
@@ -247,6 +247,22 @@ class Comparison:
                 or not _settled(ests[r])
                 or any(not _sharp(judge(m, r, ests[r]), r, i, graph) for m in range(len(sides)))
             }
+            # An agreement short of WIDE_DIGITS may hide a rule error inside the
+            # pair's round-off: a larger step rounds less, and it stands where
+            # the pair confirms it; what it does not let agree sharply climbs.
+            short = [
+                r
+                for r in range(len(keys))
+                if r not in unsure
+                and any(judge(m, r, ests[r]).digits < WIDE_DIGITS for m in range(len(sides)))
+            ]
+            if short:
+                ests.update(widen(point, ests, short))
+                unsure.update(
+                    r
+                    for r in short
+                    if any(not _sharp(judge(m, r, ests[r]), r, i, graph) for m in range(len(sides)))
+                )
             if unsure:
                 ests.update(ladder(point, sorted(unsure)))
                 zero = point.sizes()
@@ -322,6 +338,9 @@ def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> Non
 #: values' round-off is large beside the derivative (a small slope of a large
 #: function, tanh far out, x * x at 3e7), where larger steps resolve more.
 SHARP_DIGITS = 7
+#: The digits below which an agreement on the pair is widened (:func:`widen`):
+#: a rule error of 1e-9 of the derivative must not fit in the bound.
+WIDE_DIGITS = 10
 
 
 def _sharp(f: Finding, r: int, i: int, graph: GraphRoundoff | None) -> bool:
