@@ -255,13 +255,17 @@ class Point:
         #: seen to be): a forward that cancels large intermediates inside a
         #: closure or a custom rule (cos(x) - 1 at 1e-4) returns values whose
         #: low bits are all 0, whatever the graph shows (see :func:`grid_of`).
-        self.grid = [grid_of(c) or math.inf for c in self.here]
+        #: Only a hidden forward's are looked for: the graph shows how the rest round.
+        g = [grid_of(c) if hd else 0.0 for c, hd in zip(self.here, self.hidden, strict=True)]
+        self.grid = [v or math.inf for v in g]
         #: Per value, how many distinct values seen near x lie on a coarse grid (one
         #: may by chance, or be round, as 0.5 is; two that differ are no chance).
-        self.coarse = [int(grid_of(c) > 0.0) for c in self.here]
+        self.coarse = [int(v > 0.0) for v in g]
         self._values: list[set[float]] = [{c} for c in self.here]
         #: Per value, whether every value seen moved nowhere: flat at every step.
         self.still = [True] * len(self.here)
+        #: The values of a hidden forward: the only ones whose grid is watched.
+        self._watched = [r for r, h in enumerate(self.hidden) if h]
         #: Per value, the pair's differences (at ``2h``, at ``h``) and the noise its
         #: fourth difference measured: what a wider step's estimate is held to.
         self.paired: dict[int, tuple[_Row, _Row, float]] = {}
@@ -275,14 +279,16 @@ class Point:
         if got is not None and not all(map(math.isfinite, got)):
             self.overflowed = True
             got = None
-        if got is not None and len(got) == len(self.here):
-            # Near x only: far off, a value may be round by the function's own
-            # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid.
+        # Near x only: far off, a value may be round by the function's own
+        # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid. Only a hidden
+        # forward's values are looked at (how finely they are rounded is unknown).
+        if self._watched and got is not None and len(got) == len(self.here):
             near = abs(t - self.x) <= 1e3 * self.h
-            for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
-                if v != c:
+            for r in self._watched:
+                v = got[r]
+                if v != self.here[r]:
                     self.still[r] = False
-                if not (self.hidden[r] and near):
+                if not near:
                     continue
                 # Each distinct value once: the same number seen twice is one piece
                 # of evidence.

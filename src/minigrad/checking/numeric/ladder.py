@@ -170,32 +170,48 @@ def widen(
 
     A settled pair proves what round-off at ``h`` allows (8 or 9 digits of a
     well-conditioned derivative); a tableau at a larger step rounds less. Its
-    estimate counts only where the pair's two differences agree with it within
-    their round-off (:func:`_local`, the ladder's test: a bend, kink or pole
-    between the two scales fails it), and only where its bound is the tighter.
-    The noise the pair's fourth difference measured raises the graph's, so a
-    forward rounded more coarsely than the graph says widens the bound too.
+    estimate (the last column of :func:`_tableau`'s, with its Ridders error
+    and round-off) counts only where the tableau sees a smooth function (its
+    one-sided slopes' gap shrinks with the step) and where the pair's two
+    differences agree with it within their round-off and the tableau's own
+    ``s**2`` law, as :func:`_local` holds every finer difference (a bend,
+    kink or pole between the two scales fails it); and only where its bound
+    is the tighter. The noise the pair's fourth difference measured raises the
+    graph's, so a forward rounded more coarsely than the graph says widens it too.
     """
-    mine = {r for r in rows if isinstance(e := found.get(r), Estimate) and e.settled}
-    mine &= set(p.paired)
-    if not mine:
+    mine = [r for r in rows if r in p.paired and _settled(found.get(r))]
+    got = [_quotient(p, _WIDE * p.h / 2.0**j) for j in range(3)] if mine else []
+    if not mine or any(g is None for g in got):
         return {}
-    known = p.noise or [MODEL_ROUNDOFF * abs(v) for v in p.here]
-    p.noise = [max(n, p.paired[r][2]) if r in mine else n for r, n in enumerate(known)]
-    wide = _tableau(p, _WIDE * p.h, sorted(mine))
-    if wide is None:
-        return {}
+    if p.noise is None:
+        p.noise = [MODEL_ROUNDOFF * abs(v) for v in p.here]
     better: dict[int, Estimate] = {}
     for r in mine:
         e = found[r]
         assert isinstance(e, Estimate)
-        coarse, fine, _ = p.paired[r]
-        near = _Start(coarse.half, 2.0 * p.h)
-        near.rows[r], near.best[r], near.used[r] = [coarse, fine], e, 1
-        best = _local([wide, near], r)
-        if best is not None and best.error < e.error:
-            better[r] = best
+        coarse, fine, measured = p.paired[r]
+        p.noise[r] = max(p.noise[r], measured)
+        t0, t1, t2 = (_Row(p, r, *g) for g in got if g is not None)
+        f1, f2 = (t0.half / t1.half) ** 2 - 1.0, (t0.half / t2.half) ** 2 - 1.0
+        f12 = (t1.half / t2.half) ** 2 - 1.0
+        v01, v12 = t1.d + (t1.d - t0.d) / f1, t2.d + (t2.d - t1.d) / f12
+        r01, r12 = ((f1 + 1.0) * t1.r + t0.r) / f1, ((f12 + 1.0) * t2.r + t1.r) / f12
+        v = v12 + (v12 - v01) / f2
+        rr = ((f2 + 1.0) * r12 + r01) / f2
+        error = max(abs(v - v12), abs(v - v01)) + rr
+        smooth = abs(t2.gap) <= 0.5 * abs(t0.gap) + 2.0 * t2.gap_noise
+        law = max(abs(t.d - v) * (t0.half / t.half) ** 2 for t in (t0, t1, t2))
+        local = all(
+            abs(t.d - v) <= error + t.r + _LAW * law * (t.half / t0.half) ** 2
+            for t in (coarse, fine)
+        )
+        if smooth and local and min(f1, f12) > 0.01 and error < e.error:
+            better[r] = Estimate(v, error, t0.half, rr, True)
     return better
+
+
+def _settled(e: Estimate | Unresolved | None) -> bool:
+    return isinstance(e, Estimate) and e.settled
 
 
 def _rounded(e: Estimate) -> bool:

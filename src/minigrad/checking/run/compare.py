@@ -238,34 +238,38 @@ class Comparison:
                     f.step = s.eps  # the classic test's difference is PyTorch's, at eps
                 return f
 
+            # Each row's findings in every mode, made once per estimate.
+            findings: dict[int, list[Finding]] = {}
+
+            def sharp(
+                r: int,
+                i: int = i,
+                ests: dict[int, Estimate | Unresolved] = ests,
+                findings: dict[int, list[Finding]] = findings,
+            ) -> bool:
+                fs = findings[r] = [judge(m, r, ests[r]) for m in range(len(sides))]
+                return all(_sharp(f, r, i, graph) for f in fs)
+
             # The ladder for every value whose pair is not settled, or whose
             # verdict from the pair is anything but an agreement of SHARP_DIGITS.
-            unsure = {
-                r
-                for r in range(len(keys))
-                if r not in ests
-                or not _settled(ests[r])
-                or any(not _sharp(judge(m, r, ests[r]), r, i, graph) for m in range(len(sides)))
-            }
+            rows = range(len(keys))
+            unsure = {r for r in rows if r not in ests or not _settled(ests[r]) or not sharp(r)}
             # An agreement short of WIDE_DIGITS may hide a rule error inside the
             # pair's round-off: a larger step rounds less, and it stands where
             # the pair confirms it; what it does not let agree sharply climbs.
             short = [
                 r
-                for r in range(len(keys))
-                if r not in unsure
-                and any(judge(m, r, ests[r]).digits < WIDE_DIGITS for m in range(len(sides)))
+                for r in rows
+                if r not in unsure and min(f.digits for f in findings[r]) < WIDE_DIGITS
             ]
             if short:
-                ests.update(widen(point, ests, short))
-                unsure.update(
-                    r
-                    for r in short
-                    if any(not _sharp(judge(m, r, ests[r]), r, i, graph) for m in range(len(sides)))
-                )
+                wider = widen(point, ests, short)
+                ests.update(wider)
+                unsure.update(r for r in wider if not sharp(r))
             if unsure:
                 ests.update(ladder(point, sorted(unsure)))
-                zero = point.sizes()
+                for r in unsure:
+                    findings[r] = [judge(m, r, ests[r]) for m in range(len(sides))]
             for m, (mode, analytic, again, lifted) in enumerate(sides):
                 for r, key in enumerate(keys):
                     a = analytic[r][i]
@@ -274,7 +278,7 @@ class Comparison:
                         f = decide(a, 0.0, Broken(*problem))
                         found.add(entry_of(k, key, i, mode, a, f, s), names)
                         continue
-                    f = judge(m, r, ests[r])
+                    f = findings[r][m]
                     found.add(entry_of(k, key, i, mode, a, f, s), names, f.forgiven)
         if k == 1 or twice:
             # Above level 1 the values are func's graph (looked at on level 1)
@@ -340,7 +344,7 @@ def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> Non
 SHARP_DIGITS = 7
 #: The digits below which an agreement on the pair is widened (:func:`widen`):
 #: a rule error of 1e-9 of the derivative must not fit in the bound.
-WIDE_DIGITS = 10
+WIDE_DIGITS = 9
 
 
 def _sharp(f: Finding, r: int, i: int, graph: GraphRoundoff | None) -> bool:
