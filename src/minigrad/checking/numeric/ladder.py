@@ -106,7 +106,8 @@ def _noise_floor(p: Point, r: int) -> float:
     at the point) is left, are round-off alone, and ``|fourth| <= 16 *
     max|noise|``: the largest of three on either side, over two (three samples
     seldom show the noise at its worst: math.lgamma is off by up to 7 ulps at
-    2.88, and its fourth differences show 12 to 30). The points never include
+    2.88, and its fourth differences show 12 to 30); the sixth difference
+    instead where the fourth is the function's shape (see the code). The points never include
     x itself, so a kink or a jump at x shows nothing. Two spacings: 2 ulps of x (a
     function that changes a lot per ulp, sin at 1e15, shows no structure
     there), and a thousandth of the step (a function rounded to a coarse
@@ -128,11 +129,19 @@ def _noise_floor(p: Point, r: int) -> float:
             vals = [v[r] for v in got if v is not None]
             if len(vals) < len(got) or len(set(vals)) == 1:
                 continue
-            fourths = (
-                vals[k] - 4.0 * vals[k + 1] + 6.0 * vals[k + 2] - 4.0 * vals[k + 3] + vals[k + 4]
-                for k in range(3)
+            a, b, c, d, e, f, g = vals
+            fourth = max(
+                abs(a - 4.0 * b + 6.0 * c - 4.0 * d + e),
+                abs(b - 4.0 * c + 6.0 * d - 4.0 * e + f),
+                abs(c - 4.0 * d + 6.0 * e - 4.0 * f + g),
             )
-            most = max(most, max(abs(f) for f in fourths) / 2.0)
+            sixth = abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d)
+            # Noise grows with the order of the difference (the sixth's weights are
+            # 4 times the fourth's) and a function's shape falls with it, by the
+            # spacing over the distance to a pole or bend per order: a fourth
+            # difference a hundred times the sixth is shape (1 / x at 1e-6, read 1e-9
+            # apart), and the sixth is read instead.
+            most = max(most, (sixth if 100.0 * sixth < fourth else fourth) / 2.0)
     return most
 
 
