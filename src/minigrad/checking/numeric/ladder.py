@@ -124,24 +124,32 @@ def _noise_floor(p: Point, r: int) -> float:
             # at x lies on a coarse grid cancels inside, which may show only at the
             # coarser spacing (gelu by 1 + erf at -5 in one rule): both are read.
             break
+        fourths: list[float] = []
+        sixths: list[float] = []
         for side in (1.0, -1.0):
             got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
             vals = [v[r] for v in got if v is not None]
             if len(vals) < len(got) or len(set(vals)) == 1:
                 continue
             a, b, c, d, e, f, g = vals
-            fourth = max(
-                abs(a - 4.0 * b + 6.0 * c - 4.0 * d + e),
-                abs(b - 4.0 * c + 6.0 * d - 4.0 * e + f),
-                abs(c - 4.0 * d + 6.0 * e - 4.0 * f + g),
+            fourths.append(
+                max(
+                    abs(a - 4.0 * b + 6.0 * c - 4.0 * d + e),
+                    abs(b - 4.0 * c + 6.0 * d - 4.0 * e + f),
+                    abs(c - 4.0 * d + 6.0 * e - 4.0 * f + g),
+                )
             )
-            sixth = abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d)
-            # Noise grows with the order of the difference (the sixth's weights are
-            # 4 times the fourth's) and a function's shape falls with it, by the
-            # spacing over the distance to a pole or bend per order: a fourth
-            # difference a hundred times the sixth is shape (1 / x at 1e-6, read 1e-9
-            # apart), and the sixth is read instead.
-            most = max(most, (sixth if 100.0 * sixth < fourth else fourth) / 2.0)
+            sixths.append(abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d))
+        # Noise grows with the order of a difference (the sixth's weights are 4
+        # times the fourth's); a function's shape falls with it, by the spacing
+        # over the distance to a pole or bend per order. A side whose fourth is a
+        # hundred times its sixth shows shape (1 / x at 1e-6, read 1e-9 apart),
+        # and the sixths of both sides are read instead (noise that makes one
+        # side's sixth small by chance leaves the other's large). A sixth of 0
+        # is values on a grid (sin at 1e8, 2 ulps apart) and shows no shape.
+        shape = any(0.0 < 100.0 * x < y for x, y in zip(sixths, fourths, strict=True))
+        if fourths:
+            most = max(most, max(sixths if shape else fourths) / 2.0)
     return most
 
 
