@@ -342,8 +342,9 @@ def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> Non
 #: values' round-off is large beside the derivative (a small slope of a large
 #: function, tanh far out, x * x at 3e7), where larger steps resolve more.
 SHARP_DIGITS = 7
-#: The digits below which an agreement on the pair is widened (:func:`widen`):
-#: a rule error of 1e-9 of the derivative must not fit in the bound.
+#: The digits below which an agreement on the pair is widened (:func:`widen`): a
+#: rule error ``r`` hides inside a bound only where the agreement counts ``r`` and
+#: the bound, so at most ``log10(1 / 2r)`` digits: 8 for a rule error of 1e-9.
 WIDE_DIGITS = 9
 
 
