@@ -171,11 +171,9 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
     return up, down, below
 
 
-#: The widening tableau's start, in nominal steps: a difference's round-off
-#: falls with the step, so at 1e3 it is a thousandth of the pair's, while
-#: truncation after two Richardson columns (``s**6``) is still far below it
-#: for a function smooth at that scale (1e-18 of its seventh derivative at
-#: ``h = 1e-6``); the pair's differences check that it is (:func:`_local`).
+#: The widening tableau's start, in nominal steps: round-off a thousandth of the
+#: pair's, and truncation after two columns (``s**6``) 1e-18 of the seventh
+#: derivative at ``h = 1e-6``, where the pair's differences confirm it.
 _WIDE = 1e3
 
 
@@ -185,18 +183,14 @@ def widen(
     """One tableau at a thousand nominal steps, for rows whose pair settled with a bound
     of round-off at ``h``; per row the tighter estimate, where it is local.
 
-    A settled pair proves what round-off at ``h`` allows (8 or 9 digits of a
-    well-conditioned derivative); a tableau at a larger step rounds less. Its
-    estimate (the last column of :func:`_tableau`'s, with its Ridders error
-    and round-off) counts only where the tableau sees a smooth function (its
-    one-sided slopes' gap shrinks with the step) and where the pair's two
-    differences agree with it within their round-off and the tableau's own
-    ``s**2`` law, as :func:`_local` holds every finer difference (a bend,
-    kink or pole between the two scales fails it); and only where its bound
-    is the tighter. The noise the pair's fourth difference measured raises the
-    graph's, so a forward rounded more coarsely than the graph says widens it too.
+    Its estimate (the last column of :func:`_tableau`'s, Ridders' error plus
+    round-off) counts only where the tableau passes the smooth screen and the
+    pair's two differences agree with it as :func:`_local` holds every finer
+    difference (a bend, kink or pole between the two scales fails it), and
+    only where its bound is the tighter. The noise the pair's fourth
+    difference measured raises the graph's first.
     """
-    mine = [r for r in rows if r in p.paired and _settled(found.get(r))]
+    mine = [r for r in rows if r in p.paired and getattr(found.get(r), "settled", False)]
     got = [_quotient(p, _WIDE * p.h / 2.0**j) for j in range(3)] if mine else []
     if not mine or any(g is None for g in got):
         return {}
@@ -225,10 +219,6 @@ def widen(
         if smooth and local and min(f1, f12) > 0.01 and error < e.error:
             better[r] = Estimate(v, error, t0.half, rr, True)
     return better
-
-
-def _settled(e: Estimate | Unresolved | None) -> bool:
-    return isinstance(e, Estimate) and e.settled
 
 
 def _rounded(e: Estimate) -> bool:
