@@ -66,6 +66,8 @@ __all__ = [
 
 #: The values of the checked functions at one coordinate, or None off the domain.
 Evaluate = Callable[[float], "list[float] | None"]
+#: The values at ``x + s`` and ``x - s``, and the half-step ``s``.
+Sides = tuple[list[float], list[float], float]
 
 #: Round-off of a computed value, relative to its magnitude, where nothing
 #: better is known (a foreign engine's value): 64 ulps, for a function of a
@@ -318,7 +320,10 @@ class Point:
         smaller (far from a pole) it shrinks with them, and where larger it
         is at least :data:`LEAST_ROUNDOFF` of them.
         """
-        big = max(map(abs, values))
+        return self._delta(r, max(map(abs, values)))
+
+    def _delta(self, r: int, big: float) -> float:
+        """:meth:`delta` at values no larger than ``big``."""
         if self.noise is None:
             known = MODEL_ROUNDOFF * big
         else:
@@ -328,7 +333,7 @@ class Point:
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is
         # the grid. The graph's own ops are read off the graph instead.
-        grid = 0.5 * self.grid[r] if self.on_grid(r) else 0.0
+        grid = 0.5 * self.grid[r] if self.hidden[r] and self.on_grid(r) else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def on_grid(self, r: int) -> bool:
@@ -337,7 +342,7 @@ class Point:
         is no grid)."""
         return self.hidden[r] and self.coarse[r] >= max(2, len(self._values[r]) // 2)
 
-    def sides(self, s: float) -> tuple[list[float], list[float], float] | None:
+    def sides(self, s: float) -> Sides | None:
         """Values at ``x + s`` and ``x - s`` (``s`` made symmetric) and the half-step."""
         x = self.x
         t = _symmetric(x, s) if math.isfinite(x + s) else s
@@ -363,7 +368,9 @@ class _Row:
         u, c, w = up[r], p.here[r], down[r]
         self.half = half
         self.d = (u - w) / (2.0 * half)
-        self.r = max(p.delta(r, u, w) / half, 2.0**-1074)  # round-off of the quotient
+        big = max(abs(u), abs(w))
+        delta = p._delta(r, big)
+        self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
         if self.flat and p.hidden[r] and p.still[r]:
             self.r = math.inf  # unmoved values of a hidden forward bound nothing yet
@@ -371,12 +378,12 @@ class _Row:
         self.right = (u - c) / right_step
         self.left = (c - w) / left_step
         self.gap = self.right - self.left
-        self.gap_noise = 4.0 * p.delta(r, u, c, w) / half
+        self.gap_noise = 4.0 * (delta if abs(c) <= big else p._delta(r, abs(c))) / half
         # The larger change from the point to a side, for telling a jump.
         self.jumpy = max(abs(u - c), abs(c - w))
 
 
-def _quotient(p: Point, s: float) -> tuple[list[float], list[float], float] | None:
+def _quotient(p: Point, s: float) -> Sides | None:
     found = p.sides(s)
     if found is None:
         return None
@@ -392,12 +399,9 @@ def _quotient(p: Point, s: float) -> tuple[list[float], list[float], float] | No
     return found
 
 
-def _measured(p: Point, r: int, s: float) -> float:
-    """The noise of value ``r`` shown by a fourth difference over spacing ``s / 2``
-    (the points ``x``, ``x +- s / 2``, ``x +- s``, all evaluated already), or 0."""
-    outer, inner = p.sides(s), p.sides(s / 2.0)
-    if outer is None or inner is None:
-        return 0.0
+def _measured(p: Point, r: int, outer: Sides, inner: Sides) -> float:
+    """The noise of value ``r`` shown by a fourth difference over the points ``x``,
+    ``x +- s / 2`` (``inner``) and ``x +- s`` (``outer``)."""
     (u2, d2, _), (u1, d1, _) = outer, inner
     fourth = u2[r] - 4.0 * u1[r] + 6.0 * p.here[r] - 4.0 * d1[r] + d2[r]
     # The 16 in front of the worst noise: |fourth| <= 16 max|noise|.
@@ -418,7 +422,7 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         return found
     for r in rows:
         a, b = _Row(p, r, *fine), _Row(p, r, *coarse)
-        measured = _measured(p, r, 2.0 * p.h)
+        measured = _measured(p, r, coarse, fine)
         p.paired[r] = (b, a, measured)
         noise = measured / a.half  # structure or noise: it only widens
         factor = (b.half / a.half) ** 2
