@@ -158,6 +158,11 @@ def test_the_estimator_and_the_decision_are_small() -> None:
     assert _lines(CHECKING / "numeric") + _lines(CHECKING / "verdicts") <= 2000
 
 
+def test_the_users_page_on_checking_is_at_most_400_lines() -> None:
+    page = Path(__file__).parent.parent / "docs" / "checking.md"
+    assert len(page.read_text().splitlines()) <= 400
+
+
 def test_a_wrong_rule_is_wrong_in_the_report_and_right_one_agrees() -> None:
     wrong = check(lambda v: WRONG_EXP(v), [Value(0.5)])
     assert [e.verdict for e in wrong.entries] == [WRONG]

@@ -19,28 +19,35 @@ from minigrad.checking.run.tape import Tape, recording
 from minigrad.checking.strategies import Expression, expressions
 
 
+def _levels(e: Expression, xs: list[Value], k: int) -> list[list[Value]]:
+    """Levels 1 to k of ``e`` at ``xs``, as a check builds them."""
+    levels = [[e(*xs)]]
+    for _ in range(k - 1):
+        levels.append([g for f in levels[-1] for g in grad(f, xs, create_graph=True)])
+    return levels
+
+
 def _eager(e: Expression, point: list[float], k: int) -> list[float] | None:
-    xs = [Value(x) for x in point]
     try:
-        y = e(*xs)
-        fs = [y] if k == 1 else list(grad(y, xs, create_graph=True))
+        fs = _levels(e, [Value(x) for x in point], k)[-1]
     except (ArithmeticError, ValueError):
         return None
     return [f.data for f in fs]
 
 
 @settings(max_examples=300, deadline=None, database=None)
-@given(expressions(max_inputs=3, max_ops=6), st.integers(1, 2), st.data())
+@given(expressions(max_inputs=3, max_ops=6), st.integers(1, 3), st.data())
 def test_a_replay_gives_the_bits_of_the_function_or_declines(
     e: Expression, k: int, data: st.DataObject
 ) -> None:
     xs = [Value(x) for x in e.inputs]
     with recording() as seen:
-        y = e(*xs)
-        fs = [y] if k == 1 else list(grad(y, xs, create_graph=True))
+        levels = _levels(e, xs, k)
+    fs = levels[-1]
     if not seen.replayable(fs):
         return  # a rule read a value (relu's slope, say): the check calls func instead
-    tape = Tape(fs, xs)
+    below = [f for level in levels[:-1] for f in level]
+    tape = Tape(fs, xs, below)  # the ops of the levels below run too
     i = data.draw(st.integers(0, len(xs) - 1))
     step = data.draw(st.sampled_from([1e-9, -1e-6, 1e-3, -0.1, 1.0, -7.0]))
     point = list(e.inputs)
@@ -96,3 +103,29 @@ def test_a_replay_refuses_what_eager_evaluation_refuses() -> None:
     assert tape.along(0)(4.0) == [math.log(4.0) + 2.0]
     big = Tape([x.exp()], [x])
     assert big.along(0)(1000.0) is None  # overflow: eager says so
+    # A derivative need not use the function's own ops (atanh' is 1 / (1 - x * x),
+    # defined at -7): they are replayed with it, and refuse the point as eager does.
+    z = Value(0.0)
+    y = z.atanh() + z
+    (slope,) = grad(y, [z], create_graph=True)
+    assert Tape([slope], [z]).along(0)(-7.0) is not None
+    assert Tape([slope], [z], [y]).along(0)(-7.0) is None
+    assert Tape([slope], [z], [y]).along(0)(0.5) == [1.0 / (1.0 - 0.25) + 1.0]
+
+
+def test_an_input_computed_from_another_is_held_fixed_as_the_check_holds_it() -> None:
+    x = Value(0.7)
+    inputs = [x, x * 2.0, (x * 2.0).sin()]
+
+    def f(a: Value, b: Value, c: Value) -> Value:
+        return (a * b).exp() * c
+
+    tape = Tape([f(*inputs)], inputs)
+    for i, t in [(0, 0.8), (1, 1.5), (2, -0.25)]:
+        saved = inputs[i]._data
+        inputs[i]._data = t  # moved alone, the other inputs as they are
+        try:
+            eager = [f(*inputs).data]
+        finally:
+            inputs[i]._data = saved
+        assert tape.along(i)(t) == eager

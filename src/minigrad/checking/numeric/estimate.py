@@ -266,6 +266,10 @@ class Point:
         self._values: list[set[float]] = [{c} for c in self.here]
         #: Per value, whether every value seen moved nowhere: flat at every step.
         self.still = [True] * len(self.here)
+        #: Per value, the least change from ``here`` seen at any step (inf: none):
+        #: values on a grid change by a whole step of it at least, so this bounds
+        #: the grid of a forward the graph does not show from above.
+        self.least = [math.inf] * len(self.here)
         #: The values of a hidden forward: the only ones whose grid is watched.
         self._watched = [r for r, h in enumerate(self.hidden) if h]
         #: Per value, the pair's differences (at ``2h``, at ``h``) and the noise its
@@ -290,6 +294,7 @@ class Point:
                 v = got[r]
                 if v != self.here[r]:
                     self.still[r] = False
+                    self.least[r] = min(self.least[r], abs(v - self.here[r]))
                 if not near:
                     continue
                 # Each distinct value once: the same number seen twice is one piece
@@ -372,8 +377,11 @@ class _Row:
         delta = p._delta(r, big)
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
-        if self.flat and p.hidden[r] and p.still[r]:
-            self.r = math.inf  # unmoved values of a hidden forward bound nothing yet
+        if self.flat and p.hidden[r]:
+            # Values of a hidden forward that did not move over this step changed
+            # by less than its grid, which no change seen elsewhere is finer than
+            # (none seen: the grid is unknown, and so is the bound).
+            self.r = max(self.r, p.least[r] / half)
         right_step, left_step = (p.x + half) - p.x, p.x - (p.x - half)
         self.right = (u - c) / right_step
         self.left = (c - w) / left_step

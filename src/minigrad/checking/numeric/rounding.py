@@ -46,14 +46,16 @@ import math
 from collections.abc import Sequence
 
 from minigrad.core.rule import Partial, Rule
+from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
 from minigrad.core.rules.trig import COS, SIN, TAN
-from minigrad.core.value import Value, toposort
+from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
     "ANALYTIC_ULPS",
     "GraphRoundoff",
     "analytic_roundoff",
+    "hidden",
     "minigrads_own",
     "read_roundoff",
     "turn_scale",
@@ -63,6 +65,9 @@ __all__ = [
 #: its families (pow's and the polar functions' derivatives), swept against
 #: SymPy to 1e-12 at every magnitude (``benchmarks/accuracy.py``).
 _ACCURATE = "minigrad.core."
+#: The built-in rules, and their partials, told apart from a user's at a glance.
+_TABLE_RULES = frozenset(TABLE)
+_TABLE_PARTIALS = frozenset(p for rule in TABLE for p in rule.partials if callable(p))
 
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
 #: which also covers library functions good to one ulp).
@@ -111,7 +116,7 @@ def minigrads_own(partial: Partial) -> bool:
         >>> minigrads_own(TABLE[0].partials[0]), minigrads_own(lambda x, out: 2.0 * x)
         (True, False)
     """
-    if isinstance(partial, float):
+    if isinstance(partial, float) or partial in _TABLE_PARTIALS:
         return True
     module = getattr(partial, "__module__", None)
     return isinstance(module, str) and module.startswith(_ACCURATE)
@@ -125,49 +130,52 @@ def _read(
     ``partials`` False, 0)."""
     if not isinstance(f, Value):
         return math.inf, [math.inf] * len(xs), [math.inf] * len(xs)
-    adjoint: dict[int, float] = {id(f): 1.0}
+    adjoint: dict[Value, float] = {f: 1.0}
     # Per node: what the inexact partials below f add to d f / d node, to first
     # order: over each edge, the partial's round-off times the adjoint above it,
     # carried down the rest of the path by the absolute partials.
-    carried: dict[int, float] = {}
+    carried: dict[Value, float] = {}
     noise = 0.0
+    # The slots and locals, not the properties: this walk runs per value of every level.
+    get_adjoint, get_carried = adjoint.get, carried.get
     for node in toposort([f]):
-        weight = adjoint.get(id(node), 0.0)
-        extra = carried.get(id(node), 0.0)
-        rule = node.rule
+        rule = node._rule
         if rule is None:
             continue
+        weight = get_adjoint(node, 0.0)
+        extra = get_carried(node, 0.0)
+        args = _args(node)
         if weight == 0.0 and extra == 0.0:
             # A partial of 0 on the way (tanh far out): the inputs beyond are
             # still reached, with an absolute gradient of 0 but not "no path".
-            for arg in node.args:
-                if isinstance(arg, Value):
-                    adjoint.setdefault(id(arg), 0.0)
+            for arg in args:
+                if type(arg) is not float:
+                    adjoint.setdefault(arg, 0.0)  # type: ignore[arg-type]
             continue
         out = node._data
         noise += weight * max(abs(out) * (_HALF if rule in _EXACT else _ULP), _QUANTUM)
-        args = node.args
-        floats = [a._data if isinstance(a, Value) else a for a in args]
+        floats = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
         inexact = partials and weight > 0.0
+        partial_of = rule.partials
         for j, arg in enumerate(args):
             if not isinstance(arg, Value):
                 continue
-            partial = rule.partials[j]
+            partial = partial_of[j]
             try:
                 slope = partial if isinstance(partial, float) else partial(*floats, out)
                 slope = slope._data if isinstance(slope, Value) else float(slope)
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, [math.inf] * len(xs), [math.inf] * len(xs)
-            adjoint[id(arg)] = adjoint.get(id(arg), 0.0) + weight * abs(slope)
+            adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
             own = 0.0
             if inexact and not minigrads_own(partial):
                 own = _partial_noise(rule, j, floats, out) * weight
-            carried[id(arg)] = carried.get(id(arg), 0.0) + extra * abs(slope) + own
+            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own
     if not math.isfinite(noise):
         noise = math.inf
     # -1: no path from the input to f at all.
-    spread = [adjoint.get(id(x), -1.0) for x in xs]
-    return noise, spread, [carried.get(id(x), 0.0) for x in xs]
+    spread = [adjoint.get(x, -1.0) for x in xs]
+    return noise, spread, [carried.get(x, 0.0) for x in xs]
 
 
 def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
@@ -221,26 +229,41 @@ def turn_scale(f: Value, x: Value) -> float:
     slope: ``t * t + sin(t)`` at 3e7 has central differences at steps of 279
     and 2790 that agree on ``2 t`` and miss ``cos(t)``. A forward pass with
     the absolute values of the partials bounds how fast each op's argument
-    moves with ``x``. inf when the graph holds no periodic op that ``x``
-    reaches (or when a partial cannot be computed: the numbers decide alone).
+    moves with ``x``. A rule written outside the table hides its forward, but
+    its partials are graphs too: a periodic op there turns its derivative
+    (``2 t + cos(t)`` for ``t * t + sin(t)`` in one rule), and steps beyond
+    its scale average that derivative just the same. inf when no periodic op
+    is found that ``x`` reaches (or when a partial cannot be computed: the
+    numbers decide alone).
 
     Example:
-        >>> from minigrad import Value, sin
+        >>> from minigrad import Rule, Value, cos, sin
         >>> t = Value(3e7)
         >>> turn_scale(t * t + sin(t), t), turn_scale(t * t, t)
         (1.0, inf)
         >>> round(turn_scale(sin(1e3 * t), t), 12)
         0.001
+        >>> def tsq_sin(x):
+        ...     return x * x + math.sin(x)
+        >>> tsq_sin.__module__ = "my_ops"  # a forward the graph does not show
+        >>> inside = Rule("tsq_sin", tsq_sin, (lambda x, out: 2 * x + cos(x),))
+        >>> turn_scale(inside(t), t)
+        1.0
     """
+    return _turns(f, {id(x): 1.0}, inside=True)
+
+
+def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
+    """:func:`turn_scale` from the speeds of some of ``f``'s nodes (``inside``: look
+    into the partials of rules written outside the table, once)."""
     if not isinstance(f, Value):
         return math.inf
-    speed: dict[int, float] = {id(x): 1.0}
     smallest = math.inf
     for node in reversed(toposort([f])):
-        rule = node.rule
+        rule = node._rule
         if rule is None:
             continue
-        args = node.args
+        args = _args(node)
         moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
         if not any(moved):
             continue
@@ -259,6 +282,46 @@ def turn_scale(f: Value, x: Value) -> float:
                 return math.inf
             total += abs(slope) * m
         speed[id(node)] = total
+        if inside and hidden(rule):
+            smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total]))
+    return smallest
+
+
+def hidden(rule: Rule) -> bool:
+    """Whether ``rule``'s forward is written outside minigrad (a library function such
+    as math.sin is one op, read as such; minigrad's own derivative rules hide nothing).
+
+    Example:
+        >>> from minigrad import Rule
+        >>> from minigrad.ops import EXP
+        >>> hidden(EXP), hidden(Rule("sin2", math.sin, (lambda x, out: math.cos(x),)))
+        (False, False)
+        >>> def square(x):
+        ...     return x * x
+        >>> square.__module__ = "my_ops"  # as if written in the user's file
+        >>> hidden(Rule("tsq", square, (lambda x, out: 2.0 * x,)))
+        True
+    """
+    if rule in _TABLE_RULES or type(rule.forward) is type(math.sin):
+        return False
+    return not (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
+
+
+def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[float]) -> float:
+    """The turn scale of the periodic ops in ``rule``'s partials (called on Values for
+    its arguments and ``out``, which move at ``speeds``); inf where none is found."""
+    smallest = math.inf
+    leaves = [Value(v) for v in (*floats, out)]
+    for partial in rule.partials:
+        if isinstance(partial, float):
+            continue
+        try:
+            got = partial(*leaves)
+        except Exception:  # a partial that takes no Values: nothing to read
+            continue
+        if isinstance(got, Value):
+            speed = {id(leaf): v for leaf, v in zip(leaves, speeds, strict=True)}
+            smallest = min(smallest, _turns(got, speed, inside=False))
     return smallest
 
 
@@ -299,8 +362,10 @@ class GraphRoundoff:
         """The largest step of input ``i`` that turns no periodic op of any value by
         more than a radian (:func:`turn_scale`; inf where there is none)."""
         if self._periodic is None:
+            # A periodic op, or a rule whose partials may hold one.
             self._periodic = any(
-                n._rule is not None and (n._rule in _PERIODIC or n._rule.forward in _PERIODIC_MATH)
+                n._rule is not None
+                and (n._rule in _PERIODIC or n._rule.forward in _PERIODIC_MATH or hidden(n._rule))
                 for n in toposort(list(self.fs))
             )
         if not self._periodic:

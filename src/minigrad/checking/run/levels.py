@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Evaluate
+from minigrad.checking.numeric.rounding import hidden
 from minigrad.checking.run.tape import Tape, recording
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
@@ -261,7 +262,8 @@ class Levels:
         below = self.built.get(k - 1)
         with recording() as seen:
             built = self._level(k, below)
-        replayable = seen.replayable(built[0]) and (below is None or self.tapes[k - 1] is not None)
+        # Replayable with every level below it (the tape runs their ops too).
+        replayable = seen.replayable(built[0]) and (k == 1 or self.tapes.get(k - 1) is not None)
         self.tapes[k] = built[0] if replayable else None
         self.built[k] = built
         self.counts[k] = len(built[0])
@@ -282,7 +284,8 @@ class Levels:
         if made is None or self.fences:
             return None
         if not isinstance(made, Tape):
-            made = self.tapes[k] = Tape(made, self.xs)
+            below = [f for j in range(1, k) for f in self.built[j][0]]
+            made = self.tapes[k] = Tape(made, self.xs, below)
         return made
 
     def _level(
@@ -457,12 +460,8 @@ def _opaque(rule: Rule | None) -> bool:
     written outside minigrad (its round-off, a grid it rounds to, are hidden)."""
     if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
         return False
-    if isinstance(rule, closure.Closure):
-        return True
-    if type(rule.forward) is type(math.sin):
-        return False  # one library function (math.sin): one rounding, nothing hidden
-    module = getattr(rule.forward, "__module__", None) or ""
-    return not module.startswith("minigrad.")
+    # A library function (math.sin) is one rounding, minigrad's own rules hide nothing.
+    return isinstance(rule, closure.Closure) or hidden(rule)
 
 
 def _unbounded(domain: tuple[tuple[float, float], ...]) -> bool:

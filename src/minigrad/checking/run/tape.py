@@ -43,51 +43,66 @@ class Tape:
     Args:
         fs: The level's values at the inputs (Values).
         xs: The inputs, leaves of that graph (or not in it at all).
+        below: The values of the levels below it (replayed, not returned).
     """
 
-    def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
-        order = toposort(list(fs))[::-1]  # each node after its arguments
+    def __init__(
+        self, fs: Sequence[Value], xs: Sequence[Value], below: Sequence[Value] = ()
+    ) -> None:
+        # Each node after its arguments; with the levels below, whose ops the
+        # function runs too (a derivative need not use them: atanh's is
+        # 1 / (1 - x * x)), so that a point they refuse is refused here too.
+        order = toposort([*fs, *below])[::-1]
         slot = {node: j for j, node in enumerate(order)}
         base = [node._data for node in order]
         steps: list[Step] = []
-        users: list[list[int]] = [[] for _ in order]
 
         def at(a: Value | float) -> int:
             if type(a) is float:
                 base.append(a)
-                users.append([])
                 return len(base) - 1
             return slot[a]  # type: ignore[index]
 
+        # An input is held fixed while the others move, even one computed from
+        # another (as grad holds it): its own op is not replayed.
+        inputs = {slot[x] for x in xs if x in slot}
         for j, node in enumerate(order):
             rule = node._rule
-            if rule is None:
+            if rule is None or j in inputs:
                 continue
             args = [at(a) for a in _args(node)]
-            for q in args:
-                users[q].append(len(steps))
             if len(args) == 1:
                 steps.append((j, rule.forward, args[0], -1))
             elif len(args) == 2:
                 steps.append((j, rule.forward, args[0], args[1]))
             else:
                 steps.append((j, rule.forward, tuple(args), -2))
+        self._inputs = [slot.get(x, -1) for x in xs]
+        # Which inputs each slot depends on, as bits, and so each input's cone:
+        # the instructions downstream of it, in the recorded order.
+        depends = [0] * len(base)
+        for i, w in enumerate(self._inputs):
+            if w >= 0:
+                depends[w] |= 1 << i
+        cones: list[list[Step]] = [[] for _ in xs]
+        for step in steps:
+            j, _, a, b = step
+            bits = depends[a] if b != -2 else 0  # type: ignore[index]
+            if b >= 0:
+                bits |= depends[b]
+            elif b == -2:
+                for q in a:  # type: ignore[union-attr]
+                    bits |= depends[q]
+            depends[j] = bits
+            while bits:
+                low = bits & -bits
+                cones[low.bit_length() - 1].append(step)
+                bits ^= low
         self._base = base
         self._steps = steps
-        self._users = users
+        self._depends = depends
+        self._cones = cones
         self._outs = [slot[f] for f in fs]
-        self._inputs = [slot.get(x, -1) for x in xs]
-
-    def _cone(self, starts: Sequence[int]) -> list[Step]:
-        """The instructions downstream of the slots ``starts``, in the recorded order."""
-        found: set[int] = set()
-        todo = [u for s in starts if s >= 0 for u in self._users[s]]
-        while todo:
-            u = todo.pop()
-            if u not in found:
-                found.add(u)
-                todo.extend(self._users[self._steps[u][0]])
-        return [self._steps[u] for u in sorted(found)]
 
     def along(self, i: int) -> Callable[[float], list[float] | None]:
         """The level's values as a function of input i alone (None: evaluate eagerly)."""
@@ -95,13 +110,17 @@ class Tape:
         if where < 0:  # the level does not depend on input i
             outs = [self._base[o] for o in self._outs]
             return lambda t: list(outs)
-        return self._runner(self._cone([where]), [where])
+        return self._runner(self._cones[i], [where])
 
     def moved(self, step: Sequence[float]) -> list[float] | None:
         """The level's values with input j moved by ``step[j]`` (None: evaluate eagerly)."""
         moving = [(w, s) for w, s in zip(self._inputs, step, strict=True) if s and w >= 0]
-        where = [w for w, _ in moving]
-        run = self._runner(self._cone(where), where)
+        bits = 0
+        for i, s in enumerate(step):
+            if s:
+                bits |= 1 << i
+        cone = [st for st in self._steps if self._depends[st[0]] & bits]
+        run = self._runner(cone, [w for w, _ in moving])
         return run(*(self._base[w] + s for w, s in moving))
 
     def _runner(self, cone: list[Step], where: list[int]) -> Callable[..., list[float] | None]:
