@@ -191,7 +191,8 @@ def widen(
     difference measured raises the graph's first.
     """
     mine = [r for r in rows if r in p.paired and getattr(found.get(r), "settled", False)]
-    got = [_quotient(p, _WIDE * p.h / 2.0**j) for j in range(3)] if mine else []
+    # The sides alone: a quotient that overflows gives no bound, so never a tighter one.
+    got = [p.sides(_WIDE * p.h / 2.0**j) for j in range(3)] if mine else []
     if not mine or any(g is None for g in got):
         return {}
     if p.noise is None:
@@ -211,11 +212,9 @@ def widen(
         rr = ((f2 + 1.0) * r12 + r01) / f2
         error = max(abs(v - v12), abs(v - v01)) + rr
         smooth = abs(t2.gap) <= 0.5 * abs(t0.gap) + 2.0 * t2.gap_noise
-        law = max(abs(t.d - v) * (t0.half / t.half) ** 2 for t in (t0, t1, t2))
-        local = all(
-            abs(t.d - v) <= error + t.r + _LAW * law * (t.half / t0.half) ** 2
-            for t in (coarse, fine)
-        )
+        law = _LAW * max(abs(t0.d - v), abs(t1.d - v) * (f1 + 1.0), abs(t2.d - v) * (f2 + 1.0))
+        local = abs(coarse.d - v) <= error + coarse.r + law * (coarse.half / t0.half) ** 2
+        local = local and abs(fine.d - v) <= error + fine.r + law * (fine.half / t0.half) ** 2
         if smooth and local and min(f1, f12) > 0.01 and error < e.error:
             better[r] = Estimate(v, error, t0.half, rr, True)
     return better
