@@ -186,7 +186,7 @@ def check(
         True
         >>> print(check(lambda a, b: (a * b).sin(), [x, y], order=2, modes=("fwd", "rev")))
         gradcheck passed: orders 1-2, 12 comparisons (exhaustive; forward and reverse mode)
-        verdicts: 12 agree (8 to 9 digits)
+        verdicts: 12 agree (9 to 11 digits)
         >>> entry = check(lambda a: a.exp(), [Value(0.5)]).entries[0]
         >>> entry.verdict, entry.digits >= 9
         ('agrees', True)

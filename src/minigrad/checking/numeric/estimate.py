@@ -66,6 +66,8 @@ __all__ = [
 
 #: The values of the checked functions at one coordinate, or None off the domain.
 Evaluate = Callable[[float], "list[float] | None"]
+#: The values at ``x + s`` and ``x - s``, and the half-step ``s``.
+Sides = tuple[list[float], list[float], float]
 
 #: Round-off of a computed value, relative to its magnitude, where nothing
 #: better is known (a foreign engine's value): 64 ulps, for a function of a
@@ -255,10 +257,12 @@ class Point:
         #: seen to be): a forward that cancels large intermediates inside a
         #: closure or a custom rule (cos(x) - 1 at 1e-4) returns values whose
         #: low bits are all 0, whatever the graph shows (see :func:`grid_of`).
-        self.grid = [grid_of(c) or math.inf for c in self.here]
+        #: Only a hidden forward's are looked for: the graph shows how the rest round.
+        g = [grid_of(c) if hd else 0.0 for c, hd in zip(self.here, self.hidden, strict=True)]
+        self.grid = [v or math.inf for v in g]
         #: Per value, how many distinct values seen near x lie on a coarse grid (one
         #: may by chance, or be round, as 0.5 is; two that differ are no chance).
-        self.coarse = [int(grid_of(c) > 0.0) for c in self.here]
+        self.coarse = [int(v > 0.0) for v in g]
         self._values: list[set[float]] = [{c} for c in self.here]
         #: Per value, whether every value seen moved nowhere: flat at every step.
         self.still = [True] * len(self.here)
@@ -266,6 +270,11 @@ class Point:
         #: values on a grid change by a whole step of it at least, so this bounds
         #: the grid of a forward the graph does not show from above.
         self.least = [math.inf] * len(self.here)
+        #: The values of a hidden forward: the only ones whose grid is watched.
+        self._watched = [r for r, h in enumerate(self.hidden) if h]
+        #: Per value, the pair's differences (at ``2h``, at ``h``) and the noise its
+        #: fourth difference measured: what a wider step's estimate is held to.
+        self.paired: dict[int, tuple[_Row, _Row, float]] = {}
 
     def at(self, t: float) -> list[float] | None:
         """The values at ``t`` (cached; None off the domain or not finite)."""
@@ -273,21 +282,25 @@ class Point:
             return self._seen[t]
         self.calls += 1
         got = self.evaluate(t) if math.isfinite(t) else None
-        if got is not None and not all(math.isfinite(v) for v in got):
+        if got is not None and not all(map(math.isfinite, got)):
             self.overflowed = True
             got = None
-        if got is not None and len(got) == len(self.here):
-            for r, (v, c) in enumerate(zip(got, self.here, strict=True)):
-                if v != c:
+        # Near x only: far off, a value may be round by the function's own
+        # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid. Only a hidden
+        # forward's values are looked at (how finely they are rounded is unknown).
+        if self._watched and got is not None and len(got) == len(self.here):
+            near = abs(t - self.x) <= 1e3 * self.h
+            for r in self._watched:
+                v = got[r]
+                if v != self.here[r]:
                     self.still[r] = False
-                    self.least[r] = min(self.least[r], abs(v - c))
-                # Near x only: far off, a value may be round by the function's own
-                # nature (1 / x at 0.03 + 0.02 is 20.0), not by a grid. Each distinct
-                # value once: the same number seen twice is one piece of evidence.
-                near = abs(t - self.x) <= 1e3 * self.h
-                g = grid_of(v) if self.hidden[r] and near and v not in self._values[r] else 0.0
-                if self.hidden[r] and near:
-                    self._values[r].add(v)
+                    self.least[r] = min(self.least[r], abs(v - self.here[r]))
+                if not near:
+                    continue
+                # Each distinct value once: the same number seen twice is one piece
+                # of evidence.
+                g = grid_of(v) if v not in self._values[r] else 0.0
+                self._values[r].add(v)
                 if g > 0.0:
                     self.grid[r] = min(self.grid[r], g)
                     self.coarse[r] += 1
@@ -312,7 +325,10 @@ class Point:
         smaller (far from a pole) it shrinks with them, and where larger it
         is at least :data:`LEAST_ROUNDOFF` of them.
         """
-        big = max(abs(v) for v in values)
+        return self._delta(r, max(map(abs, values)))
+
+    def _delta(self, r: int, big: float) -> float:
+        """:meth:`delta` at values no larger than ``big``."""
         if self.noise is None:
             known = MODEL_ROUNDOFF * big
         else:
@@ -322,13 +338,16 @@ class Point:
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is
         # the grid. The graph's own ops are read off the graph instead.
-        # Most distinct values near x on it, two at least: a round value or two
-        # (1 / x of a round x) is no grid.
-        on_grid = self.coarse[r] >= max(2, len(self._values[r]) // 2)
-        grid = 0.5 * self.grid[r] if self.hidden[r] and on_grid else 0.0
+        grid = 0.5 * self.grid[r] if self.hidden[r] and self.on_grid(r) else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
-    def sides(self, s: float) -> tuple[list[float], list[float], float] | None:
+    def on_grid(self, r: int) -> bool:
+        """Whether value ``r``'s forward is hidden and most distinct values seen near x
+        lie on a coarse grid, two at least (a round value or two, 1 / x of a round x,
+        is no grid)."""
+        return self.hidden[r] and self.coarse[r] >= max(2, len(self._values[r]) // 2)
+
+    def sides(self, s: float) -> Sides | None:
         """Values at ``x + s`` and ``x - s`` (``s`` made symmetric) and the half-step."""
         x = self.x
         t = _symmetric(x, s) if math.isfinite(x + s) else s
@@ -354,7 +373,9 @@ class _Row:
         u, c, w = up[r], p.here[r], down[r]
         self.half = half
         self.d = (u - w) / (2.0 * half)
-        self.r = max(p.delta(r, u, w) / half, 2.0**-1074)  # round-off of the quotient
+        big = max(abs(u), abs(w))
+        delta = p._delta(r, big)
+        self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
         if self.flat and p.hidden[r]:
             # Values of a hidden forward that did not move over this step changed
@@ -365,12 +386,12 @@ class _Row:
         self.right = (u - c) / right_step
         self.left = (c - w) / left_step
         self.gap = self.right - self.left
-        self.gap_noise = 4.0 * p.delta(r, u, c, w) / half
+        self.gap_noise = 4.0 * (delta if abs(c) <= big else p._delta(r, abs(c))) / half
         # The larger change from the point to a side, for telling a jump.
         self.jumpy = max(abs(u - c), abs(c - w))
 
 
-def _quotient(p: Point, s: float) -> tuple[list[float], list[float], float] | None:
+def _quotient(p: Point, s: float) -> Sides | None:
     found = p.sides(s)
     if found is None:
         return None
@@ -386,12 +407,9 @@ def _quotient(p: Point, s: float) -> tuple[list[float], list[float], float] | No
     return found
 
 
-def _measured(p: Point, r: int, s: float) -> float:
-    """The noise of value ``r`` shown by a fourth difference over spacing ``s / 2``
-    (the points ``x``, ``x +- s / 2``, ``x +- s``, all evaluated already), or 0."""
-    outer, inner = p.sides(s), p.sides(s / 2.0)
-    if outer is None or inner is None:
-        return 0.0
+def _measured(p: Point, r: int, outer: Sides, inner: Sides) -> float:
+    """The noise of value ``r`` shown by a fourth difference over the points ``x``,
+    ``x +- s / 2`` (``inner``) and ``x +- s`` (``outer``)."""
     (u2, d2, _), (u1, d1, _) = outer, inner
     fourth = u2[r] - 4.0 * u1[r] + 6.0 * p.here[r] - 4.0 * d1[r] + d2[r]
     # The 16 in front of the worst noise: |fourth| <= 16 max|noise|.
@@ -412,7 +430,9 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         return found
     for r in rows:
         a, b = _Row(p, r, *fine), _Row(p, r, *coarse)
-        noise = _measured(p, r, 2.0 * p.h) / a.half  # structure or noise: it only widens
+        measured = _measured(p, r, coarse, fine)
+        p.paired[r] = (b, a, measured)
+        noise = measured / a.half  # structure or noise: it only widens
         factor = (b.half / a.half) ** 2
         value = a.d + (a.d - b.d) / (factor - 1.0)
         roundoff = (factor * a.r + b.r) / (factor - 1.0)

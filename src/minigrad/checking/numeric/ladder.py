@@ -28,7 +28,7 @@ from minigrad.checking.numeric.estimate import (
     min_step,
 )
 
-__all__ = ["ladder"]
+__all__ = ["ladder", "widen"]
 
 #: Tableau starts above the nominal step and below it, as powers of ten: the
 #: ladder climbs at most 6 decades (round-off falls as the step grows) and
@@ -106,7 +106,8 @@ def _noise_floor(p: Point, r: int) -> float:
     at the point) is left, are round-off alone, and ``|fourth| <= 16 *
     max|noise|``: the largest of three on either side, over two (three samples
     seldom show the noise at its worst: math.lgamma is off by up to 7 ulps at
-    2.88, and its fourth differences show 12 to 30). The points never include
+    2.88, and its fourth differences show 12 to 30); the sixth difference
+    instead where the fourth is the function's shape (see the code). The points never include
     x itself, so a kink or a jump at x shows nothing. Two spacings: 2 ulps of x (a
     function that changes a lot per ulp, sin at 1e15, shows no structure
     there), and a thousandth of the step (a function rounded to a coarse
@@ -123,16 +124,32 @@ def _noise_floor(p: Point, r: int) -> float:
             # at x lies on a coarse grid cancels inside, which may show only at the
             # coarser spacing (gelu by 1 + erf at -5 in one rule): both are read.
             break
+        fourths: list[float] = []
+        sixths: list[float] = []
         for side in (1.0, -1.0):
             got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
             vals = [v[r] for v in got if v is not None]
             if len(vals) < len(got) or len(set(vals)) == 1:
                 continue
-            fourths = (
-                vals[k] - 4.0 * vals[k + 1] + 6.0 * vals[k + 2] - 4.0 * vals[k + 3] + vals[k + 4]
-                for k in range(3)
+            a, b, c, d, e, f, g = vals
+            fourths.append(
+                max(
+                    abs(a - 4.0 * b + 6.0 * c - 4.0 * d + e),
+                    abs(b - 4.0 * c + 6.0 * d - 4.0 * e + f),
+                    abs(c - 4.0 * d + 6.0 * e - 4.0 * f + g),
+                )
             )
-            most = max(most, max(abs(f) for f in fourths) / 2.0)
+            sixths.append(abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d))
+        # Noise grows with the order of a difference (the sixth's weights are 4
+        # times the fourth's); a function's shape falls with it, by the spacing
+        # over the distance to a pole or bend per order. A side whose fourth is a
+        # hundred times its sixth shows shape (1 / x at 1e-6, read 1e-9 apart),
+        # and the sixths of both sides are read instead (noise that makes one
+        # side's sixth small by chance leaves the other's large). A sixth of 0
+        # is values on a grid (sin at 1e8, 2 ulps apart) and shows no shape.
+        shape = any(0.0 < 100.0 * x < y for x, y in zip(sixths, fourths, strict=True))
+        if fourths:
+            most = max(most, max(sixths if shape else fourths) / 2.0)
     return most
 
 
@@ -152,6 +169,55 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
         # below the nominal step they are.
         below = [s for s in (abs(x) * 2.0**-j for j in (1, 4, 8)) if s >= finest]
     return up, down, below
+
+
+#: The widening tableau's start, in nominal steps: round-off a thousandth of the
+#: pair's, and truncation after two columns (``s**6``) 1e-18 of the seventh
+#: derivative at ``h = 1e-6``, where the pair's differences confirm it.
+_WIDE = 1e3
+
+
+def widen(
+    p: Point, found: dict[int, Estimate | Unresolved], rows: Sequence[int]
+) -> dict[int, Estimate]:
+    """One tableau at a thousand nominal steps, for rows whose pair settled with a bound
+    of round-off at ``h``; per row the tighter estimate, where it is local.
+
+    Its estimate (the last column of :func:`_tableau`'s, Ridders' error plus
+    round-off) counts only where the tableau passes the smooth screen and the
+    pair's two differences agree with it as :func:`_local` holds every finer
+    difference (a bend, kink or pole between the two scales fails it), and
+    only where its bound is the tighter. The noise the pair's fourth
+    difference measured raises the graph's first.
+    """
+    mine = [r for r in rows if r in p.paired and getattr(found.get(r), "settled", False)]
+    # The sides alone: a quotient that overflows gives no bound, so never a tighter one.
+    got = [p.sides(_WIDE * p.h / 2.0**j) for j in range(3)] if mine else []
+    if not mine or any(g is None for g in got):
+        return {}
+    if p.noise is None:
+        p.noise = [MODEL_ROUNDOFF * abs(v) for v in p.here]
+    better: dict[int, Estimate] = {}
+    for r in mine:
+        e = found[r]
+        assert isinstance(e, Estimate)
+        coarse, fine, measured = p.paired[r]
+        p.noise[r] = max(p.noise[r], measured)
+        t0, t1, t2 = (_Row(p, r, *g) for g in got if g is not None)
+        f1, f2 = (t0.half / t1.half) ** 2 - 1.0, (t0.half / t2.half) ** 2 - 1.0
+        f12 = (t1.half / t2.half) ** 2 - 1.0
+        v01, v12 = t1.d + (t1.d - t0.d) / f1, t2.d + (t2.d - t1.d) / f12
+        r01, r12 = ((f1 + 1.0) * t1.r + t0.r) / f1, ((f12 + 1.0) * t2.r + t1.r) / f12
+        v = v12 + (v12 - v01) / f2
+        rr = ((f2 + 1.0) * r12 + r01) / f2
+        error = max(abs(v - v12), abs(v - v01)) + rr
+        smooth = abs(t2.gap) <= 0.5 * abs(t0.gap) + 2.0 * t2.gap_noise
+        law = _LAW * max(abs(t0.d - v), abs(t1.d - v) * (f1 + 1.0), abs(t2.d - v) * (f2 + 1.0))
+        local = abs(coarse.d - v) <= error + coarse.r + law * (coarse.half / t0.half) ** 2
+        local = local and abs(fine.d - v) <= error + fine.r + law * (fine.half / t0.half) ** 2
+        if smooth and local and min(f1, f12) > 0.01 and error < e.error:
+            better[r] = Estimate(v, error, t0.half, rr, True)
+    return better
 
 
 def _rounded(e: Estimate) -> bool:
