@@ -58,12 +58,16 @@ def test_the_readme_first_example(in_pyodide: dict[str, object]) -> None:
     assert in_pyodide["first example"] == [10.0, 7.0, 12.0, 12.0]
 
 
-def test_a_passing_check_and_its_report(in_pyodide: dict[str, object]) -> None:
+def test_a_passing_check_and_its_report(
+    in_pyodide: dict[str, object], in_cpython: dict[str, object]
+) -> None:
     assert in_pyodide["gradcheck"] is True
-    assert in_pyodide["check report"] == (
-        "gradcheck passed: orders 1-3, 14 comparisons (exhaustive)\n"
-        "verdicts: 14 agree (8 to 9 digits)"
+    report = str(in_pyodide["check report"])
+    assert report.startswith(
+        "gradcheck passed: orders 1-3, 14 comparisons (exhaustive)\nverdicts: 14 agree ("
     )
+    # The same floats give the same verdicts, to the digit, in the browser.
+    assert report == in_cpython["check report"]
 
 
 def test_a_failing_gradcheck_names_the_wrong_op(
