@@ -42,7 +42,8 @@ class Tape:
 
     Args:
         fs: The level's values at the inputs (Values).
-        xs: The inputs, leaves of that graph (or not in it at all).
+        xs: The inputs (one computed from another is held fixed, as ``grad``
+            holds it), in the graph or not.
         below: The values of the levels below it (replayed, not returned).
     """
 
@@ -154,6 +155,18 @@ class recording:  # noqa: N801 (a context manager used as a function)
     ``replayable(fs)`` is true when nothing read a value while the block ran,
     the graph of ``fs`` holds no closure op, and no trace of
     :func:`minigrad.compile` was already open in this thread.
+
+    Example:
+        >>> from minigrad import Value
+        >>> x = Value(0.5)
+        >>> with recording() as seen:
+        ...     y = (x * x).sin()
+        >>> seen.replayable([y])
+        True
+        >>> with recording() as seen:
+        ...     y = x * x if x > 0 else -x
+        >>> seen.replayable([y])
+        False
     """
 
     def __init__(self) -> None:
