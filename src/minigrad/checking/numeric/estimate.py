@@ -264,8 +264,6 @@ class Point:
         #: may by chance, or be round, as 0.5 is; two that differ are no chance).
         self.coarse = [int(v > 0.0) for v in g]
         self._values: list[set[float]] = [{c} for c in self.here]
-        #: Per value, whether every value seen moved nowhere: flat at every step.
-        self.still = [True] * len(self.here)
         #: Per value, the least change from ``here`` seen at any step (inf: none):
         #: values on a grid change by a whole step of it at least, so this bounds
         #: the grid of a forward the graph does not show from above.
@@ -293,7 +291,6 @@ class Point:
             for r in self._watched:
                 v = got[r]
                 if v != self.here[r]:
-                    self.still[r] = False
                     self.least[r] = min(self.least[r], abs(v - self.here[r]))
                 if not near:
                     continue
