@@ -141,13 +141,11 @@ def _noise_floor(p: Point, r: int) -> float:
             )
             sixths.append(abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d))
         # Noise grows with the order of a difference (the sixth's weights are 4
-        # times the fourth's); a function's shape falls with it, by the spacing
-        # over the distance to a pole or bend per order. A side whose fourth is a
-        # hundred times its sixth shows shape (1 / x at 1e-6, read 1e-9 apart),
-        # and the sixths of both sides are read instead (noise that makes one
-        # side's sixth small by chance leaves the other's large). A sixth of 0
-        # is values on a grid (sin at 1e8, 2 ulps apart) and shows no shape.
-        shape = any(0.0 < 100.0 * x < y for x, y in zip(sixths, fourths, strict=True))
+        # times the fourth's); shape falls with it, by the spacing over the
+        # distance to a pole or bend per order. A side whose fourth is _SHAPE
+        # times its sixth shows shape, and both sides' sixths are read instead.
+        # A sixth of 0 is values on a grid (sin at 1e8) and shows no shape.
+        shape = any(0.0 < _SHAPE * x < y for x, y in zip(sixths, fourths, strict=True))
         if fourths:
             most = max(most, max(sixths if shape else fourths) / 2.0)
     return most
@@ -348,6 +346,11 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     return found
 
 
+#: How much larger than a side's sixth difference its fourth must be to be read
+#: as shape: noise alone makes the sixth the larger (its weights are 4 times the
+#: fourth's). Measured: (h), (i) and hard.py come out the same from 10 to 100;
+#: at 1000 a 1e-9 error of 1 / x near its pole goes unseen again.
+_SHAPE = 100.0
 #: The part of the values' size their measured noise may reach before they are
 #: taken for noise (a derivative resolved to one part in ten of the values'
 #: own change between floats is none).
