@@ -673,3 +673,29 @@ def _closing() -> str:
         return ""
     parts = ", ".join(f"{k} {n}" for k, n in sorted(CAUGHT.items()))
     return f"gradcheck mutants caught: {total} in {len(CAUGHT)} classes: {parts}"
+
+
+def test_a_wrong_partial_in_a_derivative_rule_minigrad_made_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """tanh's second derivative is the slope of the rule tanh', made when first
+    needed. A check takes minigrad's own rules as pure, the same on floats and
+    on Values, only with the partials they were made with: with a wrong one in
+    their place, order 2 fails; with one wrong on floats alone, too (within a
+    check of order 3, where the next level's values, built on Values, could have
+    stood for the floats)."""
+    from minigrad.core.rules.exp_log import _tanh_rule, tanh_derivative
+
+    def floats_off(x: Any, out: Any) -> Any:
+        right = tanh_derivative(2, x)
+        return right if isinstance(x, Value) else 1.001 * right
+
+    rule = _tanh_rule(1)
+    xs = [Value(0.4)]
+    monkeypatch.setattr(rule, "partials", (lambda x, out: 1.001 * tanh_derivative(2, x),))
+    assert check(lambda x: x.tanh(), xs, order=1)
+    report = check(lambda x: x.tanh(), xs, order=2)
+    assert {e.order for e in report.failures} == {2}
+    monkeypatch.setattr(rule, "partials", (floats_off,))
+    report = check(lambda x: x.tanh(), xs, order=3)
+    assert {e.order for e in report.failures} == {2}

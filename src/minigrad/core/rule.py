@@ -54,7 +54,7 @@ else:
         return func
 
 
-__all__ = ["BUILT_IN", "DEFAULT_MARGIN", "Partial", "Rule", "apply", "value_of"]
+__all__ = ["BUILT_IN", "DEFAULT_MARGIN", "OWN", "Partial", "Rule", "apply", "own", "value_of"]
 
 #: The built-in one-argument methods by name (``"exp"``: minigrad's ``Value.exp``),
 #: filled by :mod:`minigrad.core.protocol`. The functions the partials are
@@ -62,6 +62,19 @@ __all__ = ["BUILT_IN", "DEFAULT_MARGIN", "Partial", "Rule", "apply", "value_of"]
 #: micrograd's way, ``Value.exp = exp`` with a closure, changes the method
 #: they call, never the rules that use exp (nor makes a closure of them).
 BUILT_IN: dict[str, Callable[[Value], Value]] = {}
+
+#: Every rule minigrad makes itself, with the partials it was made with: the
+#: table's, and the rules of derivatives its partials make when first needed
+#: (tanh', polygamma_n, ...). Each is a pure function of its floats; a rule
+#: whose partials were since replaced is no longer one of these.
+OWN: dict[Rule, tuple[Partial, ...]] = {}
+
+
+def own(rule: Rule) -> Rule:
+    """Enter ``rule`` in :data:`OWN` with its partials as they are now; returns it."""
+    OWN[rule] = rule.partials
+    return rule
+
 
 #: d out / d arg: a function of (*args, out), or a constant float.
 Partial = Callable[..., "float | Value"] | float

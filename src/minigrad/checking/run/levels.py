@@ -31,8 +31,7 @@ from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
 from minigrad.core.grad import grad
-from minigrad.core.rule import Rule
-from minigrad.core.rules import TABLE
+from minigrad.core.rule import OWN, Rule
 from minigrad.core.value import Value, toposort
 
 # typing costs an import and is needed only by mypy (see core/value.py).
@@ -337,7 +336,7 @@ class Levels:
         return [f.data for f in fs]
 
     def survey(self, fs: Sequence[Value], *, fence: bool) -> bool:
-        """Whether the graph of ``fs`` holds a rule other than the built-in ones
+        """Whether the graph of ``fs`` holds a rule other than minigrad's own ones
         with their own partials (those are pure functions of their floats, so
         a second reverse pass through them alone cannot differ); with
         ``fence``, also set the declared domains moved inputs must keep to.
@@ -451,8 +450,8 @@ class Levels:
         return found
 
 
-# The built-in rules with the partials they were made with.
-_PARTIALS_AS_BUILT = {rule: rule.partials for rule in TABLE}
+# minigrad's own rules with the partials they were made with.
+_PARTIALS_AS_BUILT = OWN
 
 
 def _opaque(rule: Rule | None) -> bool:

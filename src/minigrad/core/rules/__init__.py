@@ -24,7 +24,7 @@ Example:
 """
 
 from minigrad.core import failures
-from minigrad.core.rule import DEFAULT_MARGIN, Partial, Rule, value_of
+from minigrad.core.rule import DEFAULT_MARGIN, Partial, Rule, own, value_of
 from minigrad.core.rules.arithmetic import (
     ABS,
     ADD,
@@ -133,6 +133,7 @@ from minigrad.core.rules.trig import (
     tan,
     tanh,
 )
+from minigrad.core.rules.trig import ONE_MINUS_SQUARE as _ONE_MINUS_SQUARE
 
 __all__ = [
     "ABS",
@@ -272,6 +273,9 @@ TABLE: tuple[Rule, ...] = (
     GAMMA,
     DIGAMMA,
 )
+for _rule in (*TABLE, _ONE_MINUS_SQUARE):
+    own(_rule)
+del _rule
 
 
 # Errors that meet math.cos in a partial suggest minigrad's own (failures.py

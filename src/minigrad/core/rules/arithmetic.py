@@ -9,7 +9,7 @@ import math
 import operator
 
 from minigrad.core.inline import Inline
-from minigrad.core.rule import _INF, Rule, _binary, _unary, overload, value_of
+from minigrad.core.rule import _INF, Rule, _binary, _unary, overload, own, value_of
 from minigrad.core.rules.exp_log import log
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -308,6 +308,7 @@ def _pow_rule(n: int, k: int) -> Rule:
             domain=POW.domain,
             sample=POW.sample_box,
         )
+        own(rule)
     return rule
 
 

@@ -16,6 +16,7 @@ from minigrad.core.rule import (
     _not_a_number,
     _unary,
     overload,
+    own,
     value_of,
 )
 from minigrad.core.value import Value
@@ -264,6 +265,7 @@ def _tanh_rule(n: int) -> Rule:
             math=f"diff(tanh(x), x, {n})",
             sample=((-3.0, 3.0),),
         )
+        own(rule)
     return rule
 
 

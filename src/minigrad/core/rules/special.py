@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from minigrad.core.inline import Inline
-from minigrad.core.rule import BUILT_IN, Rule, _not_a_number, _unary
+from minigrad.core.rule import BUILT_IN, Rule, _not_a_number, _unary, own
 from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -276,6 +276,7 @@ def _gaussian_rule(n: int, a: float) -> Rule:
             math=f"(-1)**{n} * diff(exp(-{'x**2' if a == 1.0 else 'x**2/2'}), x, {n})",
             sample=((-3.0, 3.0),),
         )
+        own(rule)
     return rule
 
 
@@ -382,4 +383,5 @@ def _polygamma_rule(n: int) -> Rule:
             avoid=_GAMMA_POLES,
             requires=DIGAMMA.requires,
         )
+        own(rule)
     return rule

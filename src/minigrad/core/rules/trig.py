@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.core.inline import Inline
-from minigrad.core.rule import _INF, BUILT_IN, Rule, _binary, _not_a_number, _unary, overload
+from minigrad.core.rule import _INF, BUILT_IN, Rule, _binary, _not_a_number, _unary, overload, own
 from minigrad.core.rules.arithmetic import ABS
 from minigrad.core.rules.exp_log import _sech2, exp, log, sech2, sqrt
 from minigrad.core.value import Value
@@ -394,6 +394,7 @@ def _polar_rule(terms: Terms, k: int) -> Rule:
             sample=((-3.0, 3.0), (-3.0, 3.0)),
             avoid=(0.0,),
         )
+        own(rule)
     return rule
 
 
