@@ -14,7 +14,7 @@ such, named.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder, widen
@@ -299,29 +299,38 @@ class Comparison:
         of 2 and with gradients already in its children: a step that ignores
         ``out.grad`` or sets ``.grad`` (``=`` for ``+=``) is wrong wherever the
         op is used, whatever the rest of the graph makes of it."""
-        if not closure.made:
-            return
-        seen: set[int] = set()
-        for node in toposort(fs):
-            rule = node._rule
-            if type(rule) is not closure.Closure or id(rule) in seen:
-                continue
-            seen.add(id(rule))
-            try:
-                problem = rule.misbehaviour()
-            except Exception as exc:  # the user's closure raised: named, as backward() does
-                problem = f"its _backward raised {type(exc).__name__}: {exc}"
-            if problem:
-                words = f"op {rule.name!r} (a _backward closure): {problem}"
-                entry = broken(1, keys[0], CLOSURE_STEP, "rev", words, Cause.CLOSURE, self.settings)
-                found.compared += 1
-                found.add(entry, self.levels.names)
+        for name, problem in closure_problems(fs):
+            words = f"op {name!r} (a _backward closure): {problem}"
+            entry = broken(1, keys[0], CLOSURE_STEP, "rev", words, Cause.CLOSURE, self.settings)
+            found.compared += 1
+            found.add(entry, self.levels.names)
 
     def _deterministic(self, k: int, here: list[float]) -> None:
         """The level's values at the unmoved inputs, once more: a function whose value
         there changes between calls (a random mask, a counter) has no derivative
         a check could confirm, and is refused."""
         deterministic(self.levels, k, here, self.settings)
+
+
+def closure_problems(fs: Sequence[Value]) -> list[tuple[str, str]]:
+    """Each ``_backward`` closure in the graph of ``fs`` that misbehaves on its own
+    (:meth:`~minigrad.core.closure.Closure.misbehaviour`, or raises): its name and what."""
+    found: list[tuple[str, str]] = []
+    if not closure.made:
+        return found
+    seen: set[int] = set()
+    for node in toposort(list(fs)):
+        rule = node._rule
+        if type(rule) is not closure.Closure or id(rule) in seen:
+            continue
+        seen.add(id(rule))
+        try:
+            problem = rule.misbehaviour()
+        except Exception as exc:  # the user's closure raised: named, as backward() does
+            problem = f"its _backward raised {type(exc).__name__}: {exc}"
+        if problem:
+            found.append((rule.name, problem))
+    return found
 
 
 def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> None:
@@ -333,7 +342,7 @@ def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> Non
     for _ in range(3):
         again = levels.values(k)
         for r, (a, b) in enumerate(zip(here, again, strict=True)):
-            if not abs(a - b) <= tol and not (a == b):
+            if not abs(a - b) <= tol and not (a == b) and not (a != a and b != b):
                 raise NondeterministicError(
                     f"{s.where}: func is not deterministic: two evaluations at the same "
                     f"inputs gave {a!r} and {b!r} (value {r} of order {k}"

@@ -9,12 +9,15 @@ mode's jvp along ``d`` weighted by ``w``. The same decision as every entry
 (:func:`~minigrad.checking.verdicts.decide.decide`) judges it.
 
 Fast mode passes only when it proves as much as the exhaustive check would:
-an error in entry i moves the direction's slope by ``|d_i|`` times it, so the
-directional agreement's bound must be below ``|d_i|`` times what the
-exhaustive check's pair would bound that entry by (three round-offs of the
-values over the input's step), for every i. Anything else (a wider bound, a
-disagreement, a kink, a step off the domain) sends the check on to every
-entry, which says which one and why.
+an error ``e`` in entry i moves the direction's slope by ``|d_i| e``, and the
+exhaustive check proves ``FAST_DIGITS`` digits of an entry at a
+well-conditioned point, or as much as round-off leaves after widening (the
+values' round-off over a thousand nominal steps, times the tableau's 6.6),
+whichever is more; so the directional agreement's bound must be below
+``|d_i|`` times that, for every i (the estimate widened as the exhaustive
+check's is). Anything else (a wider bound, a disagreement, a kink, a step off
+the domain, a closure op that misbehaves on its own, a weighted sum beyond
+float64) sends the check on to every entry, which says which one and why.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from __future__ import annotations
 import math
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
-from minigrad.checking.numeric.ladder import ladder
+from minigrad.checking.numeric.ladder import _WIDE, ladder, widen
 from minigrad.checking.numeric.rounding import GraphRoundoff
-from minigrad.checking.run.compare import deterministic, entry_of
+from minigrad.checking.run.compare import closure_problems, deterministic, entry_of
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import Levels, derivatives, forward_directional
 from minigrad.checking.run.report import Entry
@@ -32,17 +35,37 @@ from minigrad.checking.run.settings import Settings
 from minigrad.checking.verdicts.decide import AGREES, Tolerance, decide
 from minigrad.core.value import Value
 
-__all__ = ["fast"]
+__all__ = ["FAST_DIGITS", "fast"]
+
+#: The digits of every entry a passing direction must prove: what the exhaustive
+#: check proves of an entry at a well-conditioned point (a rule error of 1e-9 is
+#: caught there), so fast mode passes nothing the exhaustive check would fail.
+FAST_DIGITS = 9
+#: The round-off of the widening tableau's estimate over that of its first
+#: difference (values off by ``delta`` at the step ``_WIDE * h``): differences at
+#: ratios 1, 2, 4 carry 1, 2, 4 of it, Richardson's columns at a step ratio of 2
+#: make (4 * 2 + 1) / 3 = 3 and (4 * 4 + 2) / 3 = 6 of them, and the last
+#: (16 * 6 + 3) / 15 = 6.6 (``widen``'s ``rr``): no widened bound is tighter.
+_WIDENED = 6.6
 
 
 def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     """The direction's entries (one per mode) when level ``k`` passes, else None."""
+    try:
+        return _fast(levels, k, s, both)
+    except ArithmeticError:  # the weighted sum or its slope beyond float64: every entry
+        return None
+
+
+def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     import random  # only fast mode needs it; it costs an import
 
     xs = levels.xs
     rng = random.Random(s.seed * 1_000_003 + k)
     fs, keys = levels.level(k)
     twice = levels.survey(fs, fence=k == 1)
+    if k == 1 and not isinstance(levels, ForeignLevels) and closure_problems(fs):
+        return None  # each closure op is checked on its own: the exhaustive check names it
     w = s.weights(len(fs))
     # Each input moves by 1 to 2 of its nominal scale, of random sign: no
     # term is small beside the others, and none cancels another by design.
@@ -91,20 +114,27 @@ def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
     if total is not None:
         noise = [GraphRoundoff([total], xs).noise(0)]
     point = Point(along, 0.0, here, s.eps, noise, any(levels.opaque_rows(fs)) or total is None)
-    est: Estimate | Unresolved | None = pair(point, [0]).get(0)
-    if not isinstance(est, Estimate) or not est.settled:
-        est = ladder(point, [0])[0]
     terms = [abs(di * gi) for di, gi in zip(d, g, strict=True) if gi != 0.0]
-    # What the exhaustive check's pair would bound each entry by: a few round-offs
-    # of the values over the input's step. An error that large in any entry moves
-    # the direction's slope by |d_i| times it at least: the margin.
+    # The exhaustive check proves FAST_DIGITS of entry i, or what round-off leaves
+    # after widening, whichever is more; an error that large in entry i moves the
+    # slope by |d_i| times it.
     delta = noise[0] if noise is not None else MODEL_ROUNDOFF * abs(here[0])
-    exhaustive = [
-        3.0 * delta / s.step(x.data) * abs(di)
-        for x, di, gi in zip(xs, d, g, strict=True)
-        if gi != 0.0
-    ]
-    margin = min(exhaustive, default=math.inf)
+    margin = min(
+        (
+            abs(di) * max(10.0**-FAST_DIGITS * abs(gi), _WIDENED * delta / (_WIDE * s.step(x.data)))
+            for x, di, gi in zip(xs, d, g, strict=True)
+            if gi != 0.0
+        ),
+        default=math.inf,
+    )
+    paired: dict[int, Estimate | Unresolved] = dict(pair(point, [0]))
+    est = paired.get(0)
+    if isinstance(est, Estimate) and est.settled:
+        est = widen(point, paired, [0]).get(0, est)  # as the exhaustive check widens
+    if not isinstance(est, Estimate) or not est.settled or not est.error <= margin:
+        # The ladder, as for an entry the pair does not settle: its scales climb
+        # past the widening's while round-off still rules the bound.
+        est = ladder(point, [0])[0]
     tolerance = s.tolerance
     entries = []
     for mode, slope in zip(s.modes, slopes, strict=True):
