@@ -185,3 +185,102 @@ def test_bool_of_a_report_is_its_verdict() -> None:
     assert check(lambda v: v.sin(), [Value(0.5)])
     with pytest.raises(GradcheckError):
         gradcheck(lambda v: wrong(v), [Value(0.5)])
+
+
+# A later hostile round: fast mode held to what the exhaustive check proves,
+# and errors of the user's own kind named.
+
+
+@pytest.mark.parametrize(
+    ("func", "inputs"),
+    [
+        # A rule 1e-8 off beside a constant: the exhaustive check widens and convicts it.
+        (
+            lambda a: Rule("w_exp", math.exp, (lambda x, out: mg.exp(x) * (1 + 1e-8),))(a) + 100.0,
+            [0.5],
+        ),
+        # A rule 1e-6 off in a term a thousand times smaller than the other input's.
+        (
+            lambda a, c: (
+                1e-3 * Rule("w_sin", math.sin, (lambda x, out: mg.cos(x) * (1 + 1e-6),))(a) + c * c
+            ),
+            [0.7, 2.0],
+        ),
+    ],
+)
+def test_fast_mode_passes_nothing_the_exhaustive_check_fails(
+    func: Callable[..., Value], inputs: list[float]
+) -> None:
+    assert not check(func, [Value(v) for v in inputs])
+    report = check(func, [Value(v) for v in inputs], fast_mode=True)
+    assert not report.ok, report.text()
+    assert {e.wrt for e in report.failures} == {0}
+
+
+def test_fast_mode_checks_each_closure_op_on_its_own() -> None:
+    x = Value(0.5)
+
+    def eq_exp(v: Value) -> Value:
+        out = Value(math.exp(v.data), (v,), "eq_exp")
+
+        def _backward() -> None:
+            v.grad = math.exp(v.data) * out.grad  # = where += belongs
+
+        out._backward = _backward
+        return out
+
+    report = check(lambda v: eq_exp(v) + v * v, [x], fast_mode=True)
+    assert not report.ok and "eq_exp" in report.fault, report.text()
+
+
+def test_fast_mode_falls_back_where_its_weighted_sum_overflows() -> None:
+    report = _quiet(lambda: check(lambda v: v.exp(), [Value(709.78)], fast_mode=True))
+    assert report.ok and "exhaustive" in report.text().splitlines()[0]
+
+
+def test_an_exception_of_the_users_own_kind_names_the_op() -> None:
+    def picky_exp(v: Value) -> Value:
+        out = Value(math.exp(v.data), (v,), "picky_exp")
+
+        def _backward() -> None:
+            if out.grad != 1.0:  # right under backward(), refused under a weighted pass
+                raise KeyError("not 1")
+            v.grad += out.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    x = Value(0.5)
+    picky_exp(x).backward()
+    assert x.grad == math.exp(0.5)
+    with pytest.raises(KeyError) as caught:
+        check(picky_exp, [x])
+    assert "picky_exp" in " ".join(getattr(caught.value, "__notes__", []))
+    assert x.grad == math.exp(0.5) and x.data == 0.5  # put back
+    table: dict[str, float] = {}
+    bad = Rule("bad_rule", math.exp, (lambda x, out: table["missing"],))
+    with pytest.raises(KeyError) as caught:
+        check(lambda v: bad(v), [Value(0.5)])
+    assert "bad_rule" in " ".join(getattr(caught.value, "__notes__", []))
+
+
+def test_a_closure_forward_that_gives_nan_is_named_not_called_nondeterministic() -> None:
+    def nan_op(v: Value) -> Value:
+        out = Value(math.nan, (v,), "nan_op")
+        out._backward = lambda: None
+        return out
+
+    with pytest.raises(ValueError, match="NaN at the inputs: op 'nan_op'"):
+        check(nan_op, [Value(0.5)])
+
+
+def test_a_foreign_node_too_large_for_a_float_names_the_input() -> None:
+    class Node:
+        def __init__(self, data: float) -> None:
+            self.data, self.grad, self._prev = data, 0.0, ()
+
+        def backward(self) -> None:
+            self.grad = 1.0
+
+    with pytest.raises(ValueError, match=r"inputs\[0\] is too large for a float"):
+        check(lambda a: a, [Node(10**400)])  # an int, as a student's engine may hold

@@ -96,11 +96,13 @@ def _failure(
 
     ``done`` holds the nodes whose step already ran, ``incoming`` gives the
     gradient that reached each. None: ``exc`` is no concern of the engine's
-    (KeyboardInterrupt, or an exception type a partial made up) and goes on.
+    (KeyboardInterrupt, or an exception type a partial made up) and goes on,
+    of its own type, with a note naming the op it came from.
     """
     if isinstance(exc, _NotFiniteError):
         return _not_finite(node, done, incoming)
     if not isinstance(exc, _CAUGHT):
+        note_op(exc, node, on_values=False)
         return None
     rule = node._rule
     args: tuple[Any, ...] = _args(node)  # Values of any class and float constants
@@ -132,6 +134,32 @@ def _failure(
     if rule is None:
         return _retyped(exc, f"backward failed at {_describe(node)}: {exc}")
     return _retyped(exc, f"op {rule.name!r} backward failed at {_point(rule, args)}: {exc}")
+
+
+def note_op(exc: BaseException, node: Value, *, on_values: bool) -> None:
+    """Add to ``exc``, an exception of the user's own kind raised in ``node``'s backward
+    step, a note naming the op and the point (a KeyboardInterrupt gets none).
+
+    Example:
+        >>> from minigrad import Rule, Value
+        >>> bad = Rule("bad", lambda x: x, (lambda x, out: {}["k"],))
+        >>> try:
+        ...     bad(Value(0.5)).backward()
+        ... except KeyError as exc:
+        ...     print(exc.__notes__[0])
+        op 'bad' backward raised KeyError at x=0.5 (on floats): a partial or _backward step of it
+    """
+    if not isinstance(exc, Exception):
+        return
+    rule = node._rule
+    if rule is None:
+        return
+    where = f" at {_point(rule, _args(node))}" if _args(node) else ""
+    done = "on Values (create_graph=True)" if on_values else "on floats"
+    exc.add_note(
+        f"op {rule.name!r} backward raised {type(exc).__name__}{where} ({done}): a partial "
+        "or _backward step of it"
+    )
 
 
 def _not_finite(node: Value, done: list[Value], incoming: Callable[[Value], Any]) -> Exception:

@@ -25,6 +25,7 @@ from minigrad.core.failures import (
     _partial_returned,
     _point,
     _retyped,
+    note_op,
 )
 from minigrad.core.inputs import value_list, weights
 from minigrad.core.value import Value, _args, _lock, _postorder
@@ -146,6 +147,9 @@ def _propagate_values(
                     d = d(*xs)
                 except _CAUGHT as exc:
                     raise _partial_raised(node, i, exc, on_values=True) from exc
+                except Exception as exc:  # the user's own kind: it goes on, named
+                    note_op(exc, node, on_values=True)
+                    raise
                 # A Value is finite unless a partial made a leaf of NaN or inf,
                 # which g * d refuses below; anything else is checked here. A
                 # partial may return one of its arguments: a Value of any class.

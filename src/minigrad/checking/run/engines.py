@@ -193,7 +193,10 @@ def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type |
             out.append(cast("EngineNode", x))
     for i, node in enumerate(out):
         # The slot for minigrad's Values: no tracing guard (minigrad.compile) here.
-        data = node._data if isinstance(node, Value) else float(node.data)
+        try:
+            data = node._data if isinstance(node, Value) else float(node.data)
+        except OverflowError:  # an int beyond float64
+            raise ValueError(f"{what}[{i}] is too large for a float: {node.data!r:.60}") from None
         if data - data != 0.0:
             raise ValueError(f"{what}[{i}] is not finite: {node.data!r}")
     first: dict[int, int] = {}
@@ -392,6 +395,9 @@ class ForeignLevels(Levels):
             y.backward()
         except (ArithmeticError, ValueError, TypeError) as exc:
             raise DerivativeError(exc) from exc
+        except Exception as exc:  # the user's own kind: it goes on, and says where
+            exc.add_note(f"{self.where}: raised by the engine's backward() from {y!r:.80}")
+            raise
         finally:
             for node, grad in others:
                 node.grad = grad  # type: ignore[attr-defined]

@@ -262,6 +262,8 @@ class Levels:
         with recording() as seen:
             built = self._level(k, below)
         # Replayable with every level below it (the tape runs their ops too).
+        if k == 1:
+            _no_nan(built[0], self.where)
         replayable = seen.replayable(built[0]) and (k == 1 or self.tapes.get(k - 1) is not None)
         self.tapes[k] = built[0] if replayable else None
         self.built[k] = built
@@ -452,6 +454,24 @@ class Levels:
 
 # minigrad's own rules with the partials they were made with.
 _PARTIALS_AS_BUILT = OWN
+
+
+def _no_nan(fs: Sequence[Value], where: str) -> None:
+    """Raise a ValueError naming the op that made NaN, where one of ``fs`` is NaN (a
+    closure's forward may: a Rule's refuses to)."""
+    for j, f in enumerate(fs):
+        if f.data == f.data:
+            continue
+        made = ""
+        for node in reversed(toposort([f])):  # each node after its arguments
+            args = [a if isinstance(a, float) else a.data for a in node.args]
+            if node.data != node.data and all(a == a for a in args):
+                name = node.rule.name if node.rule is not None else "a leaf"
+                made = f": op {name!r} made it from {args}" if args else f": {name} holds it"
+                break
+        raise ValueError(
+            f"{where}: func's output {j} is NaN at the inputs{made}; a check needs a number there"
+        )
 
 
 def _opaque(rule: Rule | None) -> bool:
