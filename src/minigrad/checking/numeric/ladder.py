@@ -8,7 +8,7 @@ from twice the nominal step by decades (and the scales of ``|x|`` itself
 where it is smaller) until round-off has taken over, always the finest
 differences float64 has at ``x``, and up while round-off dominates the best
 bound. An estimate counts only when every finer difference agrees with it
-(:func:`_local`); one-sided slopes tell kinks and jumps (:func:`_no_derivative`).
+(:func:`_local`); one-sided slopes tell kinks and jumps (:mod:`.kinks`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from minigrad.checking.numeric.estimate import (
     grid_of,
     min_step,
 )
+from minigrad.checking.numeric.kinks import edge, no_derivative, one_sided
 
 __all__ = ["ladder", "widen"]
 
@@ -287,7 +288,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     for r in rows:
         mine = [st for st in starts if r in st.rows]
         if failed_below and p.overflowed:
-            found[r] = _edge(p)  # the steps below |x| overflow: beyond float64's range
+            found[r] = edge(p)  # the steps below |x| overflow: beyond float64's range
             continue
         if mine and p.x != 0.0 and min(st.step for st in mine) >= 0.25 * abs(p.x):
             # No step below |x| fits in float64 (cbrt at 5e-324): every step spans
@@ -306,9 +307,9 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             )
             continue
         best = _local(mine, r)
-        odd = _no_derivative(p, r, mine)
+        odd = no_derivative(p, r, [st.rows[r] for st in mine])
         if failed_below and p.overflowed:
-            found[r] = _edge(p)  # the finest steps overflow: beyond float64's range
+            found[r] = edge(p)  # the finest steps overflow: beyond float64's range
         elif odd is not None:
             found[r] = odd
         elif best is not None:
@@ -327,7 +328,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             bound = max(p.delta(r, p.here[r]) / top.step, 2.0**-1074)
             found[r] = Estimate(0.0, bound, top.step, bound, True)
         elif p.overflowed:
-            found[r] = _edge(p)
+            found[r] = edge(p)
         elif not mine and p.widest < 2.0 * min_step(p.x):
             found[r] = Unresolved(
                 Why.NOISE,
@@ -342,7 +343,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
                 "the function turns faster than the finest step)",
             )
         else:
-            found[r] = _one_sided(p, r) or _edge(p)
+            found[r] = one_sided(p, r, _UP, _DOWN) or edge(p)
     return found
 
 
@@ -392,109 +393,3 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
     if best is None:
         return None
     return Estimate(best.value, best.error, best.step, best.roundoff, True)
-
-
-def _no_derivative(p: Point, r: int, starts: Sequence[_Start]) -> Unresolved | None:
-    """A jump or a kink at the point, from the finest start and one at least 8 times
-    coarser: a jump, when the change from the point to a side does not shrink with
-    the step; a kink, when the one-sided slopes' gap, resolved at both, does not
-    (a smooth function's shrinks in proportion to the step)."""
-    if not starts:
-        return None
-    fine = starts[-1].finest(r)
-    coarser = [st.finest(r) for st in starts if st.finest(r).half >= 8.0 * fine.half]
-    if not coarser:
-        return None
-    coarse = coarser[-1]
-    if fine.jumpy > 0.5 * coarse.jumpy and fine.jumpy > 16.0 * p.delta(r, p.here[r]):
-        return Unresolved(
-            Why.JUMP,
-            f"jumps here (by about {fine.jumpy:.6g} even at a step of {fine.half:.3g}), "
-            "so no derivative exists",
-            step=fine.half,
-        )
-    resolved = abs(fine.gap) > 4.0 * fine.gap_noise and abs(coarse.gap) > 4.0 * coarse.gap_noise
-    if not resolved or not 0.5 * abs(coarse.gap) < abs(fine.gap) <= 2.0 * abs(coarse.gap):
-        return None  # no gap, one that shrinks (smooth), or one that grows (noise)
-    if p.x != 0.0 and fine.half >= 0.25 * abs(p.x):
-        # No step below |x| fits in float64 here: what looks like a kink may be
-        # the function's shape at the scale of x itself.
-        return Unresolved(
-            Why.RANGE,
-            f"no step smaller than the point itself ({p.x:.3g}) fits in float64, and the "
-            f"larger ones see one-sided slopes {fine.left:.9g} and {fine.right:.9g}",
-        )
-    # Each slope's bound: its round-off and how far it still moved between the scales.
-    error = fine.gap_noise + max(abs(fine.left - coarse.left), abs(fine.right - coarse.right))
-    return Unresolved(
-        Why.KINK,
-        f"a kink: left slope {fine.left:.9g}, right slope {fine.right:.9g}",
-        left=fine.left,
-        right=fine.right,
-        error=error,
-        step=fine.half,
-    )
-
-
-def _one_sided(p: Point, r: int) -> Estimate | Unresolved | None:
-    """Where no central step fits: forward differences from the side that fits,
-    Richardson over every power of the step (ratio 2), the local estimate."""
-    ests: list[Estimate] = []
-    for side in (1.0, -1.0):
-        for k in range(_UP, -_DOWN - 1, -1):
-            s = p.h * 10.0**k
-            if s < min_step(p.x):
-                break
-            vals = []
-            for j in range(3):
-                moved = p.x + side * s / 2.0**j
-                step = moved - p.x
-                if abs(step) > p.widest:
-                    break
-                got = p.at(moved) if step != 0.0 else None
-                if got is None:
-                    break
-                c = p.here[r]
-                vals.append(((got[r] - c) / step, 2.0 * p.delta(r, got[r], c) / abs(step)))
-            if len(vals) < 3:
-                continue
-            (d0, r0), (d1, r1), (d2, r2) = vals
-            c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
-            c2 = (4.0 * c1b - c1a) / 3.0
-            rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
-            moved = max(abs(c2 - c1b), abs(c2 - c1a))
-            ests.append(Estimate(c2, moved + rr, s, rr, True))
-        if ests:
-            break
-    if not ests:
-        return None
-    if p.overflowed or (
-        len(ests) >= 2 and abs(ests[-1].value - ests[-2].value) > ests[-1].error + ests[-2].error
-    ):
-        # The finest one-sided differences do not settle: they grow without end as the
-        # step shrinks (sqrt at 0), or overflow (log at 5e-324).
-        return Unresolved(
-            Why.RANGE,
-            "the one-sided differences do not settle as the step shrinks: the derivative is "
-            "infinite here, or beyond the range of float64",
-        )
-    best: Estimate | None = None
-    for j, e in enumerate(ests):
-        if all(abs(e.value - f.value) <= e.error + f.error for f in ests[j + 1 :]) and (
-            best is None or e.error < best.error
-        ):
-            best = e
-    return best
-
-
-def _edge(p: Point) -> Unresolved:
-    """No step on either side gives a finite value: an edge of the domain or of float64."""
-    if not p.overflowed:
-        return Unresolved(
-            Why.EDGE,
-            "no step on either side of the point stays in the function's domain",
-        )
-    return Unresolved(
-        Why.RANGE,
-        "the derivative is beyond the range of float64 here (its difference quotients overflow)",
-    )

@@ -1,0 +1,159 @@
+"""Where the point has no two-sided derivative: a kink, a jump, an edge.
+
+:func:`no_derivative` reads the one-sided slopes of the ladder's starts
+(:mod:`.ladder`) for a kink (their gap does not shrink with the step) or a
+jump (the change to a side does not); :func:`one_sided` estimates from the
+side that fits where no central step does; :func:`edge` says why there is no
+estimate at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+
+from minigrad.checking.numeric.estimate import (
+    Estimate,
+    Point,
+    Unresolved,
+    Why,
+    _Row,
+    min_step,
+)
+
+__all__ = ["edge", "no_derivative", "one_sided"]
+
+
+def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresolved | None:
+    """A jump or a kink at the point, from the differences of the ladder's starts
+    (coarsest first, each its steps ``s``, ``s/2``, ``s/4``): a jump, when the
+    change from the point to a side does not shrink with the step; a kink, when
+    the one-sided slopes' gap, resolved at a start and one at least 8 times
+    coarser, does not (a smooth function's shrinks in proportion to the step)."""
+    if not starts:
+        return None
+    finest = [rows[-1] for rows in starts]
+    fine = finest[-1]
+    coarser = [row for row in finest if row.half >= 8.0 * fine.half]
+    if not coarser:
+        return None
+    coarse = coarser[-1]
+    if fine.jumpy > 0.5 * coarse.jumpy and fine.jumpy > 16.0 * p.delta(r, p.here[r]):
+        return Unresolved(
+            Why.JUMP,
+            f"jumps here (by about {fine.jumpy:.6g} even at a step of {fine.half:.3g}), "
+            "so no derivative exists",
+            step=fine.half,
+        )
+    # The kink's evidence: the finest start that resolves a gap that its own steps
+    # do not shrink, where every finer one is noise such a gap could hide in (one
+    # that resolves it and sees it shrink sees a smooth function: softplus bent at
+    # the scale of its grid, 1e15 - 0.25; a kink, if any, is not at x).
+    finer = finest[::-1]  # finest first
+    kinked = [rows[-1] for rows in starts[::-1] if not _shrinks(rows)]
+    fine = next((row for row in kinked if abs(row.gap) > 4.0 * row.gap_noise), fine)
+    if any(8.0 * row.gap_noise < abs(fine.gap) for row in finer if row.half < fine.half):
+        return None
+    coarser = [row for row in finest if row.half >= 8.0 * fine.half]
+    coarse = coarser[-1] if coarser else fine
+    resolved = abs(fine.gap) > 4.0 * fine.gap_noise and abs(coarse.gap) > 4.0 * coarse.gap_noise
+    if not resolved or not 0.5 * abs(coarse.gap) < abs(fine.gap) <= 2.0 * abs(coarse.gap):
+        return None  # no gap, one that shrinks (smooth), or one that grows (noise)
+    if p.x != 0.0 and fine.half >= 0.25 * abs(p.x):
+        # No step below |x| fits in float64 here: what looks like a kink may be
+        # the function's shape at the scale of x itself.
+        return Unresolved(
+            Why.RANGE,
+            f"no step smaller than the point itself ({p.x:.3g}) fits in float64, and the "
+            f"larger ones see one-sided slopes {fine.left:.9g} and {fine.right:.9g}",
+        )
+
+    # Each slope's bound: its round-off and how far it still moves to the next
+    # start that sees the kink; the slopes come from the start where that is least.
+    def bound(a: _Row, b: _Row) -> float:
+        return a.gap_noise + max(abs(a.left - b.left), abs(a.right - b.right))
+
+    kinked = [row for row in finer if row.half >= fine.half and abs(row.gap) > 0.5 * abs(fine.gap)]
+    best, error = min(
+        ((a, bound(a, b)) for a, b in pairwise(kinked)),
+        key=lambda pair: pair[1],
+        default=(fine, bound(fine, coarse)),
+    )
+    return Unresolved(
+        Why.KINK,
+        f"a kink: left slope {best.left:.9g}, right slope {best.right:.9g}",
+        left=best.left,
+        right=best.right,
+        error=error,
+        step=best.half,
+    )
+
+
+def _shrinks(rows: Sequence[_Row]) -> bool:
+    """Whether a start's gap shrinks with its steps, as a smooth function's does (the
+    tableau's smooth screen)."""
+    return abs(rows[-1].gap) <= 0.5 * abs(rows[0].gap) + 2.0 * rows[-1].gap_noise
+
+
+def one_sided(p: Point, r: int, up: int, down: int) -> Estimate | Unresolved | None:
+    """Where no central step fits: forward differences from the side that fits,
+    Richardson over every power of the step (ratio 2), the local estimate."""
+    ests: list[Estimate] = []
+    for side in (1.0, -1.0):
+        for k in range(up, -down - 1, -1):
+            s = p.h * 10.0**k
+            if s < min_step(p.x):
+                break
+            vals = []
+            for j in range(3):
+                moved = p.x + side * s / 2.0**j
+                step = moved - p.x
+                if abs(step) > p.widest:
+                    break
+                got = p.at(moved) if step != 0.0 else None
+                if got is None:
+                    break
+                c = p.here[r]
+                vals.append(((got[r] - c) / step, 2.0 * p.delta(r, got[r], c) / abs(step)))
+            if len(vals) < 3:
+                continue
+            (d0, r0), (d1, r1), (d2, r2) = vals
+            c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
+            c2 = (4.0 * c1b - c1a) / 3.0
+            rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
+            moved = max(abs(c2 - c1b), abs(c2 - c1a))
+            ests.append(Estimate(c2, moved + rr, s, rr, True))
+        if ests:
+            break
+    if not ests:
+        return None
+    if p.overflowed or (
+        len(ests) >= 2 and abs(ests[-1].value - ests[-2].value) > ests[-1].error + ests[-2].error
+    ):
+        # The finest one-sided differences do not settle: they grow without end as the
+        # step shrinks (sqrt at 0), or overflow (log at 5e-324).
+        return Unresolved(
+            Why.RANGE,
+            "the one-sided differences do not settle as the step shrinks: the derivative is "
+            "infinite here, or beyond the range of float64",
+        )
+    best: Estimate | None = None
+    for j, e in enumerate(ests):
+        if all(abs(e.value - f.value) <= e.error + f.error for f in ests[j + 1 :]) and (
+            best is None or e.error < best.error
+        ):
+            best = e
+    return best
+
+
+def edge(p: Point) -> Unresolved:
+    """No step on either side gives a finite value: an edge of the domain or of float64."""
+    if not p.overflowed:
+        return Unresolved(
+            Why.EDGE,
+            "no step on either side of the point stays in the function's domain",
+        )
+    return Unresolved(
+        Why.RANGE,
+        "the derivative is beyond the range of float64 here (its difference quotients overflow)",
+    )
