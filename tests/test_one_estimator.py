@@ -102,9 +102,13 @@ def test_a_rule_far_off_is_wrong_and_never_agrees() -> None:
 
 
 def test_softplus_far_out_is_not_called_wrong() -> None:
+    # The steps float64 has at 1e15 are multiples of 0.125, and none below 16
+    # resolves a gap: softplus's bend, at the scale of 1, is a kink at every
+    # scale float64 resolves here. The rule's slope lies between the one-sided
+    # slopes, as a convex function's must.
     report = _quiet(lambda: check(lambda v: (v - 1e15).softplus() + 1e15, [Value(1e15 - 0.25)]))
     assert report.ok, report.text()
-    assert all(e.verdict in ("agrees", "undecided") for e in report.entries)
+    assert all(e.verdict in ("agrees", "undecided", "subgradient") for e in report.entries)
 
 
 def test_a_derivative_beyond_float64_is_undecided_not_wrong() -> None:
@@ -284,3 +288,85 @@ def test_a_foreign_node_too_large_for_a_float_names_the_input() -> None:
 
     with pytest.raises(ValueError, match=r"inputs\[0\] is too large for a float"):
         check(lambda a: a, [Node(10**400)])  # an int, as a student's engine may hold
+
+
+# A second hostile round: kinks away from 0, slopes' bounds, the Values path.
+
+
+@pytest.mark.parametrize(
+    ("func", "x", "slopes"),
+    [
+        (lambda v: (v - 0.5).relu(), 0.5, (0.0, 1.0)),
+        (lambda v: (2.0 * v - 1.0).relu(), 0.5, (0.0, 2.0)),
+        (lambda v: abs(v - 0.5), 0.5, (-1.0, 1.0)),
+        (lambda v: abs(v - 1e8), 1e8, (-1.0, 1.0)),
+    ],
+)
+def test_a_kink_away_from_zero_is_a_kink(
+    func: Callable[[Value], Value], x: float, slopes: tuple[float, float]
+) -> None:
+    (entry,) = check(func, [Value(x)]).entries
+    assert entry.verdict == "subgradient", entry.reason
+    assert f"left slope {slopes[0]:.9g}, right slope {slopes[1]:.9g}" in entry.reason
+
+
+@pytest.mark.parametrize("x", [0.5 + 1e-12, 0.5 - 1e-12, 0.5 + 1e-8])
+def test_a_point_beside_a_kink_is_no_kink(x: float) -> None:
+    (entry,) = check(lambda v: (v - 0.5).relu(), [Value(x)]).entries
+    assert entry.verdict in ("agrees", "undecided"), entry.reason
+
+
+@pytest.mark.parametrize(("at_kink", "left", "right"), [(1.05, -1.0, 1.0), (-0.05, 0.0, 1.0)])
+def test_a_value_5_percent_outside_the_slopes_is_wrong(
+    at_kink: float, left: float, right: float
+) -> None:
+    def partial(x: float | Value, out: float | Value) -> float:
+        return at_kink if x == 0.0 else (right if x > 0.0 else left)
+
+    kinked = Rule("kinked", lambda x: left * x if x < 0.0 else right * x, (partial,))
+    (entry,) = check(lambda v: kinked(v), [Value(0.0)]).entries
+    assert entry.verdict == "wrong" and "outside" in entry.reason, entry.reason
+
+
+def test_a_partial_wrong_on_values_only_fails_below_pytorchs_tolerance() -> None:
+    # Right on floats, 1e-4 off on Values (create_graph): grad(create_graph=True) and
+    # the Hessian are 1e-4 off, consistently above, so only the two paths tell.
+    steep = Rule("steep", lambda x: math.exp(x) * (1 + 1e-4), (lambda x, out: out,))
+
+    def partial(x: float | Value, out: float | Value) -> float | Value:
+        return math.exp(x) if isinstance(x, float) else steep(x)
+
+    two_paths = Rule("two_paths", math.exp, (partial,))
+    assert check(lambda v: two_paths(v), [Value(0.5)])  # order 1: floats alone
+    report = check(lambda v: two_paths(v), [Value(0.5)], order=2)
+    assert not report.ok and "on Values" in report.failures[0].reason, report.text()
+
+
+# Known limits, found by the second hostile round and left open: each test fails
+# today (strict), and its marker goes when the estimator is mended.
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a tableau at a step several times the function's bend (grid of 0.125 at 1e15) "
+    "gives Ridders' truncation estimate outside the Taylor regime; the measured noise "
+    "floor is large enough that no screen rejects it",
+)
+@pytest.mark.parametrize("op", ["tanh", "atan", "erf", "sigmoid"])
+def test_a_saturating_op_far_out_is_not_called_wrong(op: str) -> None:
+    def far(v: Value) -> Value:
+        saturating: Callable[[], Value] = getattr(v - 1e15, op)
+        return saturating() + 1e15
+
+    report = _quiet(lambda: check(far, [Value(1e15 - 0.25)]))
+    assert report.ok, report.text()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="one-sided differences of x ** 1.5 at 0 shrink as sqrt(s), and the measured "
+    "noise floor reads that shape as noise: the finer estimates agree with a coarse one",
+)
+def test_a_one_sided_derivative_at_a_domain_edge_is_not_called_wrong() -> None:
+    report = _quiet(lambda: check(lambda v: v**1.5, [Value(0.0)]))
+    assert report.ok, report.text()
