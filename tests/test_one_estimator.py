@@ -338,8 +338,9 @@ def test_a_partial_wrong_on_values_only_fails_below_pytorchs_tolerance() -> None
 
     two_paths = Rule("two_paths", math.exp, (partial,))
     assert check(lambda v: two_paths(v), [Value(0.5)])  # order 1: floats alone
-    report = check(lambda v: two_paths(v), [Value(0.5)], order=2)
-    assert not report.ok and "on Values" in report.failures[0].reason, report.text()
+    for fast in (False, True):
+        report = check(lambda v: two_paths(v), [Value(0.5)], order=2, fast_mode=fast)
+        assert not report.ok and "on Values" in report.failures[0].reason, report.text()
 
 
 # Known limits, found by the second hostile round and left open: each test fails

@@ -86,18 +86,25 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
     if any(abs(a - b) > s.nondet_tol for a, b in zip(g, again, strict=True)):
         return None  # the exhaustive check names the entry and the two values
     slopes: list[float] = []
+    # Floats and Values (create_graph) must compute the same slope, each within
+    # its round-off (as compare.py holds every entry), or the user's tolerance.
+    slack = 2.0 * (MODEL_ROUNDOFF * math.fsum(abs(di * gi) for di, gi in zip(d, g, strict=True)))
+
+    def same(b: float, a: float) -> bool:
+        return s.close(b, a) if s.tolerance is not None else b == a or abs(b - a) <= slack
+
     for mode in s.modes:
         if mode == "fwd":
             tangent = forward_directional(fs, xs, d, False)
             slope = math.fsum(wf * t for wf, t in zip(w, tangent, strict=True))
             lifted_t = forward_directional(fs, xs, d, True) if both else tangent
-            if not s.close(math.fsum(wf * t for wf, t in zip(w, lifted_t, strict=True)), slope):
+            if not same(math.fsum(wf * t for wf, t in zip(w, lifted_t, strict=True)), slope):
                 return None
         else:
             slope = math.fsum(di * gi for di, gi in zip(d, g, strict=True))
             if both and total is not None:
                 lifted = [x.data for x in derivatives(total, xs, True)]
-                if not s.close(math.fsum(di * gi for di, gi in zip(d, lifted, strict=True)), slope):
+                if not same(math.fsum(di * gi for di, gi in zip(d, lifted, strict=True)), slope):
                     return None
         slopes.append(slope)
     if k == 1 or twice:  # as in the exhaustive check (compare.py)
