@@ -143,6 +143,17 @@ def one_sided(p: Point, r: int, up: int, down: int) -> Estimate | Unresolved | N
             best is None or e.error < best.error
         ):
             best = e
+    if best is not None and len(ests) >= 3:
+        # Estimates still moving by a steady fraction per decade (a power of the
+        # step below the series', sqrt(s) at an edge: x ** 1.5 at 0) are no closer
+        # to their limit than the geometric tail of those moves.
+        d1 = abs(ests[-2].value - ests[-3].value)
+        d2 = abs(ests[-1].value - ests[-2].value)
+        if 0.0 < d2 < d1:
+            q = d2 / d1
+            tail = abs(best.value - ests[-1].value) + d2 * q / (1.0 - q) + best.error
+            if tail > best.error:
+                best = Estimate(best.value, tail, best.step, best.roundoff, True)
     return best
 
 

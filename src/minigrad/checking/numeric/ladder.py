@@ -112,13 +112,17 @@ def _noise_floor(p: Point, r: int) -> float:
     x itself, so a kink or a jump at x shows nothing. Two spacings: 2 ulps of x (a
     function that changes a lot per ulp, sin at 1e15, shows no structure
     there), and a thousandth of the step (a function rounded to a coarse
-    grid, cos(x) - 1 at 1e-4, does not change over a few ulps of x); the
-    finer of those where the values move at all. 0 where nothing can be
+    grid, cos(x) - 1 at 1e-4, does not change over a few ulps of x), and at 0
+    every 30 decades between (``x ** 1.5``'s shape shrinks with the spacing,
+    noise does not); the finest of those where the values move at all. 0 where nothing can be
     measured (the sides leave the domain, or the values never move).
     """
     scale = min(p.h, abs(p.x)) if p.x != 0.0 else p.h
     most = 0.0
-    for sigma in (2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)):
+    spacings = [2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)]
+    if p.x == 0.0:  # 2 ulps of 0 is subnormal: the decades between, finest first
+        spacings[1:1] = [1e-3 * scale * 1e-30**k for k in range(10, 0, -1)]
+    for sigma in spacings:
         if most > 0.0 and not (p.hidden[r] and grid_of(p.here[r]) > 0.0):
             # The finer spacing where the values move, with the least structure (a
             # pole 1e-8 away shows in the coarser one). A hidden forward whose value
