@@ -46,12 +46,12 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
             step=fine.half,
         )
     # The kink's evidence: the finest start that resolves a gap that its own steps
-    # do not shrink, where every finer one is noise such a gap could hide in (one
-    # that resolves it and sees it shrink sees a smooth function: softplus bent at
-    # the scale of its grid, 1e15 - 0.25; a kink, if any, is not at x).
+    # do not shrink, where every finer one is noise such a gap could hide in (a
+    # finer one that resolves a smaller gap sees a smooth function: relu(x - 0.5)
+    # at 0.5 + 1e-12; a kink, if any, is not at x).
     finer = finest[::-1]  # finest first
-    kinked = [rows[-1] for rows in starts[::-1] if not _shrinks(rows)]
-    fine = next((row for row in kinked if abs(row.gap) > 4.0 * row.gap_noise), fine)
+    unshrunk = [rows[-1] for rows in starts[::-1] if not _shrinks(rows)]
+    fine = next((row for row in unshrunk if abs(row.gap) > 4.0 * row.gap_noise), fine)
     if any(8.0 * row.gap_noise < abs(fine.gap) for row in finer if row.half < fine.half):
         return None
     coarser = [row for row in finest if row.half >= 8.0 * fine.half]
@@ -73,9 +73,9 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     def bound(a: _Row, b: _Row) -> float:
         return a.gap_noise + max(abs(a.left - b.left), abs(a.right - b.right))
 
-    kinked = [row for row in finer if row.half >= fine.half and abs(row.gap) > 0.5 * abs(fine.gap)]
+    seen = [row for row in finer if row.half >= fine.half and abs(row.gap) > 0.5 * abs(fine.gap)]
     best, error = min(
-        ((a, bound(a, b)) for a, b in pairwise(kinked)),
+        ((a, bound(a, b)) for a, b in pairwise(seen)),
         key=lambda pair: pair[1],
         default=(fine, bound(fine, coarse)),
     )
