@@ -21,7 +21,7 @@ from minigrad.checking.numeric.estimate import (
     min_step,
 )
 
-__all__ = ["edge", "no_derivative", "one_sided"]
+__all__ = ["edge", "no_derivative", "one_sided", "shrinks"]
 
 
 def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresolved | None:
@@ -50,8 +50,10 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     # finer one that resolves a smaller gap sees a smooth function: relu(x - 0.5)
     # at 0.5 + 1e-12; a kink, if any, is not at x).
     finer = finest[::-1]  # finest first
-    unshrunk = [rows[-1] for rows in starts[::-1] if not _shrinks(rows)]
+    unshrunk = [rows[-1] for rows in starts[::-1] if not shrinks(rows)]
     fine = next((row for row in unshrunk if abs(row.gap) > 4.0 * row.gap_noise), fine)
+    # (A row resolves a gap above 4 of its round-offs, so one with 8 round-offs below
+    # this gap would have resolved half of it.)
     if any(8.0 * row.gap_noise < abs(fine.gap) for row in finer if row.half < fine.half):
         return None
     coarser = [row for row in finest if row.half >= 8.0 * fine.half]
@@ -69,7 +71,8 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
         )
 
     # Each slope's bound: its round-off and how far it still moves to the next
-    # start that sees the kink; the slopes come from the start where that is least.
+    # start that sees the kink (its gap within the factor 2 the kink test allows);
+    # the slopes come from the start where that is least.
     def bound(a: _Row, b: _Row) -> float:
         return a.gap_noise + max(abs(a.left - b.left), abs(a.right - b.right))
 
@@ -89,9 +92,11 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     )
 
 
-def _shrinks(rows: Sequence[_Row]) -> bool:
-    """Whether a start's gap shrinks with its steps, as a smooth function's does (the
-    tableau's smooth screen)."""
+def shrinks(rows: Sequence[_Row]) -> bool:
+    """The smooth screen: whether the one-sided slopes' gap shrinks from the largest
+    of these steps to the smallest, as a smooth function's does in proportion
+    (noise aside). Steps that straddle a kink, a bend they cannot resolve or a
+    pole, or span periods, see averages of slopes, however straight they look."""
     return abs(rows[-1].gap) <= 0.5 * abs(rows[0].gap) + 2.0 * rows[-1].gap_noise
 
 

@@ -27,7 +27,7 @@ from minigrad.checking.numeric.estimate import (
     grid_of,
     min_step,
 )
-from minigrad.checking.numeric.kinks import edge, no_derivative, one_sided
+from minigrad.checking.numeric.kinks import edge, no_derivative, one_sided, shrinks
 
 __all__ = ["ladder", "widen"]
 
@@ -87,13 +87,8 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
                     best = Estimate(v, moved + rr, start.step, rr, False)
                     start.used[r] = i
             prev = cur
-        # The start sees a smooth function only if its one-sided slopes' gap
-        # shrinks with the step (with it, in proportion; noise aside): steps
-        # that straddle a kink, a bend they cannot resolve or a pole, or span
-        # periods, see averages of slopes, however straight they look.
-        first, last = table[0], table[-1]
-        smooth = abs(last.gap) <= 0.5 * abs(first.gap) + 2.0 * last.gap_noise
-        if best is not None and smooth and math.isfinite(best.error):
+        # The start sees a smooth function only if its gap shrinks with the step.
+        if best is not None and shrinks(table) and math.isfinite(best.error):
             start.best[r] = best
         start.rows[r] = table
     return start
@@ -112,17 +107,19 @@ def _noise_floor(p: Point, r: int) -> float:
     x itself, so a kink or a jump at x shows nothing. Two spacings: 2 ulps of x (a
     function that changes a lot per ulp, sin at 1e15, shows no structure
     there), and a thousandth of the step (a function rounded to a coarse
-    grid, cos(x) - 1 at 1e-4, does not change over a few ulps of x), and at 0
-    every 30 decades between (``x ** 1.5``'s shape shrinks with the spacing,
-    noise does not); the finest of those where the values move at all. 0 where nothing can be
+    grid, cos(x) - 1 at 1e-4, does not change over a few ulps of x), and every
+    ``_BETWEEN`` decades between them (at 0 they are 300 decades apart, and
+    ``x ** 1.5``'s shape shrinks with the spacing, noise does not); the finest
+    of those where the values move at all. 0 where nothing can be
     measured (the sides leave the domain, or the values never move).
     """
     scale = min(p.h, abs(p.x)) if p.x != 0.0 else p.h
     most = 0.0
-    spacings = [2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)]
-    if p.x == 0.0:  # 2 ulps of 0 is subnormal: the decades between, finest first
-        spacings[1:1] = [1e-3 * scale * 1e-30**k for k in range(10, 0, -1)]
-    for sigma in spacings:
+    fine, coarse = 2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)
+    # Between the two, a spacing every _BETWEEN decades, finest first: only at 0,
+    # whose ulp is subnormal, are they more than _BETWEEN decades apart.
+    between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
+    for sigma in [fine, *(s for s in between if s > fine), coarse]:
         if most > 0.0 and not (p.hidden[r] and grid_of(p.here[r]) > 0.0):
             # The finer spacing where the values move, with the least structure (a
             # pole 1e-8 away shows in the coarser one). A hidden forward whose value
@@ -214,7 +211,7 @@ def widen(
         v = v12 + (v12 - v01) / f2
         rr = ((f2 + 1.0) * r12 + r01) / f2
         error = max(abs(v - v12), abs(v - v01)) + rr
-        smooth = abs(t2.gap) <= 0.5 * abs(t0.gap) + 2.0 * t2.gap_noise
+        smooth = shrinks((t0, t1, t2))
         law = _LAW * max(abs(t0.d - v), abs(t1.d - v) * (f1 + 1.0), abs(t2.d - v) * (f2 + 1.0))
         local = abs(coarse.d - v) <= error + coarse.r + law * (coarse.half / t0.half) ** 2
         local = local and abs(fine.d - v) <= error + fine.r + law * (fine.half / t0.half) ** 2
@@ -356,6 +353,11 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
 #: fourth's). Measured: (h), (i) and hard.py come out the same from 10 to 100;
 #: at 1000 a 1e-9 error of 1 / x near its pole goes unseen again.
 _SHAPE = 100.0
+#: The noise floor's spacings between 2 ulps of x and a thousandth of the step
+#: (see _noise_floor), in decades: a power of the spacing (``x ** 1.5`` at 0)
+#: falls by 10**(30 p) from one to the next, noise not at all; 300 decades
+#: reach the subnormals, in at most 10 more spacings of 14 evaluations.
+_BETWEEN, _SPAN = 30, 300
 #: The part of the values' size their measured noise may reach before they are
 #: taken for noise (a derivative resolved to one part in ten of the values'
 #: own change between floats is none).
