@@ -186,7 +186,13 @@ def localize(expr: SymExpr, syms: Sequence[SymExpr], point: Sequence[float]) -> 
             return ranked[0]
         return e
 
-    return walk(expr)
+    # Rebuilding a node may make a new kink that was not among its arguments
+    # (sqrt(4 * x**2) evaluates to 2 * Abs(x)): walk again until none is left.
+    for _ in range(8):
+        expr = walk(expr)
+        if not expr.has(sympy.Abs, sympy.Max, sympy.Min):
+            return expr
+    raise AssertionError(f"kinks remain in {expr} after resolving them at {point}")
 
 
 def exact_partials(
