@@ -304,14 +304,18 @@ class Point:
         self._seen[t] = got
         return got
 
-    def sizes(self) -> list[float]:
-        """Per value, the function's size per unit of x: the largest value seen at any
-        step, over ``max(|x|, 1)`` (a slope of 0 is counted in digits of it), never
-        below the smallest normal float."""
-        seen = [v for v in self._seen.values() if v is not None]
+    def sizes(self, within: float = math.inf) -> list[float]:
+        """Per value, the function's size per unit of x: the largest value seen at a
+        step up to ``within`` (the nominal step or an estimate's own, the larger:
+        exp(x - c) + c at c = 1e15 is of size 1 per unit of x within them, and
+        1e12 at the pair's steps of 60), over ``max(|x|, 1)``
+        (a slope of 0 is counted in digits of it), never below the smallest normal
+        float."""
+        x = self.x
+        seen = [v for t, v in self._seen.items() if v is not None and abs(t - x) <= within]
         return [
-            max(abs(c), *(abs(v[r]) for v in seen), 2.0**-1022 * max(abs(self.x), 1.0))
-            / max(abs(self.x), 1.0)
+            max(abs(c), *(abs(v[r]) for v in seen), 2.0**-1022 * max(abs(x), 1.0))
+            / max(abs(x), 1.0)
             for r, c in enumerate(self.here)
         ]
 
@@ -329,8 +333,11 @@ class Point:
         if self.noise is None:
             known = MODEL_ROUNDOFF * big
         else:
+            # Round-off relative to the value shrinks with it; what is beyond
+            # that (intermediates of 1e16 that cancel to 2) does not.
             c = abs(self.here[r])
-            known = self.noise[r] * (min(1.0, big / c) if c > 0.0 else 1.0)
+            noise = self.noise[r]
+            known = max(noise * min(1.0, big / c), noise - MODEL_ROUNDOFF * c) if c else noise
         # A forward the graph does not show (a custom rule's, a closure's) may round
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is

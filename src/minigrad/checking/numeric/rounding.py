@@ -47,8 +47,10 @@ from collections.abc import Sequence
 
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
-from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
-from minigrad.core.rules.trig import COS, SIN, TAN
+from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, POW, SUB
+from minigrad.core.rules.exp_log import LOG, LOG1P, LOG2, LOG10, SIGMOID, SOFTPLUS, SQRT
+from minigrad.core.rules.special import ERF, ERFC, GELU
+from minigrad.core.rules.trig import ATAN, COS, SIN, TAN, TANH
 from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
@@ -72,11 +74,18 @@ _TABLE_PARTIALS = frozenset(p for rule in TABLE for p in rule.partials if callab
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
 #: which also covers library functions good to one ulp).
 _ULP = 2.0**-52
-#: The periodic ops: over a step that turns their argument by more than a
-#: radian, a difference sees the average slope over periods, not the slope.
-_PERIODIC = (SIN, COS, TAN)
-#: A custom rule whose forward is one of these is periodic too.
-_PERIODIC_MATH = (math.sin, math.cos, math.tan)
+#: The ops that turn or bend on the scale of a unit of their argument: the
+#: periodic ones, over a step that turns their argument by more than a radian,
+#: show the average slope over periods; the bounded ones that saturate (and
+#: softplus and gelu, linear or flat beyond their bend), over a step that moves
+#: their argument across the bend, show their whole rise over the step, which
+#: falls as ``1 / s`` at every larger step alike and looks straight.
+_PERIODIC = (SIN, COS, TAN, TANH, SIGMOID, ATAN, ERF, ERFC, SOFTPLUS, GELU)
+#: The ops with a pole or branch point at 0 of their argument (the divisor's
+#: for ``/``; at -1 for log1p), and ``**`` but for whole exponents from 0 up.
+_POLAR = (DIV, LOG, LOG2, LOG10, LOG1P, SQRT)
+#: A custom rule whose forward is one of these turns or bends too.
+_PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.erf, math.erfc)
 #: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
 #: negation): half an ulp, the unit round-off, as IEEE 754 guarantees.
 _HALF = 2.0**-53
@@ -223,17 +232,20 @@ def analytic_roundoff(spread: float, analytic: float) -> float:
 
 
 def turn_scale(f: Value, x: Value) -> float:
-    """The step of ``x`` that turns the argument of a periodic op of ``f`` by a radian.
+    """The step of ``x`` that turns the argument of a periodic op of ``f`` by a radian,
+    or moves that of an op that saturates by a unit (:data:`_PERIODIC`).
 
     Steps larger than that see ``sin``'s average over its periods, not its
-    slope: ``t * t + sin(t)`` at 3e7 has central differences at steps of 279
-    and 2790 that agree on ``2 t`` and miss ``cos(t)``. A forward pass with
-    the absolute values of the partials bounds how fast each op's argument
-    moves with ``x``. A rule written outside the table hides its forward, but
-    its partials are graphs too: a periodic op there turns its derivative
-    (``2 t + cos(t)`` for ``t * t + sin(t)`` in one rule), and steps beyond
-    its scale average that derivative just the same. inf when no periodic op
-    is found that ``x`` reaches (or when a partial cannot be computed: the
+    slope, and ``tanh``'s whole rise over the step (and, where an op has a
+    pole, a step beyond it sees both sides: :func:`_radius`). ``t * t +
+    sin(t)`` at 3e7 has central differences at steps of 279 and 2790 that
+    agree on ``2 t`` and miss ``cos(t)``. A forward pass with the absolute
+    values of the partials bounds how fast each op's argument moves with
+    ``x``. A rule written outside the table hides its forward, but its
+    partials are graphs too: a periodic op there turns its derivative (``2 t
+    + cos(t)`` for ``t * t + sin(t)`` in one rule), and steps beyond its
+    scale average that derivative just the same. inf when no such op is
+    found that ``x`` reaches (or when a partial cannot be computed: the
     numbers decide alone).
 
     Example:
@@ -267,8 +279,9 @@ def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
         moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
         if not any(moved):
             continue
-        if (rule in _PERIODIC or rule.forward in _PERIODIC_MATH) and moved[0] > 0.0:
-            smallest = min(smallest, 1.0 / moved[0])
+        reach = _radius(node)
+        if reach is not None and moved[reach[0]] > 0.0:
+            smallest = min(smallest, reach[1] / moved[reach[0]])
         floats = [a._data if isinstance(a, Value) else a for a in args]
         total = 0.0
         for j, m in enumerate(moved):
@@ -325,6 +338,78 @@ def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[fl
     return smallest
 
 
+def _radius(node: Value) -> tuple[int, float] | None:
+    """Which argument of ``node``'s op a step may move by how much before a
+    difference stops seeing the op's slope: a unit for the ops that turn or
+    bend (:data:`_PERIODIC`); for an op with a pole or branch point, the
+    distance from its argument to it, the radius of its Taylor series there
+    (``1 / u`` at 0.44 from its pole: steps of 3e7 see ``c`` on both sides
+    and agree on a slope of 0). None for the rest."""
+    rule = node._rule
+    if rule is None:
+        return None
+    if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
+        return 0, 1.0
+    if rule in _POLAR or rule is POW:
+        args = _args(node)
+        j = 1 if rule is DIV else 0
+        u = args[j]
+        if rule is POW and isinstance(args[1], float) and args[1] >= 0.0 and args[1] % 1.0 == 0.0:
+            return None  # a power with a whole exponent >= 0 is a polynomial
+        at = u._data if isinstance(u, Value) else u
+        return j, abs(at + 1.0) if rule is LOG1P else abs(at)
+    return None
+
+
+def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
+    """:func:`turn_scale` for every input at once (the smallest over ``fs``).
+
+    Each op that turns or bends needs the speed of its argument by each input:
+    one pass backwards from the argument with the absolute partials gives it
+    for all inputs, over the argument's own graph only (an activation's is a
+    few nodes), where one pass forwards per input walks the whole graph.
+    Where a rule written outside minigrad hides its forward, its partials are
+    read as :func:`turn_scale` does, one input at a time.
+    """
+    nodes = toposort(list(fs))
+    turns = [math.inf] * len(xs)
+    if any(n._rule is not None and hidden(n._rule) for n in nodes):
+        return [min((turn_scale(f, x) for f in fs), default=math.inf) for x in xs]
+    where = {id(x): i for i, x in enumerate(xs)}
+    slopes: dict[int, list[float]] = {}
+    for node in nodes:
+        reach = _radius(node)
+        arg = _args(node)[reach[0]] if reach is not None else None
+        if reach is None or not isinstance(arg, Value):
+            continue
+        speeds: dict[int, float] = {id(arg): 1.0}
+        for n in toposort([arg]):  # the argument first, the inputs last
+            speed = speeds.pop(id(n), 0.0)
+            i = where.get(id(n))
+            if i is not None and speed > 0.0:
+                turns[i] = min(turns[i], reach[1] / speed)
+            if speed == 0.0 or n._rule is None:
+                continue
+            args = _args(n)
+            if id(n) not in slopes:
+                floats = [a._data if isinstance(a, Value) else a for a in args]
+                try:
+                    slopes[id(n)] = [
+                        abs(p if isinstance(p, float) else _float(p(*floats, n._data)))
+                        for p in n._rule.partials
+                    ]
+                except (ArithmeticError, ValueError, TypeError):
+                    return [math.inf] * len(xs)  # as turn_scale: the numbers decide alone
+            for a, slope in zip(args, slopes[id(n)], strict=False):
+                if isinstance(a, Value):
+                    speeds[id(a)] = speeds.get(id(a), 0.0) + slope * speed
+    return turns
+
+
+def _float(v: object) -> float:
+    return v._data if isinstance(v, Value) else float(v)  # type: ignore[arg-type]
+
+
 class GraphRoundoff:
     """The round-off a level's values and their gradients hold, read off the graph on demand
     (:func:`read_roundoff` once per value).
@@ -338,7 +423,7 @@ class GraphRoundoff:
         self.fs = fs
         self.xs = xs
         self._read: dict[int, tuple[float, list[float], list[float]]] = {}
-        self._periodic: bool | None = None
+        self._turns: list[float] | None = None
 
     def _of(self, r: int) -> tuple[float, list[float], list[float]]:
         found = self._read.get(r)
@@ -359,18 +444,11 @@ class GraphRoundoff:
         return self._of(r)[1][i]
 
     def turn(self, i: int) -> float:
-        """The largest step of input ``i`` that turns no periodic op of any value by
-        more than a radian (:func:`turn_scale`; inf where there is none)."""
-        if self._periodic is None:
-            # A periodic op, or a rule whose partials may hold one.
-            self._periodic = any(
-                n._rule is not None
-                and (n._rule in _PERIODIC or n._rule.forward in _PERIODIC_MATH or hidden(n._rule))
-                for n in toposort(list(self.fs))
-            )
-        if not self._periodic:
-            return math.inf
-        return min((turn_scale(f, self.xs[i]) for f in self.fs), default=math.inf)
+        """The largest step of input ``i`` that turns or bends no op of any value by
+        more than a unit of its argument (:func:`turn_scale`; inf where there is none)."""
+        if self._turns is None:
+            self._turns = _turns_of(self.fs, self.xs)
+        return self._turns[i]
 
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the

@@ -14,6 +14,9 @@ such, named.
 from __future__ import annotations
 
 import math
+import os
+import random
+import sys
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
@@ -44,6 +47,7 @@ __all__ = [
     "NondeterministicError",
     "broken",
     "deterministic",
+    "draws",
     "entry_of",
 ]
 
@@ -236,11 +240,17 @@ class Comparison:
                 i: int = i,
                 exact: list[float] | None = exact,
                 zero: list[float] = zero,
+                point: Point = point,
             ) -> Finding:
                 a = sides[m][1][r][i]
                 a_err = graph.analytic(r, i, a) if graph is not None else _foreign_roundoff(a)
                 c = exact[r] if exact is not None else None
-                f = decide(a, a_err, est, s.tolerance, zero=zero[r], classic=c)
+                size = zero[r]
+                if isinstance(est, Estimate) and max(abs(a), abs(est.value)) <= (
+                    abs(a - est.value) + est.error + a_err
+                ):  # counted against the function's size: the size where it looked
+                    size = point.sizes(max(est.step, point.h))[r]
+                f = decide(a, a_err, est, s.tolerance, zero=size, classic=c)
                 if c is not None:
                     f.step = s.eps  # the classic test's difference is PyTorch's, at eps
                 return f
@@ -337,11 +347,21 @@ def closure_problems(fs: Sequence[Value]) -> list[tuple[str, str]]:
 def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> None:
     """Level ``k``'s values at the unmoved inputs, three times more: a function whose
     value there changes between calls (a random mask, a counter) has no derivative a
-    check could confirm, and is refused (a mask that keeps half the values escapes
-    four looks at it one time in eight per value)."""
+    check could confirm, and is refused.
+
+    Values alone catch a mask that keeps with probability ``p`` except one time
+    in ``p**3`` (the moved points are replayed, not drawn again). So the first
+    two looks also watch the draws (:func:`draws`): where the generators
+    ``func`` draws from start from other states in the two calls, its random
+    numbers differ between calls at the same point, whatever ``p``, and with
+    ``nondet_tol`` 0 that is refused as well. A tolerance the user gave is a
+    size of change allowed, which draws cannot measure: then values decide.
+    """
     tol = s.nondet_tol
-    for _ in range(3):
-        again = levels.values(k)
+    seen = []
+    for look in range(3):
+        again, drawn = draws(lambda: levels.values(k)) if look < 2 else (levels.values(k), None)
+        seen.append(drawn)
         for r, (a, b) in enumerate(zip(here, again, strict=True)):
             if not abs(a - b) <= tol and not (a == b) and not (a != a and b != b):
                 raise NondeterministicError(
@@ -351,6 +371,58 @@ def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> Non
                     "the same value at the same point (fix the random mask or counter, or pass "
                     "nondet_tol)"
                 )
+        if look == 1 and tol == 0.0 and seen[0] is not None and seen[0] != seen[1]:
+            source = (seen[0] or seen[1] or [("os.urandom", None)])[0][0]
+            raise NondeterministicError(
+                f"{s.where}: func is not deterministic: it draws random numbers ({source}) "
+                "that differ between two evaluations at the same inputs (order "
+                f"{k}): a check needs the same value at the same point (seed the generator "
+                "inside func, or leave the random mask out of the check)"
+            )
+
+
+#: Where a generator's numbers come from: ``os.urandom`` gives other bytes every call.
+_URANDOM = os.urandom
+#: The methods that draw from a ``random.Random``'s state (in C; every other
+#: method draws through them).
+_DRAWS = frozenset({"random", "getrandbits"})
+
+
+def draws(call: Callable[[], list[float]]) -> tuple[list[float], list[tuple[str, object]] | None]:
+    """``call()``, and the draws it made: for each ``random.Random`` drawn from (the
+    module's own functions included), in the order of first draw, its method and
+    its state before that draw; a read of ``os.urandom`` is a state never seen again.
+
+    A function that is deterministic makes the same list in every call: the same
+    generators, drawn from in the same order, from the same states (seeded inside
+    ``func``, or not drawn at all). Two lists that differ are proof that the random
+    numbers it reads differ. The watch is a profile hook (``c_call`` events, the
+    only way to see a draw from C); where another profiler holds the hook, it
+    steps aside (None) and the looks' values alone decide.
+    """
+    if sys.getprofile() is not None:
+        return call(), None
+    seen: list[tuple[str, object]] = []
+    gens: set[int] = set()
+
+    def hook(frame: object, event: str, arg: object) -> None:
+        if event != "c_call":
+            return
+        gen = getattr(arg, "__self__", None)
+        if isinstance(gen, random.Random) and id(gen) not in gens:
+            draw = getattr(arg, "__name__", "")
+            if draw in _DRAWS:  # not seed(), which every new generator calls
+                gens.add(id(gen))
+                seen.append((f"{type(gen).__name__}.{draw}", gen.getstate()))
+        elif arg is _URANDOM:
+            seen.append(("os.urandom", object()))
+
+    sys.setprofile(hook)
+    try:
+        found = call()
+    finally:
+        sys.setprofile(None)
+    return found, seen
 
 
 #: The digits an agreement on the pair alone must prove; fewer send the entry
