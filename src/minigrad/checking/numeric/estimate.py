@@ -249,6 +249,7 @@ class Point:
         self.h = h
         self.noise = list(noise) if noise is not None else None
         self._seen: dict[float, list[float] | None] = {}
+        self._sizes: dict[tuple[float, int], list[float]] = {}
         #: How many times ``evaluate`` ran.
         self.calls = 0
         #: Whether a value or a difference quotient overflowed (not a domain's edge).
@@ -311,13 +312,17 @@ class Point:
         1e12 at the pair's steps of 60), over ``max(|x|, 1)``
         (a slope of 0 is counted in digits of it), never below the smallest normal
         float."""
+        key = (within, len(self._seen))  # the same values seen, the same sizes
+        if key in self._sizes:
+            return self._sizes[key]
         x = self.x
         seen = [v for t, v in self._seen.items() if v is not None and abs(t - x) <= within]
-        return [
+        found = self._sizes[key] = [
             max(abs(c), *(abs(v[r]) for v in seen), 2.0**-1022 * max(abs(x), 1.0))
             / max(abs(x), 1.0)
             for r, c in enumerate(self.here)
         ]
+        return found
 
     def delta(self, r: int, *values: float) -> float:
         """The absolute round-off of value ``r`` at points with these values.
