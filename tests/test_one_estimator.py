@@ -379,6 +379,47 @@ def test_a_value_5_percent_outside_the_slopes_is_wrong(
     assert entry.verdict == "wrong" and "outside" in entry.reason, entry.reason
 
 
+@pytest.mark.parametrize("c", [0.0, 0.7, -1.3])
+@pytest.mark.parametrize(("a", "b"), [(0.4, 1.5), (-1.2, 0.3)])
+def test_curving_slopes_hold_a_value_1e_7_outside_them(c: float, a: float, b: float) -> None:
+    # A kink plus x**2: each one-sided slope curves with the step, by the step itself.
+    def kinked(at_kink: float) -> Callable[[Value], Value]:
+        def partial(x: float | Value, out: float | Value) -> float:
+            return at_kink if x == c else (b if x > c else a)
+
+        rule = Rule("curved_kink", lambda x: a * (x - c) if x < c else b * (x - c), (partial,))
+        return lambda v: rule(v) + 0.5 * v * v
+
+    low, high = a + c, b + c  # the slopes with x**2's
+    for inside in (low, high, 0.5 * (low + high)):
+        (entry,) = _quiet(partial(check, kinked(inside - c), [Value(c)])).entries
+        assert entry.verdict == "subgradient", entry.reason
+    for outside in (low - 1e-7 * abs(low), high + 1e-7 * abs(high)):
+        (entry,) = check(kinked(outside - c), [Value(c)]).entries
+        assert entry.verdict == "wrong", entry.reason
+
+
+@pytest.mark.parametrize(
+    ("domain", "x"),
+    [((0.5, math.inf), 0.5 + 1e-12), ((-math.inf, 0.5), 0.5 - 1e-12), ((0.5, math.inf), 0.7)],
+)
+def test_beside_a_declared_edge_the_open_side_decides(
+    domain: tuple[float, float], x: float
+) -> None:
+    # Central steps stop at the edge 1e-12 away; steps from the other side see far.
+    def square(off: float) -> Callable[[Value], Value]:
+        rule = Rule(
+            "sq_dom", lambda t: t * t, (lambda t, out: 2 * t * (1 + off),), domain=(domain,)
+        )
+        return lambda v: rule(v) + v.sin()
+
+    (right,) = check(square(0.0), [Value(x)]).entries
+    assert right.verdict == "agrees", right.reason
+    for off in (1e-5, -1e-7):
+        (entry,) = check(square(off), [Value(x)]).entries
+        assert entry.verdict == "wrong", entry.reason
+
+
 def test_a_partial_wrong_on_values_only_fails_below_pytorchs_tolerance() -> None:
     # Right on floats, 1e-4 off on Values (create_graph): grad(create_graph=True) and
     # the Hessian are 1e-4 off, consistently above, so only the two paths tell.

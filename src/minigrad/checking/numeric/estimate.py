@@ -271,6 +271,8 @@ class Point:
         self.least = [math.inf] * len(self.here)
         #: The values of a hidden forward: the only ones whose grid is watched.
         self._watched = [r for r, h in enumerate(self.hidden) if h]
+        #: Whether a moved point was off the function's domain (or a declared one).
+        self.off = False
         #: Per value, the pair's differences (at ``2h``, at ``h``) and the noise its
         #: fourth difference measured: what a wider step's estimate is held to.
         self.paired: dict[int, tuple[_Row, _Row, float]] = {}
@@ -281,6 +283,8 @@ class Point:
             return self._seen[t]
         self.calls += 1
         got = self.evaluate(t) if math.isfinite(t) else None
+        if got is None:
+            self.off = True
         if got is not None and not all(map(math.isfinite, got)):
             self.overflowed = True
             got = None

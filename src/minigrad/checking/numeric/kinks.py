@@ -82,14 +82,37 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
         key=lambda pair: pair[1],
         default=(fine, bound(fine, coarse)),
     )
+    left, right, step = best.left, best.right, best.half
+    # Each side is smooth up to the kink, so its slope's error is a series in the
+    # step: Richardson over a start's three steps takes out the first two terms
+    # (a kink plus x**2 curves its slopes by the step itself).
+    for rows in starts:
+        sees = all(abs(row.gap) > 0.5 * abs(fine.gap) for row in rows)
+        if len(rows) == 3 and rows[-1].half >= fine.half and sees:
+            (lv, le), (rv, re) = _extrapolated(rows, True), _extrapolated(rows, False)
+            if max(le, re) < error:
+                left, right, error, step = lv, rv, max(le, re), rows[-1].half
     return Unresolved(
         Why.KINK,
-        f"a kink: left slope {best.left:.9g}, right slope {best.right:.9g}",
-        left=best.left,
-        right=best.right,
+        f"a kink: left slope {left:.9g}, right slope {right:.9g}",
+        left=left,
+        right=right,
         error=error,
-        step=best.half,
+        step=step,
     )
+
+
+def _extrapolated(rows: Sequence[_Row], left: bool) -> tuple[float, float]:
+    """One side's slope from a start's steps ``s``, ``s/2``, ``s/4``, Richardson's
+    second column (error terms in ``s`` and ``s**2`` taken out), and its error:
+    the larger change from the two entries it was made of, plus the round-off
+    the combination carries (a slope's is half its gap's)."""
+    v0, v1, v2 = (row.left if left else row.right for row in rows)
+    r0, r1, r2 = (row.gap_noise / 2.0 for row in rows)
+    c1a, c1b = 2.0 * v1 - v0, 2.0 * v2 - v1
+    c2 = (4.0 * c1b - c1a) / 3.0
+    rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
+    return c2, max(abs(c2 - c1b), abs(c2 - c1a)) + rr
 
 
 def shrinks(rows: Sequence[_Row]) -> bool:
@@ -101,35 +124,41 @@ def shrinks(rows: Sequence[_Row]) -> bool:
 
 
 def one_sided(p: Point, r: int, up: int, down: int) -> Estimate | Unresolved | None:
-    """Where no central step fits: forward differences from the side that fits,
-    Richardson over every power of the step (ratio 2), the local estimate."""
+    """Forward differences from each side, Richardson over every power of the step
+    (ratio 2), the local estimate; the side whose bound is the tighter (the
+    open one, where an edge of the domain is near on the other)."""
+    found = [_one_side(p, r, up, down, side) for side in (1.0, -1.0)]
+    ests = [f for f in found if isinstance(f, Estimate)]
+    if ests:
+        return min(ests, key=lambda e: e.error)
+    return next((f for f in found if f is not None), None)
+
+
+def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | Unresolved | None:
     ests: list[Estimate] = []
-    for side in (1.0, -1.0):
-        for k in range(up, -down - 1, -1):
-            s = p.h * 10.0**k
-            if s < min_step(p.x):
-                break
-            vals = []
-            for j in range(3):
-                moved = p.x + side * s / 2.0**j
-                step = moved - p.x
-                if abs(step) > p.widest:
-                    break
-                got = p.at(moved) if step != 0.0 else None
-                if got is None:
-                    break
-                c = p.here[r]
-                vals.append(((got[r] - c) / step, 2.0 * p.delta(r, got[r], c) / abs(step)))
-            if len(vals) < 3:
-                continue
-            (d0, r0), (d1, r1), (d2, r2) = vals
-            c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
-            c2 = (4.0 * c1b - c1a) / 3.0
-            rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
-            moved = max(abs(c2 - c1b), abs(c2 - c1a))
-            ests.append(Estimate(c2, moved + rr, s, rr, True))
-        if ests:
+    for k in range(up, -down - 1, -1):
+        s = p.h * 10.0**k
+        if s < min_step(p.x):
             break
+        vals = []
+        for j in range(3):
+            moved = p.x + side * s / 2.0**j
+            step = moved - p.x
+            if abs(step) > p.widest:
+                break
+            got = p.at(moved) if step != 0.0 else None
+            if got is None:
+                break
+            c = p.here[r]
+            vals.append(((got[r] - c) / step, 2.0 * p.delta(r, got[r], c) / abs(step)))
+        if len(vals) < 3:
+            continue
+        (d0, r0), (d1, r1), (d2, r2) = vals
+        c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
+        c2 = (4.0 * c1b - c1a) / 3.0
+        rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
+        moved = max(abs(c2 - c1b), abs(c2 - c1a))
+        ests.append(Estimate(c2, moved + rr, s, rr, True))
     if not ests:
         return None
     if p.overflowed or (

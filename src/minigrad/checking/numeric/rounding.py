@@ -48,9 +48,9 @@ from collections.abc import Sequence
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, POW, SUB
-from minigrad.core.rules.exp_log import LOG, LOG1P, LOG2, LOG10, SIGMOID, SOFTPLUS, SQRT
-from minigrad.core.rules.special import ERF, ERFC, GELU
-from minigrad.core.rules.trig import ATAN, COS, SIN, TAN, TANH
+from minigrad.core.rules.exp_log import CBRT, LOG, LOG1P, LOG2, LOG10, SIGMOID, SOFTPLUS, SQRT
+from minigrad.core.rules.special import DIGAMMA, ERF, ERFC, GAMMA, GELU, LGAMMA
+from minigrad.core.rules.trig import ACOS, ACOSH, ASIN, ATAN, ATANH, COS, SIN, TAN, TANH
 from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
@@ -82,8 +82,14 @@ _ULP = 2.0**-52
 #: falls as ``1 / s`` at every larger step alike and looks straight.
 _PERIODIC = (SIN, COS, TAN, TANH, SIGMOID, ATAN, ERF, ERFC, SOFTPLUS, GELU)
 #: The ops with a pole or branch point at 0 of their argument (the divisor's
-#: for ``/``; at -1 for log1p), and ``**`` but for whole exponents from 0 up.
-_POLAR = (DIV, LOG, LOG2, LOG10, LOG1P, SQRT)
+#: for ``/``; at -1 for log1p; see below for the rest), and ``**`` but for
+#: whole exponents from 0 up.
+_POLAR = (DIV, LOG, LOG2, LOG10, LOG1P, SQRT, CBRT,
+          ASIN, ACOS, ATANH, ACOSH, LGAMMA, GAMMA, DIGAMMA)  # fmt: skip
+#: Of those, the ones whose branch points are at -1 and 1, and those with poles
+#: at every whole number from 0 down.
+_UNIT_BRANCHES = (ASIN, ACOS, ATANH, ACOSH)
+_GAMMAS = (LGAMMA, GAMMA, DIGAMMA)
 #: A custom rule whose forward is one of these turns or bends too.
 _PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.erf, math.erfc)
 #: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
@@ -357,6 +363,10 @@ def _radius(node: Value) -> tuple[int, float] | None:
         if rule is POW and isinstance(args[1], float) and args[1] >= 0.0 and args[1] % 1.0 == 0.0:
             return None  # a power with a whole exponent >= 0 is a polynomial
         at = u._data if isinstance(u, Value) else u
+        if rule in _UNIT_BRANCHES:  # branch points at -1 and 1
+            return j, abs(1.0 - abs(at))
+        if rule in _GAMMAS and at < 0.0:  # poles at 0, -1, -2, ...
+            return j, abs(at - round(at))
         return j, abs(at + 1.0) if rule is LOG1P else abs(at)
     return None
 
