@@ -271,8 +271,11 @@ class Point:
         self.least = [math.inf] * len(self.here)
         #: The values of a hidden forward: the only ones whose grid is watched.
         self._watched = [r for r, h in enumerate(self.hidden) if h]
-        #: Whether a moved point was off the function's domain (or a declared one).
+        #: Whether a moved point was off the function's domain (or a declared one),
+        #: and whether moved points are held to a domain the user declared (a
+        #: custom rule's: smooth inside it, on the user's word).
         self.off = False
+        self.fenced = False
         #: Per value, the pair's differences (at ``2h``, at ``h``) and the noise its
         #: fourth difference measured: what a wider step's estimate is held to.
         self.paired: dict[int, tuple[_Row, _Row, float]] = {}

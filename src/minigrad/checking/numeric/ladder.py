@@ -314,9 +314,13 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         elif odd is not None:
             found[r] = odd
         elif best is not None:
-            # Where the domain's edge cut the central steps short, the open side's
-            # steps may see further (x * x declared on (0.5, inf), at 0.5 + 1e-12).
-            side = one_sided(p, r, _UP, _DOWN) if p.off and not p.overflowed else None
+            # Where a declared domain's edge cut the central steps short, the open
+            # side's steps may see further (x * x declared on (0.5, inf), at 0.5 +
+            # 1e-12). Only there: the user declared the function smooth inside, and
+            # a side that goes flat far off (exp2(x - c) + c to the left, at 7e14)
+            # has nothing to hold its slope to.
+            fenced = p.fenced and p.off and not p.overflowed
+            side = one_sided(p, r, _UP, _DOWN) if fenced else None
             found[r] = side if isinstance(side, Estimate) and side.error < best.error else best
         elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
             found[r] = Unresolved(

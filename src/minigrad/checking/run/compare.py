@@ -229,6 +229,7 @@ class Comparison:
             at = x.data
             widest = graph.turn(i) if graph is not None else math.inf
             point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque, widest)
+            point.fenced = bool(getattr(levels, "fences", None))
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()
             exact = s.exact(point) if s.exact_step else None
