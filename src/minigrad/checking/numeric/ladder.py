@@ -314,14 +314,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         elif odd is not None:
             found[r] = odd
         elif best is not None:
-            # Where a declared domain's edge cut the central steps short, the open
-            # side's steps may see further (x * x declared on (0.5, inf), at 0.5 +
-            # 1e-12). Only there: the user declared the function smooth inside, and
-            # a side that goes flat far off (exp2(x - c) + c to the left, at 7e14)
-            # has nothing to hold its slope to.
-            fenced = p.fenced and p.off and not p.overflowed
-            side = one_sided(p, r, _UP, _DOWN) if fenced else None
-            found[r] = side if isinstance(side, Estimate) and side.error < best.error else best
+            found[r] = _open_side(p, r, best) or best
         elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
             found[r] = Unresolved(
                 Why.RANGE,
@@ -372,6 +365,22 @@ _NOISY = 1e-3
 #: How much the truncation of a smaller step may exceed the h**2 law from a
 #: larger one (the h**4 terms, and a step ratio off by rounding).
 _LAW = 4.0
+
+
+def _open_side(p: Point, r: int, best: Estimate) -> Estimate | None:
+    """Where a declared domain's edge cut the central steps short, the open side's
+    one-sided estimate, if it is tighter than the central ``best``: ``x * x``
+    declared on (0.5, inf), at 0.5 + 1e-12. Only there: the user declared the
+    function smooth inside, and a side that goes flat far off (``exp2(x - c) +
+    c`` to the left, at 7e14) has nothing to hold its slope to. And only beside
+    a central estimate: one-sided differences alone at steps that turn the
+    function (``sin(50 x)``) bound their truncation too tightly."""
+    if not (p.fenced and p.off and not p.overflowed):
+        return None
+    side = one_sided(p, r, _UP, _DOWN)
+    if not isinstance(side, Estimate) or side.error >= best.error:
+        return None
+    return side if abs(side.value - best.value) <= side.error + best.error else None
 
 
 def _local(starts: Sequence[_Start], r: int) -> Estimate | None:

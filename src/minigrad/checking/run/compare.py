@@ -13,9 +13,9 @@ such, named.
 
 from __future__ import annotations
 
+import _random
 import math
 import os
-import random
 import sys
 from collections.abc import Callable, Sequence
 
@@ -384,46 +384,49 @@ def deterministic(levels: Levels, k: int, here: list[float], s: Settings) -> Non
 
 #: Where a generator's numbers come from: ``os.urandom`` gives other bytes every call.
 _URANDOM = os.urandom
-#: The methods that draw from a ``random.Random``'s state (in C; every other
+#: The methods that draw from a generator's state (in C; every other
 #: method draws through them).
 _DRAWS = frozenset({"random", "getrandbits"})
 
 
 def draws(call: Callable[[], list[float]]) -> tuple[list[float], list[tuple[str, object]] | None]:
-    """``call()``, and the draws it made: for each ``random.Random`` drawn from (the
-    module's own functions included), in the order of first draw, its method and
-    its state before that draw; a read of ``os.urandom`` is a state never seen again.
+    """``call()``, and the draws it made: for each generator of ``random`` drawn
+    from (the module's own functions included), in the order of first draw, its
+    method, its state before that draw and its state after the call; a read of
+    ``os.urandom`` is a state never seen again.
 
     A function that is deterministic makes the same list in every call: the same
-    generators, drawn from in the same order, from the same states (seeded inside
-    ``func``, or not drawn at all). Two lists that differ are proof that the random
-    numbers it reads differ. The watch is a profile hook (``c_call`` events, the
-    only way to see a draw from C); where another profiler holds the hook, it
-    steps aside (None) and the looks' values alone decide.
+    generators, drawn from in the same order, from the same states to the same
+    states (seeded inside ``func``, or not drawn at all; the state after also
+    shows a reseed from the system in between). Two lists that differ are proof
+    that the random numbers it reads differ. The watch is a profile hook
+    (``c_call`` events, the only way to see a draw from C) of this thread; where
+    another profiler holds the hook, it steps aside (None) and the looks' values
+    alone decide.
     """
     if sys.getprofile() is not None:
         return call(), None
-    seen: list[tuple[str, object]] = []
-    gens: set[int] = set()
+    first: dict[int, tuple[str, object, _random.Random]] = {}
+    urandom: list[tuple[str, object]] = []
 
     def hook(frame: object, event: str, arg: object) -> None:
         if event != "c_call":
             return
         gen = getattr(arg, "__self__", None)
-        if isinstance(gen, random.Random) and id(gen) not in gens:
+        if isinstance(gen, _random.Random) and id(gen) not in first:
             draw = getattr(arg, "__name__", "")
             if draw in _DRAWS:  # not seed(), which every new generator calls
-                gens.add(id(gen))
-                seen.append((f"{type(gen).__name__}.{draw}", gen.getstate()))
+                first[id(gen)] = (f"{type(gen).__name__}.{draw}", gen.getstate(), gen)
         elif arg is _URANDOM:
-            seen.append(("os.urandom", object()))
+            urandom.append(("os.urandom", object()))
 
     sys.setprofile(hook)
     try:
         found = call()
     finally:
         sys.setprofile(None)
-    return found, seen
+    seen = [(name, (before, gen.getstate())) for name, before, gen in first.values()]
+    return found, seen + urandom
 
 
 #: The digits an agreement on the pair alone must prove; fewer send the entry
