@@ -420,6 +420,28 @@ def test_beside_a_declared_edge_the_open_side_decides(
         assert entry.verdict == "wrong", entry.reason
 
 
+@pytest.mark.parametrize(
+    ("at", "curvature"), [(0.0, 1e3), (0.0, 1e9), (0.5, 1e3), (0.5, 1e9), (1e10, 1e3)]
+)
+def test_a_kink_under_steep_curvature_is_a_kink(at: float, curvature: float) -> None:
+    # relu plus c x**2: the gap between the one-sided slopes is 1 + 2 c s, which
+    # halves with the step like a smooth function's until s is below 1 / c. (At 1e10
+    # with c = 1e9 no step float64 has there is that small: it looks smooth.)
+    def steep(value: float) -> Callable[[Value], Value]:
+        def partial(x: float | Value, out: float | Value) -> float:
+            return value if x == 0.0 else (1.0 if x > 0.0 else 0.0)
+
+        kink = Rule("steep_relu", lambda x: max(x, 0.0), (partial,))
+        return lambda v: kink(v - at) + curvature * (v - at) * (v - at)
+
+    for inside in (0.0, 0.5, 1.0):
+        (entry,) = _quiet(partial(check, steep(inside), [Value(at)])).entries
+        assert entry.verdict == "subgradient", entry.reason
+    for outside in (-0.5, 1.5):
+        (entry,) = check(steep(outside), [Value(at)]).entries
+        assert entry.verdict == "wrong", entry.reason
+
+
 def test_a_partial_wrong_on_values_only_fails_below_pytorchs_tolerance() -> None:
     # Right on floats, 1e-4 off on Values (create_graph): grad(create_graph=True) and
     # the Hessian are 1e-4 off, consistently above, so only the two paths tell.

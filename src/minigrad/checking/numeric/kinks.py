@@ -51,15 +51,26 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     # at 0.5 + 1e-12; a kink, if any, is not at x).
     finer = finest[::-1]  # finest first
     unshrunk = [rows[-1] for rows in starts[::-1] if not shrinks(rows)]
-    fine = next((row for row in unshrunk if abs(row.gap) > 4.0 * row.gap_noise), fine)
+    zero = (
+        rows[-1]
+        for rows in starts[::-1]
+        if _resolved(*_at_zero(rows)) and _resolved(rows[-1].gap, rows[-1].gap_noise)
+    )
+    fine = next((row for row in unshrunk if _resolved(row.gap, row.gap_noise)), None) or next(
+        zero, fine
+    )  # else the finest whose gap at a step of 0 is resolved (curvature hides it)
     # (A row resolves a gap above 4 of its round-offs, so one with 8 round-offs below
     # this gap would have resolved half of it.)
     if any(8.0 * row.gap_noise < abs(fine.gap) for row in finer if row.half < fine.half):
         return None
     coarser = [row for row in finest if row.half >= 8.0 * fine.half]
     coarse = coarser[-1] if coarser else fine
-    resolved = abs(fine.gap) > 4.0 * fine.gap_noise and abs(coarse.gap) > 4.0 * coarse.gap_noise
-    if not resolved or not 0.5 * abs(coarse.gap) < abs(fine.gap) <= 2.0 * abs(coarse.gap):
+    rows_of = {id(rows[-1]): rows for rows in starts}
+    raw = _stays(fine.gap, fine.gap_noise, coarse.gap, coarse.gap_noise)
+    at_zero = coarse is not fine and _stays(
+        *_at_zero(rows_of[id(fine)]), *_at_zero(rows_of[id(coarse)])
+    )
+    if not (raw or at_zero):
         return None  # no gap, one that shrinks (smooth), or one that grows (noise)
     if p.x != 0.0 and fine.half >= 0.25 * abs(p.x):
         # No step below |x| fits in float64 here: what looks like a kink may be
@@ -100,6 +111,28 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
         error=error,
         step=step,
     )
+
+
+def _resolved(gap: float, noise: float) -> bool:
+    return abs(gap) > 4.0 * noise
+
+
+def _stays(fine: float, fine_noise: float, coarse: float, coarse_noise: float) -> bool:
+    """Whether a gap is resolved at two starts (above 4 of its round-offs) and stays
+    within a factor 2 between them: a kink's."""
+    resolved = _resolved(fine, fine_noise) and _resolved(coarse, coarse_noise)
+    return resolved and 0.5 * abs(coarse) < abs(fine) <= 2.0 * abs(coarse)
+
+
+def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
+    """A start's gap at a step of 0, and its round-off: ``2 g(s/2) - g(s)`` from its
+    two finest steps. A smooth function's gap is odd in the step (``f'' s``, then
+    ``s**3``), so this leaves ``s**3``; a kink's is its constant, which curvature
+    hides in the gap itself (``relu(x) + 1e9 x**2``: ``1 + 2e9 s``)."""
+    if len(rows) < 2:
+        return 0.0, 0.0
+    a, b = rows[-2], rows[-1]
+    return 2.0 * b.gap - a.gap, 2.0 * b.gap_noise + a.gap_noise
 
 
 def _extrapolated(rows: Sequence[_Row], left: bool) -> tuple[float, float]:
