@@ -508,10 +508,11 @@ def test_round_off_of_intermediates_that_cancel_does_not_shrink_with_the_value()
     assert report.ok, report.text()
 
 
+@pytest.mark.parametrize("far", [1e15, 4e15])
 @pytest.mark.parametrize(("factor", "offset"), [(-1.0, -0.5), (2.0, 0.5), (0.5, -1.0)])
-def test_a_wrong_rule_far_out_never_agrees(factor: float, offset: float) -> None:
-    # exp(x - 1e15) + 1e15: the pair's steps of 60 see values of 1e27, which are not
-    # the function's size where the estimate looked.
+def test_a_wrong_rule_far_out_never_agrees(factor: float, offset: float, far: float) -> None:
+    # exp(x - c) + c: the pair's steps of 60 see values of 1e27, which are not the
+    # function's size where the estimate looked.
     wrong = Rule("scaled_exp", math.exp, (lambda x, out: factor * mg.exp(x),))
-    report = _quiet(lambda: check(lambda v: wrong(v - 1e15) + 1e15, [Value(1e15 + offset)]))
+    report = _quiet(lambda: check(lambda v: wrong(v - far) + far, [Value(far + offset)]))
     assert [e.verdict for e in report.entries] != ["agrees"], report.text()

@@ -90,6 +90,12 @@ _POLAR = (DIV, LOG, LOG2, LOG10, LOG1P, SQRT, CBRT,
 #: at every whole number from 0 down.
 _UNIT_BRANCHES = (ASIN, ACOS, ATANH, ACOSH)
 _GAMMAS = (LGAMMA, GAMMA, DIGAMMA)
+#: Of those, the ones whose nearest singularities lie off the real line, at this
+#: distance from it.
+_OFF_AXIS: dict[object, float] = {
+    TANH: math.pi / 2, math.tanh: math.pi / 2, SIGMOID: math.pi, SOFTPLUS: math.pi,
+    ATAN: 1.0, math.atan: 1.0,
+}  # fmt: skip
 #: A custom rule whose forward is one of these turns or bends too.
 _PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.erf, math.erfc)
 #: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
@@ -355,7 +361,14 @@ def _radius(node: Value) -> tuple[int, float] | None:
     if rule is None:
         return None
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
-        return 0, 1.0
+        # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
+        # softplus's at +-i pi, atan's branch points at +-i) reach as far as the
+        # nearest: a unit at the bend, and far more deep in saturation.
+        pole = _OFF_AXIS.get(rule) or _OFF_AXIS.get(rule.forward)
+        if pole is None:
+            return 0, 1.0
+        u = _args(node)[0]
+        return 0, max(1.0, math.hypot(u._data if isinstance(u, Value) else u, pole))
     if rule in _POLAR or rule is POW:
         args = _args(node)
         j = 1 if rule is DIV else 0

@@ -250,7 +250,7 @@ class Comparison:
                 if isinstance(est, Estimate) and max(abs(a), abs(est.value)) <= (
                     abs(a - est.value) + est.error + a_err
                 ):  # counted against the function's size: the size where it looked
-                    size = point.sizes(max(est.step, point.h))[r]
+                    size = point.sizes(max(est.step, s.eps))[r]
                 f = decide(a, a_err, est, s.tolerance, zero=size, classic=c)
                 if c is not None:
                     f.step = s.eps  # the classic test's difference is PyTorch's, at eps
