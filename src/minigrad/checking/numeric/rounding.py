@@ -91,10 +91,11 @@ _POLAR = (DIV, LOG, LOG2, LOG10, LOG1P, SQRT, CBRT,
 _UNIT_BRANCHES = (ASIN, ACOS, ATANH, ACOSH)
 _GAMMAS = (LGAMMA, GAMMA, DIGAMMA)
 #: Of those, the ones whose nearest singularities lie off the real line, at this
-#: distance from it.
+#: distance from it (erf, erfc and gelu: their bend, as if it were one).
 _OFF_AXIS: dict[object, float] = {
     TANH: math.pi / 2, math.tanh: math.pi / 2, SIGMOID: math.pi, SOFTPLUS: math.pi,
-    ATAN: 1.0, math.atan: 1.0,
+    ATAN: 1.0, math.atan: 1.0, ERF: 1.0, math.erf: 1.0, ERFC: 1.0, math.erfc: 1.0,
+    GELU: 1.0,
 }  # fmt: skip
 #: A custom rule whose forward is one of these turns or bends too.
 _PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.erf, math.erfc)
@@ -363,7 +364,9 @@ def _radius(node: Value) -> tuple[int, float] | None:
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
         # softplus's at +-i pi, atan's branch points at +-i) reach as far as the
-        # nearest: a unit at the bend, and far more deep in saturation.
+        # nearest; erf, erfc and gelu, which have none, as far as their bend at 0
+        # as if it were one a unit off: a unit at the bend, far more deep in
+        # saturation (erf at 1e20 is flat over every step float64 has there).
         pole = _OFF_AXIS.get(rule) or _OFF_AXIS.get(rule.forward)
         if pole is None:
             return 0, 1.0
