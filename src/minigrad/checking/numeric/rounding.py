@@ -90,13 +90,14 @@ _POLAR = (DIV, LOG, LOG2, LOG10, LOG1P, SQRT, CBRT,
 #: at every whole number from 0 down.
 _UNIT_BRANCHES = (ASIN, ACOS, ATANH, ACOSH)
 _GAMMAS = (LGAMMA, GAMMA, DIGAMMA)
-#: Of those, the ones whose nearest singularities lie off the real line, at this
-#: distance from it (erf, erfc and gelu: their bend, as if it were one).
-_OFF_AXIS: dict[object, float] = {
-    TANH: math.pi / 2, math.tanh: math.pi / 2, SIGMOID: math.pi, SOFTPLUS: math.pi,
-    ATAN: 1.0, math.atan: 1.0, ERF: 1.0, math.erf: 1.0, ERFC: 1.0, math.erfc: 1.0,
+#: Of the ops that bend, those whose nearest singularities lie off the real
+#: line, at this distance from it (erf, erfc and gelu: their bend, as if it
+#: were one); and a custom rule whose forward is one of these math functions.
+_OFF_AXIS: dict[Rule, float] = {
+    TANH: math.pi / 2, SIGMOID: math.pi, SOFTPLUS: math.pi, ATAN: 1.0, ERF: 1.0, ERFC: 1.0,
     GELU: 1.0,
 }  # fmt: skip
+_OFF_AXIS_MATH = ((math.tanh, math.pi / 2), (math.atan, 1.0), (math.erf, 1.0), (math.erfc, 1.0))
 #: A custom rule whose forward is one of these turns or bends too.
 _PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.erf, math.erfc)
 #: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
@@ -353,11 +354,12 @@ def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[fl
 
 def _radius(node: Value) -> tuple[int, float] | None:
     """Which argument of ``node``'s op a step may move by how much before a
-    difference stops seeing the op's slope: a unit for the ops that turn or
-    bend (:data:`_PERIODIC`); for an op with a pole or branch point, the
-    distance from its argument to it, the radius of its Taylor series there
-    (``1 / u`` at 0.44 from its pole: steps of 3e7 see ``c`` on both sides
-    and agree on a slope of 0). None for the rest."""
+    difference stops seeing the op's slope: a radian for the periodic ops; for
+    the others that bend (:data:`_PERIODIC`) and those with a pole or branch
+    point (:data:`_POLAR`), the distance from the argument to the nearest
+    singularity, the radius of the op's Taylor series there (``1 / u`` at 0.44
+    from its pole: steps of 3e7 see ``c`` on both sides and agree on a slope
+    of 0). None for the rest."""
     rule = node._rule
     if rule is None:
         return None
@@ -367,7 +369,9 @@ def _radius(node: Value) -> tuple[int, float] | None:
         # nearest; erf, erfc and gelu, which have none, as far as their bend at 0
         # as if it were one a unit off: a unit at the bend, far more deep in
         # saturation (erf at 1e20 is flat over every step float64 has there).
-        pole = _OFF_AXIS.get(rule) or _OFF_AXIS.get(rule.forward)
+        pole = _OFF_AXIS.get(rule) or next(
+            (d for f, d in _OFF_AXIS_MATH if rule.forward is f), None
+        )
         if pole is None:
             return 0, 1.0
         u = _args(node)[0]
