@@ -136,16 +136,25 @@ def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
 
 
 def _extrapolated(rows: Sequence[_Row], left: bool) -> tuple[float, float]:
-    """One side's slope from a start's steps ``s``, ``s/2``, ``s/4``, Richardson's
-    second column (error terms in ``s`` and ``s**2`` taken out), and its error:
-    the larger change from the two entries it was made of, plus the round-off
-    the combination carries (a slope's is half its gap's)."""
-    v0, v1, v2 = (row.left if left else row.right for row in rows)
-    r0, r1, r2 = (row.gap_noise / 2.0 for row in rows)
-    c1a, c1b = 2.0 * v1 - v0, 2.0 * v2 - v1
+    """One side's slope from a start's steps ``s``, ``s/2``, ``s/4`` (:func:`_second`),
+    and its error (a slope's round-off is half its gap's)."""
+    value, error, _ = _second(
+        [(row.left if left else row.right, row.gap_noise / 2.0) for row in rows]
+    )
+    return value, error
+
+
+def _second(slopes: Sequence[tuple[float, float]]) -> tuple[float, float, float]:
+    """Richardson's second column over one-sided slopes at steps ``s``, ``s/2``,
+    ``s/4`` (each with its round-off): ``2 D(s/2) - D(s)`` cancels ``s``, then
+    ``(4 C(s/2) - C(s)) / 3`` cancels ``s**2``. The value; its error, the larger
+    change from the two entries it was made of plus the round-off the
+    combination carries; and that round-off."""
+    (d0, r0), (d1, r1), (d2, r2) = slopes
+    c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
     c2 = (4.0 * c1b - c1a) / 3.0
     rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
-    return c2, max(abs(c2 - c1b), abs(c2 - c1a)) + rr
+    return c2, max(abs(c2 - c1b), abs(c2 - c1a)) + rr, rr
 
 
 def shrinks(rows: Sequence[_Row]) -> bool:
@@ -186,12 +195,8 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
             vals.append(((got[r] - c) / step, 2.0 * p.delta(r, got[r], c) / abs(step)))
         if len(vals) < 3:
             continue
-        (d0, r0), (d1, r1), (d2, r2) = vals
-        c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
-        c2 = (4.0 * c1b - c1a) / 3.0
-        rr = (4.0 * (2.0 * r2 + r1) + (2.0 * r1 + r0)) / 3.0
-        moved = max(abs(c2 - c1b), abs(c2 - c1a))
-        ests.append(Estimate(c2, moved + rr, s, rr, True))
+        value, error, rr = _second(vals)
+        ests.append(Estimate(value, error, s, rr, True))
     if not ests:
         return None
     if p.overflowed or (
