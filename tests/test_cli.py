@@ -85,6 +85,78 @@ def test_bad_numbers_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--points" in capsys.readouterr().err
 
 
+def _table(out: str) -> str:
+    """The command's output without its last line (the time it took)."""
+    assert re.search(r"passed in \d+\.\d s\n$|failed", out), out
+    return out.rsplit("\n", 2)[0]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the jobs are forked processes")
+def test_the_table_is_the_same_for_any_number_of_jobs_and_workers_check_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    import minigrad.cli as cli
+    from minigrad.cli.rulefile import check_item as checked
+
+    def noting(*args: object, **kwargs: object) -> object:
+        (tmp_path / f"pid-{os.getpid()}").touch()  # which process checked an item
+        return checked(*args, **kwargs)  # type: ignore[arg-type]
+
+    tables = {}
+    for jobs in ("1", "2", "3"):
+        assert main(["check", "--points", "2", "--order", "2", "--jobs", jobs]) == 0
+        tables[jobs] = _table(capsys.readouterr().out)
+        monkeypatch.setattr(cli, "check_item", noting)
+    assert tables["1"] == tables["2"] == tables["3"]
+    workers = {p.name for p in tmp_path.iterdir()}
+    assert f"pid-{os.getpid()}" not in workers and len(workers) >= 2, workers
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the jobs are forked processes")
+def test_a_wrong_rule_in_the_table_fails_in_a_worker(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import math
+
+    import minigrad as mg
+    from minigrad.core import rules
+
+    bad = mg.Rule("bad_sin", math.sin, (lambda x, out: mg.cos(x) * 1.001,))
+    monkeypatch.setattr(rules, "TABLE", [*rules.TABLE[:3], bad])
+    assert main(["check", "--points", "3", "--order", "1", "--jobs", "2"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^bad_sin .* FAIL$", out, re.MULTILINE), out
+
+
+def test_ctrl_c_during_the_table_reports_what_was_checked_and_exits_130(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import minigrad.cli as cli
+    from minigrad.cli.rulefile import check_item as checked
+
+    calls: list[object] = []
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        calls.append(args[0])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return checked(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "check_item", interrupted)
+    assert main(["check", "--points", "1", "--order", "1", "--jobs", "1"]) == 130
+    captured = capsys.readouterr()
+    rows = [line.split()[0] for line in captured.out.splitlines()[1:] if line.strip()]
+    assert rows[:2] == [rule.name for rule in ops.TABLE[:2]] and len(rows) == 3  # + the total
+    assert "interrupted (Ctrl-C)" in captured.err
+
+
+def test_jobs_below_one_exit_2_naming_the_value(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--jobs", "0"]) == 2
+    assert "--jobs must be >= 1, got 0" in capsys.readouterr().err
+
+
 def test_progress_stays_off_a_non_terminal_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     main(["check", "--points", "1", "--order", "1"])
     captured = capsys.readouterr()

@@ -24,8 +24,9 @@ import argparse
 import os
 import random
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from minigrad.checking.lab.trials import Outcome
@@ -165,19 +166,88 @@ def _progress(err: TextIO) -> Callable[[int, int, str], None] | None:
 
 
 def _check_here(items: Sequence[Item], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Check minigrad's own rules and composites in this process."""
+    """Check minigrad's own rules and composites: in this process, or spread over
+    ``--jobs`` processes forked from it (:func:`_each_checked`)."""
     started = time.perf_counter()
     show = _progress(err)
     results: list[tuple[str, dict[str, str]]] = []
-    for i, item in enumerate(items):
-        if show is not None:
-            show(i, len(items), item.name)
-        rng = random.Random(f"{args.seed}:{i}:{item.name}")
-        found = check_item(item, args.points, args.order, rng)
-        results.append((item.name, outcome(item, found, verbose=args.verbose)))
+    interrupted = False
+    try:
+        for i, (name, found) in enumerate(_each_checked(items, args)):
+            if show is not None:
+                show(i, len(items), name)
+            results.append((name, found))
+    except KeyboardInterrupt:
+        interrupted = True
     if show is not None:
         print("\r" + " " * 60 + "\r", end="", file=err, flush=True)
+    if interrupted:
+        if results:
+            _report(results, len(rules.TABLE), [], args, out, started)
+        print("interrupted (Ctrl-C): the rules above are all that were checked", file=err)
+        return 130
     return _report(results, len(rules.TABLE), [], args, out, started)
+
+
+#: What the forked workers of :func:`_each_checked` check: the items and the options.
+_WORK: tuple[Sequence[Item], argparse.Namespace] | None = None
+
+
+def _checked(i: int) -> tuple[str, dict[str, str]]:
+    """Item ``i`` of :data:`_WORK`, checked at its own seeded points: its name and outcome."""
+    assert _WORK is not None
+    items, args = _WORK
+    item = items[i]
+    rng = random.Random(f"{args.seed}:{i}:{item.name}")
+    found = check_item(item, args.points, args.order, rng)
+    return item.name, outcome(item, found, verbose=args.verbose)
+
+
+def _each_checked(
+    items: Sequence[Item], args: argparse.Namespace
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """Each item's name and outcome, in order.
+
+    The items are independent, and each draws its points from a generator
+    seeded by the seed, its place and its name, so the outcomes are the
+    same whichever process checks an item. With more than one job, workers
+    forked from this process (they inherit the rule table as it is here, a
+    test's changes too) check an item each at a time. A system without
+    ``fork`` (Windows, a browser) or a process running threads (forking one
+    can deadlock) checks them here, one after another.
+    """
+    global _WORK
+    _WORK = (items, args)
+    try:
+        jobs = min(args.jobs if args.jobs is not None else _cpus(), len(items))
+        if jobs > 1 and threading.active_count() == 1:
+            try:
+                import multiprocessing
+
+                pool = multiprocessing.get_context("fork").Pool(jobs, _ignore_ctrl_c)
+            except (ImportError, OSError, ValueError):  # no fork here
+                pass
+            else:
+                with pool:
+                    yield from pool.imap(_checked, range(len(items)))
+                return
+        yield from map(_checked, range(len(items)))
+    finally:
+        _WORK = None
+
+
+def _ignore_ctrl_c() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (it ends the workers)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _report(
@@ -341,6 +411,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--order", type=int, default=3, help="highest order checked (3)")
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        help="processes that check minigrad's own rules side by side (the CPUs this process "
+        "may use; 1: in this process). The results are the same for any number",
+    )
     p.set_defaults(run=_run_check)
     d = sub.add_parser(
         "demo",
@@ -417,6 +493,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if getattr(args, "points", 1) < 1 or getattr(args, "order", 1) < 1:
         print("minigrad: --points and --order must be >= 1", file=sys.stderr)
+        return 2
+    if getattr(args, "jobs", None) is not None and args.jobs < 1:
+        print(f"minigrad: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
         return 2
     try:
         status: int = args.run(args, sys.stdout, sys.stderr)
