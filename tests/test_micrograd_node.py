@@ -194,6 +194,10 @@ def closure_exp_with(bug: str) -> Op:
                 x.grad += out.data
             elif bug == "=":
                 x.grad = out.data * out.grad
+            elif bug == "abs":  # right only for a positive upstream gradient
+                x.grad += out.data * abs(out.grad)
+            elif bug == "clipped":  # a gradient of at most 1 passed on
+                x.grad += out.data * min(out.grad, 1.0)
 
         out._backward = _backward
         return out
@@ -225,6 +229,10 @@ def test_a_right_closure_op_passes_gradcheck(shape: str) -> None:
         ("no out.grad", "plus x", "ignores out.grad"),
         ("no out.grad", "times 3", "ignores out.grad"),
         ("=", "plus x", "sets .grad (=) where it must add into it (+=)"),
+        ("abs", "alone", "does not scale with out.grad"),
+        ("abs", "times 3", "does not scale with out.grad"),
+        ("clipped", "alone", "out.grad (it adds"),
+        ("clipped", "under tanh", "out.grad (it adds"),
     ],
 )
 def test_a_wrong_closure_op_fails_and_is_named(bug: str, shape: str, named: str) -> None:

@@ -174,10 +174,12 @@ class Closure(Rule):
         """What the closure does that no chain-rule step does, in words; ``""`` if nothing seen.
 
         Two exact tests, at the recorded point: a step is linear in
-        ``out.grad`` (twice the upstream adds twice as much: a power of 2, so
-        exactly twice), and it adds into ``.grad`` (a child's earlier
-        gradient stays). micrograd's commonest closure bugs fail them: a
-        forgotten ``* out.grad``, and ``=`` where ``+=`` belongs.
+        ``out.grad`` (an upstream of 2 adds twice as much as one of 1, and one
+        of -0.5 minus half as much: powers of 2, so exactly, and of both
+        signs, so that ``abs(out.grad)`` or a gradient clipped at 0 shows),
+        and it adds into ``.grad`` (a child's earlier gradient stays).
+        micrograd's commonest closure bugs fail them: a forgotten
+        ``* out.grad``, and ``=`` where ``+=`` belongs.
 
         Example:
             >>> x = Value(3.0)
@@ -189,18 +191,20 @@ class Closure(Rule):
             its _backward sets .grad (=) where it must add into it (+=)...
         """
         once = self.local_partials()
-        twice = self.local_partials(upstream=2.0)
-        for a, b in zip(once, twice, strict=True):
-            if b != 2.0 * a and abs(b - 2.0 * a) > 1e-12 * abs(b):
+        for upstream in (2.0, -0.5):
+            scaled = self.local_partials(upstream=upstream)
+            for a, b in zip(once, scaled, strict=True):
+                if b == upstream * a or abs(b - upstream * a) <= 1e-12 * abs(b):
+                    continue
                 ignored = b == a
                 return (
                     "its _backward "
                     + ("ignores out.grad" if ignored else "does not scale with out.grad")
-                    + f" (it adds {a!r} when out.grad is 1 and {b!r} when it is 2): a step "
-                    "adds local partial * out.grad, so write child.grad += ... * out.grad. (The "
-                    "checkers weight their backward pass at random and divide it back out, so "
-                    "their analytic value shows this even where backward() from a weight of 1 "
-                    "happens to come out right.)"
+                    + f" (it adds {a!r} when out.grad is 1 and {b!r} when it is {upstream}): "
+                    "a step adds local partial * out.grad, so write child.grad += ... * "
+                    "out.grad. (The checkers weight their backward pass at random and divide "
+                    "it back out, so their analytic value shows this even where backward() "
+                    "from a weight of 1 happens to come out right.)"
                 )
         kept = self.local_partials(start=0.75)
         for a, b in zip(once, kept, strict=True):

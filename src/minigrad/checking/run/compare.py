@@ -307,10 +307,10 @@ class Comparison:
         return found
 
     def _closures(self, found: LevelFindings, fs: list[Value], keys: list[Key]) -> None:
-        """Each ``_backward`` closure run on its own with an upstream gradient of 1 and
-        of 2 and with gradients already in its children: a step that ignores
-        ``out.grad`` or sets ``.grad`` (``=`` for ``+=``) is wrong wherever the
-        op is used, whatever the rest of the graph makes of it."""
+        """Each ``_backward`` closure run on its own with upstream gradients of 1, 2
+        and -0.5 and with gradients already in its children: a step that is not
+        linear in ``out.grad`` or sets ``.grad`` (``=`` for ``+=``) is wrong
+        wherever the op is used, whatever the rest of the graph makes of it."""
         for name, problem in closure_problems(fs):
             words = f"op {name!r} (a _backward closure): {problem}"
             entry = broken(1, keys[0], CLOSURE_STEP, "rev", words, Cause.CLOSURE, self.settings)
