@@ -91,6 +91,28 @@ def test_a_students_wrong_backward_is_caught_naming_the_input() -> None:
     assert (x.data, x.grad, y.data, y.grad) == (2.0, 0.0, 3.0, 0.0)
 
 
+def test_a_backward_that_ignores_out_grad_at_the_top_node_is_caught_and_explained() -> None:
+    # backward() starts from an upstream gradient of 1, where `+= partial` and
+    # `+= partial * out.grad` agree: the check's pass starts from out * w.
+    noup = load(ENGINE.replace("self.grad += out.data * out.grad", "self.grad += out.data"))
+    x = noup(0.7)
+    x.exp().backward()
+    assert x.grad == math.exp(0.7)  # right by accident from backward()
+    report = check(lambda a: a.exp(), [noup(0.7)])
+    assert not report.ok and "ignores out.grad" in report.fault, report.text()
+    assert not gradcheck(lambda a: a.exp() + a, [noup(-0.3)], raise_exception=False)
+    assert not check(lambda a, b: (a.exp(), b * 2.0), [noup(0.7), noup(1.0)], fast_mode=True).ok
+    assert check(lambda a: a.exp(), [Student(0.7)]).ok
+
+
+def test_where_a_node_times_a_number_is_itself_wrong_the_passes_start_from_1() -> None:
+    # The weight is applied with the engine's own *: a * that does not pass its
+    # number back would blame every function. exp is right here, and passes.
+    mul = load(ENGINE.replace("self.grad += other.data * out.grad", "self.grad += out.grad"))
+    assert check(lambda a: a.exp(), [mul(0.7)]).ok
+    assert not check(lambda a: a * 3.0, [mul(0.7)]).ok  # the wrong * itself is caught
+
+
 def test_other_leaves_func_closes_over_keep_their_grad() -> None:
     # backward() adds into every leaf it reaches: a parameter the checked
     # function uses, not an input, is put back too (found through _prev).

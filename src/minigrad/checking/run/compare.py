@@ -163,8 +163,9 @@ class Comparison:
         """Level k's Jacobian in ``mode``: on floats, again (``twice``), on Values (``both``)."""
         levels, s = self.levels, self.settings
         if isinstance(levels, ForeignLevels):  # backward() on a fresh graph per pass
-            analytic = levels.jacobian(fs)
-            again = levels.jacobian(levels.outputs()) if twice else analytic
+            w = s.weights(len(fs))
+            analytic = levels.jacobian(fs, w)
+            again = levels.jacobian(levels.outputs(), w) if twice else analytic
             return analytic, again, None
         xs = levels.xs
         if mode == "fwd":

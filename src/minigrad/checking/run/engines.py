@@ -45,7 +45,7 @@ if not TYPE_CHECKING:
 
 
 if TYPE_CHECKING:
-    from typing import Protocol, cast
+    from typing import Any, Protocol, cast
 
     from minigrad.checking.numeric.estimate import Evaluate
 
@@ -286,6 +286,7 @@ class ForeignLevels(Levels):
         self.weights = weights  # at order 1, only their count matters
         self.engine = engine
         self.repeat = repeat
+        self._scaling: bool | None = None
         self.names = []
         for i, x in enumerate(inputs):
             label = getattr(x, "label", "")
@@ -362,25 +363,44 @@ class ForeignLevels(Levels):
             for x, orig in zip(self.nodes, saved, strict=True):
                 x.data = orig
 
-    def jacobian(self, fs: Sequence[Value]) -> list[list[float]]:
+    def jacobian(self, fs: Sequence[Value], w: Sequence[float] | None = None) -> list[list[float]]:
         """``rows[r][i] = d out[r] / d inputs[i]`` by ``backward()``, one graph per output.
 
         ``fs`` is a graph no pass has run on yet: the first output's pass
-        uses it; every other pass builds its own.
+        uses it; every other pass builds its own. ``backward()`` starts from
+        an upstream gradient of 1, where a step that forgets ``out.grad`` at
+        an output's top node comes out right: with weights ``w``, each pass
+        starts from ``out[r] * w[r]`` instead, and its gradients are divided
+        back by ``w[r]``. That takes the engine's own ``*`` of a node and a
+        number, which may be under test: only where it passes a number on
+        exactly (:meth:`_scales`), else from 1.
         """
         rows = []
         for r in range(len(fs)):
-            y = fs[0] if r == 0 else self.outputs()[r]
-            rows.append(self._backward(cast("EngineNode", y)))
+            y = cast("Any", fs[0] if r == 0 else self.outputs()[r])
+            wr = w[r] if w is not None and self._scales() else 1.0
+            rows.append([g / wr for g in self._backward(y * wr if wr != 1.0 else y)])
         return rows
 
-    def weighted(self, fs: Sequence[Value], w: Sequence[float]) -> list[float]:
-        """The gradient of ``sum_r w[r] * out[r]``, from the rows of :meth:`jacobian`.
+    def weighing(self) -> bool:
+        """Whether the analytic passes start from weighted outputs (:meth:`jacobian`)."""
+        return self._scales()
 
-        Summed here rather than built with the engine's own ``*`` and ``+``,
-        which may be the ops under test.
-        """
-        rows = self.jacobian(fs)
+    def _scales(self) -> bool:
+        """Whether ``node * 1.5`` passes 1.5 back to the node, exactly (tried once)."""
+        if self._scaling is None:
+            try:
+                grads = self._backward(cast("Any", self.nodes[0]) * 1.5)
+            except Exception:  # no * with a number, or one that fails: no weights
+                grads = [0.0]
+            self._scaling = grads[0] == 1.5
+        return self._scaling
+
+    def weighted(self, fs: Sequence[Value], w: Sequence[float]) -> list[float]:
+        """The gradient of ``sum_r w[r] * out[r]``, from the rows of :meth:`jacobian`
+        (each pass weighted, then divided back), summed here rather than with the
+        engine's own ``+``, which may be under test."""
+        rows = self.jacobian(fs, w)
         return [
             math.fsum(wr * row[i] for wr, row in zip(w, rows, strict=True))
             for i in range(len(self.nodes))

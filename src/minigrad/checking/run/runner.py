@@ -184,6 +184,8 @@ class _Checker:
         narrowing: Value | None = None
         if not localize:
             pass
+        elif failed and isinstance(self.levels, ForeignLevels) and whole.failures:
+            fault = self._unweighted(whole.failures[0])
         elif failed and s.exact_step and all(e.digits >= MIN_DIGITS for e in whole.failures):
             fault = (
                 "every failing entry agrees with the extrapolated derivative: the central "
@@ -224,6 +226,23 @@ class _Checker:
             quick = _Checker(self.levels, s, localize=False)
             report.remark_later(lambda: narrow(rule, args, k, quick._check_rule))
         return report
+
+    def _unweighted(self, worst: Entry) -> str:
+        """Where a foreign engine's ``backward()`` from the output itself (an upstream
+        gradient of 1) agrees with the numbers and the weighted pass does not: why."""
+        levels = self.levels
+        assert isinstance(levels, ForeignLevels)
+        if worst.output < 0 or not levels.weighing():
+            return ""
+        plain = levels.jacobian(levels.outputs())[worst.output][worst.wrt]
+        if not abs(plain - worst.numerical) <= max(worst.error, 1e-9 * abs(worst.numerical)):
+            return ""
+        return (
+            f"backward() from out[{worst.output}] itself gives {plain:.10g}, which agrees; the "
+            "checker's pass starts from out * w (a random w, divided back out) and does not: "
+            "a _backward that ignores out.grad (+= partial, not += partial * out.grad) "
+            "comes out right only where out.grad is 1"
+        )
 
     def _check_rule(self, func: Callable[..., Value], inputs: list[Value], k: int) -> Report:
         levels = Levels(func, inputs, None, self.settings.where)
