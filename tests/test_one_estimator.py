@@ -272,6 +272,37 @@ def test_fast_mode_passes_nothing_the_exhaustive_check_fails(
     assert {e.wrt for e in report.failures} == {0}
 
 
+def _xexp(x: Value) -> Value:
+    """x e^x with a partial that drops the graph of e^x: right at order 1, wrong at 2."""
+    return Rule("xexp", lambda t: t * math.exp(t), (lambda t, out: (1 + t) * math.exp(_data(t)),))(
+        x
+    )
+
+
+def _data(x: float | Value) -> float:
+    return x.data if isinstance(x, Value) else x
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1e-8, 1e-12])
+@pytest.mark.parametrize("order", [1, 2])
+def test_fast_mode_sees_a_wrong_rule_in_an_output_far_smaller_than_another(
+    scale: float, order: int
+) -> None:
+    # The weighted sum's round-off is the large output's: an error the exhaustive
+    # check resolves in the small one's entries hides in it, unless fast mode
+    # holds each output's entries to what the exhaustive check proves of them.
+    bad = Rule("badexp", math.exp, (lambda x, out: out * (1 + 1e-3),))
+    rule = bad if order == 1 else _xexp
+    f = lambda a, b: (1e8 * (a * b).sin(), scale * rule(a + b))  # noqa: E731
+    assert not check(f, [Value(0.3), Value(0.7)], order=order)
+    report = check(f, [Value(0.3), Value(0.7)], order=order, fast_mode=True)
+    assert not report.ok, report.text()
+    assert {e.output for e in report.failures} == {1}
+    # Both outputs right: fast mode passes (on its own, or entry by entry).
+    good = lambda a, b: (1e8 * (a * b).sin(), scale * (a + b).exp())  # noqa: E731
+    assert check(good, [Value(0.3), Value(0.7)], order=order, fast_mode=True)
+
+
 def test_fast_mode_checks_each_closure_op_on_its_own() -> None:
     x = Value(0.5)
 

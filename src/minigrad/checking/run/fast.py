@@ -9,13 +9,15 @@ mode's jvp along ``d`` weighted by ``w``. The same decision as every entry
 (:func:`~minigrad.checking.verdicts.decide.decide`) judges it.
 
 Fast mode passes only when it proves as much as the exhaustive check would:
-an error ``e`` in entry i moves the direction's slope by ``|d_i| e``, and the
-exhaustive check proves ``FAST_DIGITS`` digits of an entry at a
-well-conditioned point, or as much as round-off leaves after widening (the
-values' round-off over a thousand nominal steps, times the tableau's 6.6),
+an error ``e`` in entry (r, i) moves the direction's slope by ``|w_r d_i| e``,
+and the exhaustive check proves ``FAST_DIGITS`` digits of an entry at a
+well-conditioned point, or as much as output r's round-off leaves after
+widening (over a thousand nominal steps, times the tableau's 6.6),
 whichever is more; so the directional agreement's bound must be below
-``|d_i|`` times that, for every i (the estimate widened as the exhaustive
-check's is). Anything else (a wider bound, a disagreement, a kink, a step off
+``|w_r d_i|`` times that, for every entry (the estimate widened as the
+exhaustive check's is). An output of 1e-8 beside one of 1e8 holds entries
+the weighted sum's round-off would drown: the check then goes on to every
+entry. Anything else (a wider bound, a disagreement, a kink, a step off
 the domain, a closure op that misbehaves on its own, a weighted sum beyond
 float64) sends the check on to every entry, which says which one and why.
 """
@@ -74,8 +76,12 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
         for x in xs
     ]
     total: Value | None = None
+    rows: list[list[float]] | None = None  # per output, its gradient (where more than one)
     if isinstance(levels, ForeignLevels):  # the engine's own backward(), on a fresh graph
-        g = levels.weighted(fs, w)
+        rows = levels.jacobian(fs, w)
+        g = [
+            math.fsum(wr * row[i] for wr, row in zip(w, rows, strict=True)) for i in range(len(xs))
+        ]
         again = levels.weighted(fs, w) if twice else g
     else:
         total = w[0] * fs[0]
@@ -83,6 +89,8 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
             total = total + wf * f
         g = [x.data for x in derivatives(total, xs, False)]
         again = [x.data for x in derivatives(total, xs, False)] if twice else g
+        if len(fs) > 1:
+            rows = [[x.data for x in derivatives(f, xs, False)] for f in fs]
     if any(abs(a - b) > s.nondet_tol for a, b in zip(g, again, strict=True)):
         return None  # the exhaustive check names the entry and the two values
     slopes: list[float] = []
@@ -122,15 +130,25 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
         noise = [GraphRoundoff([total], xs).noise(0)]
     point = Point(along, 0.0, here, s.eps, noise, any(levels.opaque_rows(fs)) or total is None)
     terms = [abs(di * gi) for di, gi in zip(d, g, strict=True) if gi != 0.0]
-    # The exhaustive check proves FAST_DIGITS of entry i, or what round-off leaves
-    # after widening, whichever is more; an error that large in entry i moves the
-    # slope by |d_i| times it.
+    # The exhaustive check proves FAST_DIGITS of entry (r, i), or what round-off of
+    # output r leaves after widening, whichever is more; an error that large in
+    # entry (r, i) moves the slope by |w_r d_i| times it. One output: its entries
+    # are the weighted sum's, over w_0.
     delta = noise[0] if noise is not None else MODEL_ROUNDOFF * abs(here[0])
+    if rows is None:
+        rows, deltas = [[gi / w[0] for gi in g]], [delta / abs(w[0])]
+    elif total is None:
+        deltas = [MODEL_ROUNDOFF * abs(f.data) for f in fs]
+    else:
+        graph = GraphRoundoff(fs, xs)
+        deltas = [graph.noise(r) or MODEL_ROUNDOFF * abs(f.data) for r, f in enumerate(fs)]
     margin = min(
         (
-            abs(di) * max(10.0**-FAST_DIGITS * abs(gi), _WIDENED * delta / (_WIDE * s.step(x.data)))
-            for x, di, gi in zip(xs, d, g, strict=True)
-            if gi != 0.0
+            abs(wr * di)
+            * max(10.0**-FAST_DIGITS * abs(row[i]), _WIDENED * dr / (_WIDE * s.step(x.data)))
+            for wr, row, dr in zip(w, rows, deltas, strict=True)
+            for i, (x, di) in enumerate(zip(xs, d, strict=True))
+            if row[i] != 0.0
         ),
         default=math.inf,
     )
