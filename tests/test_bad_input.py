@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +148,19 @@ CASES: list[tuple[str, Callable[[], object], type[Exception], str]] = [
     ),
     ("True as a weight", lambda: M.grad(q * q, [q], [True]), TypeError, "grad_outputs[0]"),
     (
+        "a Decimal as an input",
+        lambda: M.check(square, [Decimal("0.5")]),
+        TypeError,
+        "check: inputs[0] is a Decimal, Decimal('0.5'): a number, but the checks compute in "
+        "float64, from real numbers (an int, a float, a Fraction): pass float(x)",
+    ),
+    (
+        "a complex as an input",
+        lambda: M.gradcheck(square, [1.0, 1j]),
+        TypeError,
+        "gradcheck: inputs[1] is a complex, 1j: a number, but the checks compute in float64",
+    ),
+    (
         "an order without bound",
         lambda: M.check(square, [Value(1.0)], order=40),
         ValueError,
@@ -230,3 +245,10 @@ def test_eps_curve_reports_a_path_it_cannot_write(
     assert err.startswith(f"minigrad eps-curve: cannot write --svg {str(missing)!r}: ")
     assert "No such file" in err and "Traceback" not in err + out
     assert not missing.parent.exists()
+
+
+def test_a_fraction_is_a_number_the_checks_take_and_it_is_left_as_it_was() -> None:
+    third = Fraction(1, 3)
+    report = M.check(lambda x, y: (x * y).exp(), [third, 2])
+    assert report.ok and report.entries[0].verdict == "agrees"
+    assert third == Fraction(1, 3)

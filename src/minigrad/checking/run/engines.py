@@ -86,7 +86,19 @@ def engine_name(cls: type) -> str:
 
 
 def _is_real(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
+    """Whether ``x`` is a real number (a Fraction too; never a bool)."""
+    if isinstance(x, int | float):
+        return not isinstance(x, bool)
+    import numbers  # paid only for what is neither an int nor a float
+
+    return isinstance(x, numbers.Real)
+
+
+def _is_number(x: object) -> bool:
+    """Whether ``x`` is a number that is not a real one (a Decimal, a complex)."""
+    import numbers
+
+    return isinstance(x, numbers.Number) and not hasattr(x, "backward")
 
 
 def fits(node: object) -> str:
@@ -170,6 +182,12 @@ def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type |
             continue
         if isinstance(x, bool):
             raise TypeError(f"{what}[{i}] must be a Value or a number, got bool {x!r}")
+        if _is_number(x):
+            raise TypeError(
+                f"{what}[{i}] is a {type(x).__name__}, {x!r}: a number, but the checks compute "
+                "in float64, from real numbers (an int, a float, a Fraction)"
+                + (": pass float(x)" if hasattr(type(x), "__float__") else "")
+            )
         problem = fits(x)
         if problem:
             raise _refusal(where, i, x, problem)
