@@ -224,6 +224,9 @@ def _each_checked(
             try:
                 import multiprocessing
 
+                # A forked worker flushes its copy of the streams when it ends.
+                sys.stdout.flush()
+                sys.stderr.flush()
                 pool = multiprocessing.get_context("fork").Pool(jobs, _ignore_ctrl_c)
             except (ImportError, OSError, ValueError):  # no fork here
                 pass
