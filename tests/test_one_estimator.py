@@ -18,7 +18,7 @@ from functools import partial
 import pytest
 
 import minigrad as mg
-from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
+from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck, gradgradcheck
 
 
 def _closure(name: str, forward: Callable[[float], float], step: str) -> Callable[[Value], Value]:
@@ -301,6 +301,43 @@ def test_fast_mode_sees_a_wrong_rule_in_an_output_far_smaller_than_another(
     # Both outputs right: fast mode passes (on its own, or entry by entry).
     good = lambda a, b: (1e8 * (a * b).sin(), scale * (a + b).exp())  # noqa: E731
     assert check(good, [Value(0.3), Value(0.7)], order=order, fast_mode=True)
+
+
+@pytest.mark.parametrize("n", [5, 20])
+def test_fast_mode_sees_a_wrong_rule_in_a_term_far_smaller_than_the_others(n: int) -> None:
+    # The exhaustive check climbs the ladder for the small term's entry, where
+    # round-off falls a millionfold, and convicts a rule 1% off; fast mode is
+    # held to that, not to what a thousand nominal steps would prove.
+    bad = Rule("badsin", math.sin, (lambda x, out: mg.cos(x) * 1.01,))
+
+    def h(*xs: Value) -> Value:
+        total = 1e3 * xs[0].sin()
+        for x in xs[1:-1]:
+            total = total + 1e3 * x.sin()
+        return total + 1e-6 * bad(xs[-1])
+
+    xs = [0.3 + 0.4 * i / (n - 1) for i in range(n)]
+    assert not check(h, [Value(v) for v in xs])
+    report = check(h, [Value(v) for v in xs], fast_mode=True)
+    assert not report.ok and {e.wrt for e in report.failures} == {n - 1}, report.text()
+    right = lambda *vs: h(*vs[:-1], Value(0.0)) + 1e-6 * vs[-1].sin()  # noqa: E731
+    # (bad(0) is 0: the right function's last term is 1e-6 sin alone)
+    assert check(right, [Value(v) for v in xs], fast_mode=True)
+
+
+@pytest.mark.parametrize("how", ["raises", "nan"])
+@pytest.mark.parametrize("weight", [1.7, Value(1.7)])
+def test_a_partial_that_fails_is_wrong_with_a_value_among_the_weights(
+    how: str, weight: float | Value
+) -> None:
+    # A Value weight is one more input, whose slope is 0: resolved, not beyond
+    # float64, so the failed analytic pass is the rule's, not the range's.
+    partial = (lambda x, out: 1 / 0) if how == "raises" else (lambda x, out: math.nan)
+    rule = Rule("bad_sin", math.sin, (partial,))
+    f = lambda a: rule(a) * 1.5  # noqa: E731
+    report = check(f, [Value(0.4)], order=2, grad_outputs=[weight])
+    assert not report.ok and report.failures[0].verdict == "wrong", report.text()
+    assert not gradgradcheck(f, [Value(0.4)], [weight], raise_exception=False)
 
 
 def test_fast_mode_checks_each_closure_op_on_its_own() -> None:

@@ -11,9 +11,9 @@ mode's jvp along ``d`` weighted by ``w``. The same decision as every entry
 Fast mode passes only when it proves as much as the exhaustive check would:
 an error ``e`` in entry (r, i) moves the direction's slope by ``|w_r d_i| e``,
 and the exhaustive check proves ``FAST_DIGITS`` digits of an entry at a
-well-conditioned point, or as much as output r's round-off leaves after
-widening (over a thousand nominal steps, times the tableau's 6.6),
-whichever is more; so the directional agreement's bound must be below
+well-conditioned point, or, where round-off rules, as much as output r's
+round-off leaves at the ladder's largest start (two million nominal steps,
+times the tableau's 6.6), whichever is more; so the directional agreement's bound must be below
 ``|w_r d_i|`` times that, for every entry (the estimate widened as the
 exhaustive check's is). An output of 1e-8 beside one of 1e8 holds entries
 the weighted sum's round-off would drown: the check then goes on to every
@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
-from minigrad.checking.numeric.ladder import _WIDE, ladder, widen
+from minigrad.checking.numeric.ladder import _UP, TARGET, ladder, widen
 from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.compare import closure_problems, deterministic, entry_of
 from minigrad.checking.run.engines import ForeignLevels
@@ -43,12 +43,16 @@ __all__ = ["FAST_DIGITS", "fast"]
 #: check proves of an entry at a well-conditioned point (a rule error of 1e-9 is
 #: caught there), so fast mode passes nothing the exhaustive check would fail.
 FAST_DIGITS = 9
-#: The round-off of the widening tableau's estimate over that of its first
-#: difference (values off by ``delta`` at the step ``_WIDE * h``): differences at
-#: ratios 1, 2, 4 carry 1, 2, 4 of it, Richardson's columns at a step ratio of 2
-#: make (4 * 2 + 1) / 3 = 3 and (4 * 4 + 2) / 3 = 6 of them, and the last
-#: (16 * 6 + 3) / 15 = 6.6 (``widen``'s ``rr``): no widened bound is tighter.
+#: The round-off of a tableau's estimate over that of its first difference
+#: (values off by ``delta`` at its step): differences at ratios 1, 2, 4 carry 1,
+#: 2, 4 of it, Richardson's columns at a step ratio of 2 make (4 * 2 + 1) / 3 = 3
+#: and (4 * 4 + 2) / 3 = 6 of them, and the last (16 * 6 + 3) / 15 = 6.6
+#: (``widen``'s ``rr``): no tableau's bound is tighter.
 _WIDENED = 6.6
+#: The ladder's largest start, in nominal steps (``2 h * 10**_UP``): an entry
+#: whose round-off rules its bound climbs up to it, so no exhaustive bound is
+#: below ``_WIDENED * delta`` over this step.
+_TOP = 2.0 * 10.0**_UP
 
 
 def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
@@ -131,7 +135,7 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
     point = Point(along, 0.0, here, s.eps, noise, any(levels.opaque_rows(fs)) or total is None)
     terms = [abs(di * gi) for di, gi in zip(d, g, strict=True) if gi != 0.0]
     # The exhaustive check proves FAST_DIGITS of entry (r, i), or what round-off of
-    # output r leaves after widening, whichever is more; an error that large in
+    # output r leaves at the ladder's top, whichever is more; an error that large in
     # entry (r, i) moves the slope by |w_r d_i| times it. One output: its entries
     # are the weighted sum's, over w_0.
     delta = noise[0] if noise is not None else MODEL_ROUNDOFF * abs(here[0])
@@ -145,25 +149,40 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
     margin = min(
         (
             abs(wr * di)
-            * max(10.0**-FAST_DIGITS * abs(row[i]), _WIDENED * dr / (_WIDE * s.step(x.data)))
+            * max(10.0**-FAST_DIGITS * abs(row[i]), _WIDENED * dr / (_TOP * s.step(x.data)))
             for wr, row, dr in zip(w, rows, deltas, strict=True)
             for i, (x, di) in enumerate(zip(xs, d, strict=True))
             if row[i] != 0.0
         ),
         default=math.inf,
     )
+    # The analytic slope's round-off, and the least bound an estimate of it can
+    # have: its round-off at the ladder's top, or TARGET of the slope, where the
+    # ladder stops climbing. A margin beneath them sends every entry on at once.
+    roundoff = MODEL_ROUNDOFF * math.fsum(terms) + 2.0**-1074
+    least = max(_WIDENED * delta / (_TOP * s.eps), TARGET * min(map(abs, slopes)))
+    if margin < least + roundoff:
+        return None
     paired: dict[int, Estimate | Unresolved] = dict(pair(point, [0]))
     est = paired.get(0)
     if isinstance(est, Estimate) and est.settled:
         est = widen(point, paired, [0]).get(0, est)  # as the exhaustive check widens
-    if not isinstance(est, Estimate) or not est.settled or not est.error <= margin:
-        # The ladder, as for an entry the pair does not settle: its scales climb
-        # past the widening's while round-off still rules the bound.
+    if not isinstance(est, Estimate) or not est.settled:
+        est = ladder(point, [0])[0]  # as for an entry the pair does not settle
+    elif not est.error <= margin:
+        # The ladder climbs past the widening's scale while round-off rules: at F
+        # times its step, round-off r falls to r / F and the truncation t left
+        # after two columns grows to t F**6, so no climb gets below their least
+        # sum, (7 / 6) r / F at F = (r / 6t)**(1/7). Beyond the margin: every entry.
+        r, t = est.roundoff, max(est.error - est.roundoff, 0.0)
+        climb = (r / (6.0 * t)) ** (1.0 / 7.0) if t > 0.0 else math.inf
+        reach = est.error if climb <= 1.0 else 7.0 / 6.0 * r / climb
+        if not reach <= margin:
+            return None
         est = ladder(point, [0])[0]
     tolerance = s.tolerance
     entries = []
     for mode, slope in zip(s.modes, slopes, strict=True):
-        roundoff = MODEL_ROUNDOFF * math.fsum(terms) + 2.0**-1074
         found = decide(slope, roundoff, est, None)
         if found.verdict != AGREES or not found.error + roundoff <= margin:
             return None
