@@ -13,13 +13,14 @@ an error ``e`` in entry (r, i) moves the direction's slope by ``|w_r d_i| e``,
 and the exhaustive check proves ``FAST_DIGITS`` digits of an entry at a
 well-conditioned point, or, where round-off rules, as much as output r's
 round-off leaves at the ladder's largest start (two million nominal steps,
-times the tableau's 6.6), whichever is more; so the directional agreement's bound must be below
-``|w_r d_i|`` times that, for every entry (the estimate widened as the
-exhaustive check's is). An output of 1e-8 beside one of 1e8 holds entries
-the weighted sum's round-off would drown: the check then goes on to every
-entry. Anything else (a wider bound, a disagreement, a kink, a step off
-the domain, a closure op that misbehaves on its own, a weighted sum beyond
-float64) sends the check on to every entry, which says which one and why.
+times the tableau's 6.6), whichever is more; so the directional agreement's
+bound must be below ``|w_r d_i|`` times that, for every entry (the estimate
+widened as the exhaustive check's is). An output of 1e-8 beside one of 1e8,
+or a term 1e-6 of the others, holds entries the weighted sum's round-off
+would drown: the check then goes on to every entry. Anything else (a wider
+bound, a disagreement, a kink, a step off the domain, a closure op that
+misbehaves on its own, a weighted sum beyond float64) sends the check on to
+every entry, which says which one and why.
 """
 
 from __future__ import annotations
