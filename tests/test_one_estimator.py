@@ -584,3 +584,30 @@ def test_a_wrong_rule_far_out_never_agrees(factor: float, offset: float, far: fl
     wrong = Rule("scaled_exp", math.exp, (lambda x, out: factor * mg.exp(x),))
     report = _quiet(lambda: check(lambda v: wrong(v - far) + far, [Value(far + offset)]))
     assert [e.verdict for e in report.entries] != ["agrees"], report.text()
+
+
+def test_the_step_reach_of_all_inputs_at_once_is_each_inputs_own() -> None:
+    # _turns_of walks forwards once over every capped op's argument; turn_scale
+    # walks forwards from one input: on random graphs (an input computed from
+    # another among them) both give each input the same reach.
+    from minigrad.checking.numeric.rounding import _turns_of, turn_scale
+
+    rng = random.Random(7)
+    ops: list[Callable[[Value, Value], Value]] = [
+        lambda a, b: a + b,
+        lambda a, b: a * b,
+        lambda a, b: (a * 7.0).tanh(),
+        lambda a, b: (a * 300.0).sin(),
+        lambda a, b: a / (b * b + 0.1),
+        lambda a, b: (a * a + 0.01).log(),
+        lambda a, b: a.atan() * b.sigmoid(),
+    ]
+    for _ in range(300):
+        xs = [Value(rng.uniform(-2.0, 2.0)) for _ in range(rng.randint(1, 4))]
+        pool = [*xs, xs[0] * 2.0 + 0.5]
+        inputs = pool[:] if rng.random() < 0.3 else xs
+        for _ in range(rng.randint(1, 10)):
+            pool.append(rng.choice(ops)(rng.choice(pool), rng.choice(pool)))
+        fs = pool[-rng.randint(1, 2) :]
+        expected = [min(turn_scale(f, x) for f in fs) for x in inputs]
+        assert _turns_of(fs, inputs) == pytest.approx(expected, rel=1e-12)

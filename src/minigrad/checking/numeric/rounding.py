@@ -394,10 +394,11 @@ def _radius(node: Value) -> tuple[int, float] | None:
 def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
     """:func:`turn_scale` for every input at once (the smallest over ``fs``).
 
-    Each op that turns or bends needs the speed of its argument by each input:
-    one pass backwards from the argument with the absolute partials gives it
-    for all inputs, over the argument's own graph only (an activation's is a
-    few nodes), where one pass forwards per input walks the whole graph.
+    Each op that turns or bends needs the speed of its argument by each input.
+    One pass forwards over the graph of all those arguments together, with the
+    absolute partials, carries each node's speeds by the inputs it depends on
+    (few, in a chain or an activation's argument): linear in the graph, where
+    a walk back from each argument is quadratic in a chain of 10,000 tanh.
     Where a rule written outside minigrad hides its forward, its partials are
     read as :func:`turn_scale` does, one input at a time.
     """
@@ -405,34 +406,40 @@ def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
     turns = [math.inf] * len(xs)
     if any(n._rule is not None and hidden(n._rule) for n in nodes):
         return [min((turn_scale(f, x) for f in fs), default=math.inf) for x in xs]
-    where = {id(x): i for i, x in enumerate(xs)}
-    slopes: dict[int, list[float]] = {}
+    capped = []
     for node in nodes:
         reach = _radius(node)
         arg = _args(node)[reach[0]] if reach is not None else None
-        if reach is None or not isinstance(arg, Value):
-            continue
-        speeds: dict[int, float] = {id(arg): 1.0}
-        for n in toposort([arg]):  # the argument first, the inputs last
-            speed = speeds.pop(id(n), 0.0)
-            i = where.get(id(n))
-            if i is not None and speed > 0.0:
-                turns[i] = min(turns[i], reach[1] / speed)
-            if speed == 0.0 or n._rule is None:
-                continue
+        if reach is not None and isinstance(arg, Value):
+            capped.append((arg, reach[1]))
+    if not capped:
+        return turns
+    where = {id(x): i for i, x in enumerate(xs)}
+    speeds: dict[int, dict[int, float]] = {}
+    for n in reversed(toposort([arg for arg, _ in capped])):  # the inputs first
+        mine: dict[int, float] = {}
+        if n._rule is not None:
             args = _args(n)
-            if id(n) not in slopes:
-                floats = [a._data if isinstance(a, Value) else a for a in args]
-                try:
-                    slopes[id(n)] = [
-                        abs(p if isinstance(p, float) else _float(p(*floats, n._data)))
-                        for p in n._rule.partials
-                    ]
-                except (ArithmeticError, ValueError, TypeError):
-                    return [math.inf] * len(xs)  # as turn_scale: the numbers decide alone
-            for a, slope in zip(args, slopes[id(n)], strict=False):
-                if isinstance(a, Value):
-                    speeds[id(a)] = speeds.get(id(a), 0.0) + slope * speed
+            floats = [a._data if isinstance(a, Value) else a for a in args]
+            try:
+                slopes = [
+                    abs(p if isinstance(p, float) else _float(p(*floats, n._data)))
+                    for p in n._rule.partials
+                ]
+            except (ArithmeticError, ValueError, TypeError):
+                return [math.inf] * len(xs)  # as turn_scale: the numbers decide alone
+            for a, slope in zip(args, slopes, strict=False):
+                if isinstance(a, Value) and slope > 0.0:
+                    for i, v in speeds[id(a)].items():
+                        mine[i] = mine.get(i, 0.0) + slope * v
+        at = where.get(id(n))
+        if at is not None:
+            mine[at] = mine.get(at, 0.0) + 1.0
+        speeds[id(n)] = mine
+    for arg, radius in capped:
+        for i, v in speeds[id(arg)].items():
+            if v > 0.0:
+                turns[i] = min(turns[i], radius / v)
     return turns
 
 
