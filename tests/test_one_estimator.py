@@ -325,6 +325,27 @@ def test_fast_mode_sees_a_wrong_rule_in_a_term_far_smaller_than_the_others(n: in
     assert check(right, [Value(v) for v in xs], fast_mode=True)
 
 
+@pytest.mark.parametrize("order", [1, 2])
+def test_fast_mode_holds_an_entry_of_0_to_what_the_exhaustive_check_proves(order: int) -> None:
+    # A partial forgotten (0.0 on floats) or a constant on Values (its derivative
+    # 0): the entry is 0 where 1e-10 cos(0.7) or -1e-10 sin(0.7) is the truth,
+    # which the exhaustive check resolves against the output's own size.
+    if order == 1:
+        rule = Rule("zero_sin", math.sin, (lambda x, out: 0.0,))
+        f = lambda a, b: (1e3 * a.sin(), 1e-10 * rule(b))  # noqa: E731
+    else:
+        rule = Rule("const_sin", math.sin, (lambda x, out: mg.cos(_data(x)),))
+        f = lambda a, b: 1e3 * a**3 + 1e-10 * rule(b)  # noqa: E731
+    xs = [0.3, 0.7]
+    assert not check(f, [Value(v) for v in xs], order=order)
+    report = check(f, [Value(v) for v in xs], order=order, fast_mode=True)
+    assert not report.ok, report.text()
+    # Entries of 0 where an output does not depend on an input: fast mode passes.
+    g = lambda a, b, c: ((a * b).sin(), (c * c).exp(), a.tanh() + c)  # noqa: E731
+    quick = check(g, [Value(0.3), Value(0.7), Value(-0.4)], fast_mode=True)
+    assert quick.ok and not quick.fell_back
+
+
 @pytest.mark.parametrize("how", ["raises", "nan"])
 @pytest.mark.parametrize("weight", [1.7, Value(1.7)])
 def test_a_partial_that_fails_is_wrong_with_a_value_among_the_weights(

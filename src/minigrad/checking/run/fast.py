@@ -135,10 +135,13 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
         noise = [GraphRoundoff([total], xs).noise(0)]
     point = Point(along, 0.0, here, s.eps, noise, any(levels.opaque_rows(fs)) or total is None)
     terms = [abs(di * gi) for di, gi in zip(d, g, strict=True) if gi != 0.0]
-    # The exhaustive check proves FAST_DIGITS of entry (r, i), or what round-off of
-    # output r leaves at the ladder's top, whichever is more; an error that large in
-    # entry (r, i) moves the slope by |w_r d_i| times it. One output: its entries
-    # are the weighted sum's, over w_0.
+    # The exhaustive check proves FAST_DIGITS of entry (r, i), counted against the
+    # entry or, for an entry of 0, against output r's size per unit of x_i, or what
+    # round-off of output r leaves at the ladder's top, whichever is more; an error
+    # that large in entry (r, i) moves the slope by |w_r d_i| times it. One output:
+    # its entries are the weighted sum's, over w_0. An entry of 0 asks as much where
+    # the graph has no path from x_i to output r: a function that reads a value
+    # (b.data), or a partial that drops the graph, cuts the path, not the slope.
     delta = noise[0] if noise is not None else MODEL_ROUNDOFF * abs(here[0])
     if rows is None:
         rows, deltas = [[gi / w[0] for gi in g]], [delta / abs(w[0])]
@@ -147,16 +150,14 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
     else:
         graph = GraphRoundoff(fs, xs)
         deltas = [graph.noise(r) or MODEL_ROUNDOFF * abs(f.data) for r, f in enumerate(fs)]
-    margin = min(
-        (
-            abs(wr * di)
-            * max(10.0**-FAST_DIGITS * abs(row[i]), _WIDENED * dr / (_TOP * s.step(x.data)))
-            for wr, row, dr in zip(w, rows, deltas, strict=True)
-            for i, (x, di) in enumerate(zip(xs, d, strict=True))
-            if row[i] != 0.0
-        ),
-        default=math.inf,
-    )
+    sizes = [abs(f.data) for f in fs] if len(rows) == len(fs) else [abs(here[0] / w[0])]
+    demands = []
+    for r, (wr, row, dr) in enumerate(zip(w, rows, deltas, strict=True)):
+        for i, (x, di) in enumerate(zip(xs, d, strict=True)):
+            proven = abs(row[i]) or sizes[r] / max(abs(x.data), 1.0)
+            floor = _WIDENED * dr / (_TOP * s.step(x.data))
+            demands.append(abs(wr * di) * max(10.0**-FAST_DIGITS * proven, floor))
+    margin = min(demands, default=math.inf)
     # The analytic slope's round-off, and the least bound an estimate of it can
     # have: its round-off at the ladder's top, or TARGET of the slope, where the
     # ladder stops climbing. A margin beneath them sends every entry on at once.
@@ -175,9 +176,9 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
         # times its step, round-off r falls to r / F and the truncation t left
         # after two columns grows to t F**6, so no climb gets below their least
         # sum, (7 / 6) r / F at F = (r / 6t)**(1/7). Beyond the margin: every entry.
-        r, t = est.roundoff, max(est.error - est.roundoff, 0.0)
-        climb = (r / (6.0 * t)) ** (1.0 / 7.0) if t > 0.0 else math.inf
-        reach = est.error if climb <= 1.0 else 7.0 / 6.0 * r / climb
+        rr, t = est.roundoff, max(est.error - est.roundoff, 0.0)
+        climb = (rr / (6.0 * t)) ** (1.0 / 7.0) if t > 0.0 else math.inf
+        reach = est.error if climb <= 1.0 else 7.0 / 6.0 * rr / climb
         if not reach <= margin:
             return None
         est = ladder(point, [0])[0]
