@@ -148,6 +148,18 @@ CASES: list[tuple[str, Callable[[], object], type[Exception], str]] = [
     ),
     ("True as a weight", lambda: M.grad(q * q, [q], [True]), TypeError, "grad_outputs[0]"),
     (
+        "an int beyond the floats as a weight",
+        lambda: M.gradgradcheck(square, [Value(0.3)], grad_outputs=[10**400]),
+        ValueError,
+        "gradgradcheck: grad_outputs[0], the int 1e+400, is too large for a float",
+    ),
+    (
+        "an eps that does not move an input, in PyTorch's form",
+        lambda: M.gradcheck(square, [0.4], eps=1e-20, atol=1e-5, rtol=1e-3),
+        ValueError,
+        "gradcheck: eps=1e-20 does not move x[0] (0.4): x + eps and x - eps are x itself",
+    ),
+    (
         "a Decimal as an input",
         lambda: M.check(square, [Decimal("0.5")]),
         TypeError,

@@ -126,7 +126,9 @@ def as_int(
 
 
 def finite_float(x: object, what: str) -> float:
-    """``x`` as a float (see :func:`as_float`) that is neither NaN nor infinite.
+    """``x`` as a float (see :func:`as_float`) that is neither NaN nor infinite: an
+    argument, so an int beyond the floats is a ValueError here, not an operand's
+    OverflowError.
 
     Example:
         >>> finite_float(2, "backward: grad")
@@ -135,8 +137,15 @@ def finite_float(x: object, what: str) -> float:
         Traceback (most recent call last):
             ...
         ValueError: backward: grad must be finite, got nan
+        >>> finite_float(10**400, "weights[0]")
+        Traceback (most recent call last):
+            ...
+        ValueError: weights[0], the int 1e+400, is too large for a float (at most 1.8e+308)
     """
-    f = as_float(x, what)
+    try:
+        f = as_float(x, what)
+    except OverflowError as exc:
+        raise ValueError(str(exc)) from None
     if f - f != 0.0:
         raise ValueError(f"{what} must be finite, got {f!r}")
     return f

@@ -273,6 +273,19 @@ _MAX_ORDER_WHY = (
 )
 
 
+def _moves(levels: Levels, eps: float, where: str) -> None:
+    """Refuse an ``eps`` that does not move an input: ``x + eps == x`` in float64."""
+    for name, x in zip(levels.names, levels.xs, strict=True):
+        at = float(x.data)
+        if at + eps == at or at - eps == at:
+            raise ValueError(
+                f"{where}: eps={eps!r} does not move {name} ({at!r}): x + eps and x - eps "
+                "are x itself in float64, so the central difference at eps is 0 / 0; give "
+                f"an eps of at least {math.ulp(at):.3g} (an ulp of x), or none (the checker "
+                "then chooses the steps)"
+            )
+
+
 def _weights(grad_outputs: object, where: str) -> list[float | Value] | None:
     if grad_outputs is None:
         return None
@@ -304,6 +317,8 @@ def run_check(
         refuse_foreign(engine, order, settings)
         weights = _weights(grad_outputs, where)
         levels = ForeignLevels(func, xs, weights, where, engine, settings.nondet_tol > 0)
+    if settings.exact_step:  # PyTorch's form: the step is eps itself, at every input
+        _moves(levels, settings.eps, where)
     # A check moves its inputs' .data: another thread's check, backward or grad
     # on a graph that shares them must not see them moved, so the whole check
     # holds the engine's (reentrant) lock, as backward does for its pass.
