@@ -135,28 +135,29 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
         noise = [GraphRoundoff([total], xs).noise(0)]
     point = Point(along, 0.0, here, s.eps, noise, any(levels.opaque_rows(fs)) or total is None)
     terms = [abs(di * gi) for di, gi in zip(d, g, strict=True) if gi != 0.0]
-    # The exhaustive check proves FAST_DIGITS of entry (r, i), counted against the
-    # entry or, for an entry of 0, against output r's size per unit of x_i, or what
-    # round-off of output r leaves at the ladder's top, whichever is more; an error
-    # that large in entry (r, i) moves the slope by |w_r d_i| times it. One output:
-    # its entries are the weighted sum's, over w_0. An entry of 0 asks as much where
-    # the graph has no path from x_i to output r: a function that reads a value
-    # (b.data), or a partial that drops the graph, cuts the path, not the slope.
+    # The exhaustive check proves FAST_DIGITS of entry (r, i), or what round-off of
+    # output r leaves at the ladder's top, whichever is more; an error that large in
+    # entry (r, i) moves the slope by |w_r d_i| times it. One output: its entries
+    # are the weighted sum's, over w_0. An entry of 0 has no digits to count: any
+    # slope the exhaustive check resolves there convicts it (a forgotten partial),
+    # so only the round-off counts, but where the level is the graph itself (it was
+    # built reading no value) and has no path from x_i to output r.
     delta = noise[0] if noise is not None else MODEL_ROUNDOFF * abs(here[0])
+    graph = GraphRoundoff(fs, xs) if total is not None else None
     if rows is None:
         rows, deltas = [[gi / w[0] for gi in g]], [delta / abs(w[0])]
-    elif total is None:
+    elif graph is None:
         deltas = [MODEL_ROUNDOFF * abs(f.data) for f in fs]
     else:
-        graph = GraphRoundoff(fs, xs)
         deltas = [graph.noise(r) or MODEL_ROUNDOFF * abs(f.data) for r, f in enumerate(fs)]
-    sizes = [abs(f.data) for f in fs] if len(rows) == len(fs) else [abs(here[0] / w[0])]
+    cut = graph is None or levels.tapes.get(k) is None  # a graph short of the function
     demands = []
     for r, (wr, row, dr) in enumerate(zip(w, rows, deltas, strict=True)):
         for i, (x, di) in enumerate(zip(xs, d, strict=True)):
-            proven = abs(row[i]) or sizes[r] / max(abs(x.data), 1.0)
+            if row[i] == 0.0 and not cut and graph is not None and graph.spread(r, i) < 0.0:
+                continue
             floor = _WIDENED * dr / (_TOP * s.step(x.data))
-            demands.append(abs(wr * di) * max(10.0**-FAST_DIGITS * proven, floor))
+            demands.append(abs(wr * di) * max(10.0**-FAST_DIGITS * abs(row[i]), floor))
     margin = min(demands, default=math.inf)
     # The analytic slope's round-off, and the least bound an estimate of it can
     # have: its round-off at the ladder's top, or TARGET of the slope, where the
