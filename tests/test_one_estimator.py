@@ -632,3 +632,34 @@ def test_the_step_reach_of_all_inputs_at_once_is_each_inputs_own() -> None:
         fs = pool[-rng.randint(1, 2) :]
         expected = [min(turn_scale(f, x) for f in fs) for x in inputs]
         assert _turns_of(fs, inputs) == pytest.approx(expected, rel=1e-12)
+
+
+def _glog() -> Rule:
+    """log(1 + x * x) in one rule: near 0 it rounds inside to a grid of ulp(1),
+    which shows only over spacings far coarser than the ulps of x."""
+    return Rule("glog1p2", lambda x: math.log(1 + x * x), (lambda x, out: 2 * x / (1 + x * x),))
+
+
+def test_a_hidden_forward_rounding_inside_is_read_at_a_coarser_spacing() -> None:
+    # Over a few ulps of x only gmul's other argument moves, so the noise looked
+    # like an ulp of the value: the finest steps' quantised differences held the
+    # estimates at larger steps as not local, and the finest one, 2**-16 +- 2.6e-4,
+    # convicted a right graph of the truth 3.4602441541034e-4 (mpmath).
+    glog = _glog()
+    gsq = Rule("gsq", lambda x: x * x, (lambda x, out: 2 * x,))
+    gmul = Rule("gmul", lambda x, y: x * y, (lambda x, y, o: y, lambda x, y, o: x))
+
+    def g(a: Value) -> Value:
+        v = glog(gsq(a))
+        return gmul(v, a) + 0.25 * v
+
+    (entry,) = check(g, [Value(0.064)]).entries
+    assert entry.verdict == "agrees", entry.reason
+    # A rule 1e-3 off beside it is wrong (was undecided), as beside the built-in log.
+    bad = Rule(
+        "bad_arg1",
+        lambda x, y: x * math.sin(y),
+        (lambda x, y, o: mg.sin(y), lambda x, y, o: x * mg.cos(y) * (1 + 1e-3)),
+    )
+    (entry,) = check(lambda a: bad(a, _glog()(a * a)), [Value(0.2)]).entries
+    assert entry.verdict == "wrong", entry.reason

@@ -24,7 +24,6 @@ from minigrad.checking.numeric.estimate import (
     Why,
     _quotient,
     _Row,
-    grid_of,
     min_step,
 )
 from minigrad.checking.numeric.kinks import edge, no_derivative, one_sided, shrinks
@@ -103,29 +102,29 @@ def _noise_floor(p: Point, r: int) -> float:
     max|noise|``: the largest of three on either side, over two (three samples
     seldom show the noise at its worst: math.lgamma is off by up to 7 ulps at
     2.88, and its fourth differences show 12 to 30); the sixth difference
-    instead where the fourth is the function's shape (see the code). The points never include
-    x itself, so a kink or a jump at x shows nothing. Two spacings: 2 ulps of x (a
-    function that changes a lot per ulp, sin at 1e15, shows no structure
-    there), and a thousandth of the step (a function rounded to a coarse
-    grid, cos(x) - 1 at 1e-4, does not change over a few ulps of x), and every
-    ``_BETWEEN`` decades between them (at 0 they are 300 decades apart, and
-    ``x ** 1.5``'s shape shrinks with the spacing, noise does not); the finest
-    of those where the values move at all. 0 where nothing can be
-    measured (the sides leave the domain, or the values never move).
+    instead where the fourth is the function's shape (see the code). The points
+    never include x itself, so a kink or a jump at x shows nothing. Spacings: 2
+    ulps of x (sin at 1e15 shows no structure there), a thousandth of the step
+    (cos(x) - 1 at 1e-4 rounds to a grid, still over a few ulps of x), and one
+    every ``_BETWEEN`` decades between (``x ** 1.5``'s shape shrinks with the
+    spacing, noise does not); the finest where the values move at all. 0 where
+    nothing can be measured (the sides leave the domain, the values never move).
     """
     scale = min(p.h, abs(p.x)) if p.x != 0.0 else p.h
     most = 0.0
-    fine, coarse = 2.0 * math.ulp(p.x), max(16.0 * math.ulp(p.x), 1e-3 * scale)
+    # Whole ulps of x: x + k * sigma exact, no jitter of the points read as noise.
+    q = math.ulp(p.x)
+    fine, coarse = 2.0 * q, max(16.0 * q, round(1e-3 * scale / q) * q if p.x else 1e-3 * scale)
     # Between the two, a spacing every _BETWEEN decades, finest first: only at 0,
     # whose ulp is subnormal, are they more than _BETWEEN decades apart.
     between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
     for sigma in [fine, *(s for s in between if s > fine), coarse]:
-        if most > 0.0 and not (p.hidden[r] and grid_of(p.here[r]) > 0.0):
-            # The finer spacing where the values move, with the least structure (a
-            # pole 1e-8 away shows in the coarser one). A hidden forward whose value
-            # at x lies on a coarse grid cancels inside, which may show only at the
-            # coarser spacing (gelu by 1 + erf at -5 in one rule): both are read.
+        if most > 0.0 and not p.hidden[r]:
+            # The finer spacing where the values move: the least structure. A hidden
+            # forward may round inside to a grid only a coarser one shows (log(1 + x
+            # * x) at 0.004 in one rule): it counts beyond the values' own round-off.
             break
+        coarser, seen = most > 0.0, 0.0
         fourths: list[float] = []
         sixths: list[float] = []
         for side in (1.0, -1.0):
@@ -134,13 +133,13 @@ def _noise_floor(p: Point, r: int) -> float:
             if len(vals) < len(got) or len(set(vals)) == 1:
                 continue
             a, b, c, d, e, f, g = vals
-            fourths.append(
-                max(
-                    abs(a - 4.0 * b + 6.0 * c - 4.0 * d + e),
-                    abs(b - 4.0 * c + 6.0 * d - 4.0 * e + f),
-                    abs(c - 4.0 * d + 6.0 * e - 4.0 * f + g),
-                )
-            )
+            three = [a - 4 * b + 6 * c - 4 * d + e, b - 4 * c + 6 * d - 4 * e + f]
+            three.append(c - 4.0 * d + 6.0 * e - 4.0 * f + g)
+            # A coarser spacing's fourths are noise where they vary from one to the
+            # next (shape's change by the spacing over its distance, little).
+            jumpy = max(three) - min(three) > 0.5 * max(map(abs, three))
+            seen = max(seen, *map(abs, vals)) if jumpy else math.inf
+            fourths.append(max(map(abs, three)))
             sixths.append(abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d))
         # Noise grows with the order of a difference (the sixth's weights are 4
         # times the fourth's); shape falls with it, by the spacing over the
@@ -148,8 +147,9 @@ def _noise_floor(p: Point, r: int) -> float:
         # times its sixth shows shape, and both sides' sixths are read instead.
         # A sixth of 0 is values on a grid (sin at 1e8) and shows no shape.
         shape = any(0.0 < _SHAPE * x < y for x, y in zip(sixths, fourths, strict=True))
-        if fourths:
-            most = max(most, max(sixths if shape else fourths) / 2.0)
+        read = max(sixths if shape else fourths) / 2.0 if fourths else 0.0
+        if not coarser or read > MODEL_ROUNDOFF * seen:
+            most = max(most, read)
     return most
 
 
