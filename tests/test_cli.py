@@ -181,6 +181,11 @@ def test_ctrl_c_during_the_table_reports_what_was_checked_and_exits_130(
     assert "interrupted (Ctrl-C)" in captured.err
 
 
+def test_an_order_above_the_most_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--order", "9"]) == 2
+    assert "--order must be <= 8, got 9" in capsys.readouterr().err
+
+
 def test_jobs_below_one_exit_2_naming_the_value(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--jobs", "0"]) == 2
     assert "--jobs must be >= 1, got 0" in capsys.readouterr().err

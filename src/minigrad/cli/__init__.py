@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from minigrad.checking.lab.trials import Outcome
+from minigrad.checking.run.runner import MAX_ORDER
 from minigrad.cli import lab
 from minigrad.cli.playground import TIME_LIMIT
 from minigrad.cli.rulefile import Item, check_item, composite_item, outcome, rule_item
@@ -496,6 +497,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if getattr(args, "points", 1) < 1 or getattr(args, "order", 1) < 1:
         print("minigrad: --points and --order must be >= 1", file=sys.stderr)
+        return 2
+    if getattr(args, "order", 1) > MAX_ORDER:
+        print(f"minigrad: --order must be <= {MAX_ORDER}, got {args.order}", file=sys.stderr)
         return 2
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
         print(f"minigrad: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
