@@ -135,9 +135,9 @@ def _noise_floor(p: Point, r: int) -> float:
             a, b, c, d, e, f, g = vals
             three = [a - 4 * b + 6 * c - 4 * d + e, b - 4 * c + 6 * d - 4 * e + f]
             three.append(c - 4.0 * d + 6.0 * e - 4.0 * f + g)
-            # A coarser spacing's fourths are noise where they vary from one to the
-            # next (shape's change by the spacing over its distance, little).
-            jumpy = max(three) - min(three) > 0.5 * max(map(abs, three))
+            # A coarser spacing's fourths are noise where their signs differ (shape's,
+            # a pole's or a bend's, keep theirs from one to the next).
+            jumpy = min(three) < 0.0 < max(three)
             seen = max(seen, *map(abs, vals)) if jumpy else math.inf
             fourths.append(max(map(abs, three)))
             sixths.append(abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d))
