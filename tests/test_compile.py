@@ -333,6 +333,11 @@ def test_check_passes_a_correct_function_and_leaves_grads() -> None:
     assert w.grad == 7.0
 
 
+def test_check_of_a_loss_that_reaches_no_parameter_says_so() -> None:
+    with pytest.raises(ValueError, match="reaches no parameter"):
+        minigrad.compile(lambda x: x * 2.0).check(1.0)
+
+
 def test_large_graphs_are_split_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(minigrad.compiler.straight, "CHUNK_ABOVE", 10)
     monkeypatch.setattr(minigrad.compiler.straight, "CHUNK_SIZE", 7)

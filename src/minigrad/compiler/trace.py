@@ -203,6 +203,11 @@ class Compiled:
                     f"compile: {_name(self.fn)} parameter {i} ({_describe(p)}): compiled "
                     f"gradient {a!r}, eager {b!r}"
                 )
+        if not params:
+            raise ValueError(
+                f"compile: {_name(self.fn)} reaches no parameter (no Value it closes over is "
+                "on its graph): there is no gradient to check"
+            )
         values = [Value(x) for x in xs]
         return gradcheck(lambda *ps: self.fn(*_unflatten(key, iter(values))), params)
 
