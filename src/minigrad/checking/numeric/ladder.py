@@ -110,19 +110,18 @@ def _noise_floor(p: Point, r: int) -> float:
     spacing, noise does not); the finest where the values move at all. 0 where
     nothing can be measured (the sides leave the domain, the values never move).
     """
-    scale = min(p.h, abs(p.x)) if p.x != 0.0 else p.h
-    most = 0.0
-    # Whole ulps of x: x + k * sigma exact, no jitter of the points read as noise.
-    q = math.ulp(p.x)
+    scale, most = min(p.h, abs(p.x)) if p.x != 0.0 else p.h, 0.0
+    q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
     fine, coarse = 2.0 * q, max(16.0 * q, round(1e-3 * scale / q) * q if p.x else 1e-3 * scale)
     # Between the two, a spacing every _BETWEEN decades, finest first: only at 0,
     # whose ulp is subnormal, are they more than _BETWEEN decades apart.
     between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
     for sigma in [fine, *(s for s in between if s > fine), coarse]:
-        if most > 0.0 and not p.hidden[r]:
+        if most > 0.0 and not (p.hidden[r] and p.x):
             # The finer spacing where the values move: the least structure. A hidden
             # forward may round inside to a grid only a coarser one shows (log(1 + x
-            # * x) at 0.004 in one rule): it counts beyond the values' own round-off.
+            # * x) at 0.004 in one rule): it counts beyond the values' own round-off
+            # (not at 0, where a coarser spacing's values are no size of x's).
             break
         coarser, seen = most > 0.0, 0.0
         fourths: list[float] = []
