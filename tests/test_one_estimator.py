@@ -663,3 +663,20 @@ def test_a_hidden_forward_rounding_inside_is_read_at_a_coarser_spacing() -> None
     )
     (entry,) = check(lambda a: bad(a, _glog()(a * a)), [Value(0.2)]).entries
     assert entry.verdict == "wrong", entry.reason
+
+
+def test_at_0_a_coarser_spacings_round_off_does_not_widen_a_kink() -> None:
+    # relu(v) - relu(v - 1e-20): slopes 0 and 1 at 0, and 0 beyond 1e-20. Read
+    # 1e-9 away its values round by ulps of 1e-9, no noise of theirs at 0: taken
+    # as the noise floor, it widened the kink's slopes past a value 1e-7 outside.
+    def kink(value: float) -> Callable[[Value], Value]:
+        def partial(x: float | Value, out: float | Value) -> float:
+            return value if x == 0.0 else (0.0 if x < 0.0 else 1.0)
+
+        rule = Rule("k", lambda x: 0.0 if x < 0 else x, (partial,))
+        return lambda v: rule(v) - (v - 1e-20).relu()
+
+    (inside,) = _quiet(partial(check, kink(0.5), [Value(0.0)])).entries
+    assert inside.verdict == "subgradient", inside.reason
+    (outside,) = check(kink(1.0 + 1e-7), [Value(0.0)]).entries
+    assert outside.verdict == "wrong", outside.reason
