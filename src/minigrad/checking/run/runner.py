@@ -241,7 +241,7 @@ class _Checker:
             plain = levels.jacobian(levels.outputs())[worst.output][worst.wrt]
         except Exception:  # the pass fails by itself: the entry says so already
             return ""
-        if not abs(plain - worst.numerical) <= max(worst.error, 1e-9 * abs(worst.numerical)):
+        if not abs(plain - worst.numerical) <= worst.allowed:  # the entry's own bound
             return ""
         return (
             f"backward() from out[{worst.output}] itself gives {plain:.10g}, which agrees; the "
