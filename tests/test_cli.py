@@ -70,6 +70,28 @@ def test_check_user_file_with_a_wrong_rule_fails_naming_it(
     assert "FAILED (1 failing)" in out
 
 
+NARROW_OPS = """
+import math
+import minigrad as mg
+
+log_near_one = mg.Rule("log_near_one", math.log, (lambda x, out: 1 / x,),
+                       domain=((0.0, math.inf),), sample=((1.0, 1.015),))
+log_near_zero = mg.Rule("log_near_zero", math.log, (lambda x, out: 1 / x,),
+                        domain=((0.0, math.inf),), sample=((1e-9, 1e-6),))
+"""
+
+
+def test_a_rule_with_a_narrow_sample_is_drawn_from_its_middle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A sample narrower than twice the 0.01 margin was an ERROR row: nothing to draw.
+    path = tmp_path / "narrow_ops.py"
+    path.write_text(NARROW_OPS)
+    assert main(["check", str(path), "--points", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "ERROR" not in out and "2 rule(s)" in out
+
+
 def test_check_without_rules_or_file_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

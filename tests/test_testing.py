@@ -374,6 +374,17 @@ def test_rule_sample_spreads_over_every_gap_between_avoid_points() -> None:
     assert all(50 <= n <= 150 for n in hits), hits
 
 
+def test_a_narrow_piece_keeps_a_quarter_of_its_width_unless_a_margin_is_given() -> None:
+    narrow = _plain(domain=((0.0, math.inf),), sample=((1.0, 1.015),), avoid=(1.01,))
+    (left, right) = narrow.intervals(0)
+    assert left == pytest.approx((1.0025, 1.0075)) and right == pytest.approx((1.01125, 1.01375))
+    assert all(1.0 < x < 1.015 and x != 1.01 for x in narrow.sample(random.Random(0)))
+    with pytest.raises(ValueError, match="leaves no point"):
+        narrow.intervals(0, margin=0.01)
+    # A piece wider than four margins keeps the whole margin, as before.
+    assert ops.DIV.intervals(1) == ops.DIV.intervals(1, margin=0.01)
+
+
 def test_rule_sample_and_intervals_agree_with_safe_intervals_and_refuse_alike() -> None:
     for rule in (*ops.TABLE, THREE_KINKS, NARROW_GAPS):
         for i in range(rule.arity):

@@ -67,7 +67,7 @@ T = TypeVar("T")
 
 
 def safe_intervals(
-    rule: Rule, index: int, *, margin: float = DEFAULT_MARGIN
+    rule: Rule, index: int, *, margin: float | None = None
 ) -> tuple[tuple[float, float], ...]:
     """The closed intervals where argument ``index`` of ``rule`` may be drawn.
 
@@ -103,7 +103,7 @@ def _in(x: float, pieces: Iterable[tuple[float, float]]) -> bool:
     return any(lo <= x <= hi for lo, hi in pieces)
 
 
-def points(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tuple[float, ...]]:
+def points(rule: Rule, *, margin: float | None = None) -> SearchStrategy[tuple[float, ...]]:
     """Argument tuples (floats) where ``rule`` is smooth.
 
     Each coordinate is drawn from :func:`safe_intervals`: inside the rule's
@@ -141,7 +141,7 @@ def points(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tupl
     return st.tuples(*per_argument)
 
 
-def values(rule: Rule, *, margin: float = DEFAULT_MARGIN) -> SearchStrategy[tuple[Value, ...]]:
+def values(rule: Rule, *, margin: float | None = None) -> SearchStrategy[tuple[Value, ...]]:
     """Tuples of fresh leaf Values at :func:`points` of ``rule``.
 
     Args:
@@ -321,7 +321,7 @@ def expressions(
     max_ops: int = 6,
     max_depth: int = 4,
     constants: bool = True,
-    margin: float = DEFAULT_MARGIN,
+    margin: float | None = None,
     squash: Rule | None = builtin_rules.SIN,
 ) -> SearchStrategy[Expression]:
     """Random composite expressions over ``rules``, smooth at the point they come with.

@@ -262,7 +262,7 @@ class Rule:
         self._written = written
 
     def intervals(
-        self, index: int, *, margin: float = DEFAULT_MARGIN
+        self, index: int, *, margin: float | None = None
     ) -> tuple[tuple[float, float], ...]:
         """The closed intervals where argument ``index`` may be drawn.
 
@@ -271,13 +271,14 @@ class Rule:
         every ``avoid`` point. Every float in the result is at least
         ``margin`` away from the interval ends and from every avoid point
         (ends are nudged inward by one ulp where rounding would put them
-        closer). This is the one place that decides where a rule may be
+        closer). Without ``margin``, a piece keeps 0.01 or a quarter of its
+        width, whichever is less: a narrow ``sample`` is drawn, not refused. This is the one place that decides where a rule may be
         evaluated: :meth:`sample`, :mod:`minigrad.testing` and
         ``minigrad check`` all draw from it.
 
         Args:
             index: Which argument (0-based).
-            margin: The distance to keep; must be >= 0.
+            margin: The distance to keep; must be >= 0. Default: see above.
 
         Returns:
             Disjoint ``(lo, hi)`` pairs with ``lo <= hi``, in increasing order.
@@ -295,16 +296,18 @@ class Rule:
         """
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < self.arity:
             raise IndexError(f"Rule {self.name!r}: has no argument {index!r}")
-        margin = as_float(margin, f"Rule {self.name!r}: margin")
-        if not margin >= 0.0:
-            raise ValueError(f"Rule {self.name!r}: margin must be >= 0, got {margin!r}")
+        if margin is not None:
+            margin = as_float(margin, f"Rule {self.name!r}: margin")
+            if not margin >= 0.0:
+                raise ValueError(f"Rule {self.name!r}: margin must be >= 0, got {margin!r}")
         lo, hi = self.sample_box[index]
         # Cut points: the interval's ends and every avoid point inside it.
         cuts = [lo, *sorted(a for a in set(self.avoid) if lo < a < hi), hi]
         pieces: list[tuple[float, float]] = []
         for left, right in itertools.pairwise(cuts):
-            a = _away(left, margin, _INF)
-            b = _away(right, margin, -_INF)
+            keep = min(DEFAULT_MARGIN, (right - left) / 4.0) if margin is None else margin
+            a = _away(left, keep, _INF)
+            b = _away(right, keep, -_INF)
             if a <= b:
                 pieces.append((a, b))
         if not pieces:
@@ -314,7 +317,7 @@ class Rule:
             )
         return tuple(pieces)
 
-    def sample(self, rng: random.Random, *, margin: float = DEFAULT_MARGIN) -> tuple[float, ...]:
+    def sample(self, rng: random.Random, *, margin: float | None = None) -> tuple[float, ...]:
         """A random point of :meth:`intervals`: uniform over each argument's pieces.
 
         Args:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from minigrad.checking.lab.battery import refused, support
 from minigrad.checking.run.engines import engine_name
-from minigrad.checking.strategies import DEFAULT_MARGIN, Expression, expressions, points
+from minigrad.checking.strategies import Expression, expressions, points
 from minigrad.core import rules as builtin_rules
 from minigrad.core.grad import grad
 from minigrad.core.rule import Rule
@@ -118,7 +118,7 @@ def engine_expressions(
     max_ops: int = 6,
     max_depth: int = 4,
     constants: bool = True,
-    margin: float = DEFAULT_MARGIN,
+    margin: float | None = None,
 ) -> SearchStrategy[Expression]:
     """Random expressions over the ops ``engine`` has (:func:`engine_rules`).
 
@@ -147,7 +147,7 @@ def engine_expressions(
 
 
 def engine_values(
-    engine: type, rule: Rule, *, margin: float = DEFAULT_MARGIN
+    engine: type, rule: Rule, *, margin: float | None = None
 ) -> SearchStrategy[tuple[object, ...]]:
     """Tuples of fresh leaves of ``engine`` at points where ``rule`` is smooth.
 
