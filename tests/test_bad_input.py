@@ -153,6 +153,15 @@ CASES: list[tuple[str, Callable[[], object], type[Exception], str]] = [
         ValueError,
         "gradgradcheck: grad_outputs[0], the int 1e+400, is too large for a float",
     ),
+    *(
+        (
+            f"an int beyond the floats as {name}",
+            lambda name=name: M.gradcheck(square, [Value(0.3)], **{name: 10**400}),
+            ValueError,
+            f"gradcheck: {name}, the int 1e+400, is too large for a float",
+        )
+        for name in ("eps", "atol", "rtol", "nondet_tol")
+    ),
     (
         "an eps that does not move an input, in PyTorch's form",
         lambda: M.gradcheck(square, [0.4], eps=1e-20, atol=1e-5, rtol=1e-3),

@@ -402,6 +402,22 @@ def test_the_users_own_error_at_a_moved_input_keeps_its_type_message_and_cause()
     with pytest.raises(KeyError) as excinfo:
         check(func, [Value(0.5)])
     assert "my message" in str(excinfo.value) and "x[0]" in str(excinfo.value)
+    assert excinfo.value.__cause__ is not None and excinfo.value.__cause__.args == ("my message",)
+
+    class CodedError(Exception):
+        def __init__(self, message: str, code: int = 0) -> None:
+            super().__init__(message)
+            self.code = code
+
+    def coded(x: Value) -> Value:
+        if x.data != 0.5:
+            raise CodedError("refused", code=7)
+        return x.sin()
+
+    # Its fields come along: code that handles the error by them still can.
+    with pytest.raises(CodedError, match="every input moved at once") as raised:
+        check(coded, [Value(0.5)], fast_mode=True)
+    assert raised.value.code == 7
     # A ValueError or an ArithmeticError at a moved point is the edge of the
     # domain: the check goes one-sided there, and does not fail.
     report = check(strict, [Value(0.5)])

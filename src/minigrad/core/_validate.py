@@ -180,7 +180,10 @@ def positive(x: object, what: str) -> float:
 
 
 def _at_least_zero(x: object, what: str, *, zero: bool) -> float:
-    f = as_float(x, what)
+    try:
+        f = as_float(x, what)
+    except OverflowError as exc:  # an argument, not an operand: see finite_float
+        raise ValueError(str(exc)) from None
     if f - f != 0.0 or f < 0.0 or (f == 0.0 and not zero):
         raise ValueError(f"{what} must be finite and {'>=' if zero else '>'} 0, got {x!r}")
     return f

@@ -272,9 +272,9 @@ class Rule:
         ``margin`` away from the interval ends and from every avoid point
         (ends are nudged inward by one ulp where rounding would put them
         closer). Without ``margin``, a piece keeps 0.01 or a quarter of its
-        width, whichever is less: a narrow ``sample`` is drawn, not refused. This is the one place that decides where a rule may be
-        evaluated: :meth:`sample`, :mod:`minigrad.testing` and
-        ``minigrad check`` all draw from it.
+        width, whichever is less: a narrow ``sample`` is drawn, not refused.
+        This is the one place that decides where a rule may be evaluated:
+        :meth:`sample`, :mod:`minigrad.testing` and ``minigrad check``.
 
         Args:
             index: Which argument (0-based).

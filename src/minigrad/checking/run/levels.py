@@ -91,8 +91,9 @@ def _raise_at_moved_point(
 ) -> NoReturn:
     """Raise the user's exception again, of its own type, saying at which moved point.
 
-    The original is chained as ``__cause__``; a type that cannot be made from
-    a message alone gets a note instead, and is raised itself.
+    The original is chained as ``__cause__`` and its fields (``__dict__``) are
+    copied over; a type that cannot be made from a message alone gets a note
+    instead, and is raised itself.
     """
     at = (
         f"input {name} moved by {moved - orig:+.3g} (to {moved!r}, from {orig!r})"
@@ -111,6 +112,7 @@ def _raise_at_moved_point(
     if made is None or message not in str(made):
         exc.add_note(message)
         raise exc
+    made.__dict__.update(getattr(exc, "__dict__", {}))
     raise made from exc
 
 
