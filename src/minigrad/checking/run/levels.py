@@ -91,9 +91,8 @@ def _raise_at_moved_point(
 ) -> NoReturn:
     """Raise the user's exception again, of its own type, saying at which moved point.
 
-    The original is chained as ``__cause__`` and its fields (``__dict__``) are
-    copied over; a type that cannot be made from a message alone gets a note
-    instead, and is raised itself.
+    The original is chained as ``__cause__``, its fields (``__dict__``) copied;
+    a type not made from a message alone gets a note, and is raised itself.
     """
     at = (
         f"input {name} moved by {moved - orig:+.3g} (to {moved!r}, from {orig!r})"
@@ -108,7 +107,6 @@ def _raise_at_moved_point(
         made = type(exc)(message)
     except Exception:  # a constructor that wants more than a message
         made = None
-    # (KeyError quotes its message; a type that drops it gets the note.)
     if made is None or message not in str(made):
         exc.add_note(message)
         raise exc
