@@ -680,3 +680,69 @@ def test_at_0_a_coarser_spacings_round_off_does_not_widen_a_kink() -> None:
     assert inside.verdict == "subgradient", inside.reason
     (outside,) = check(kink(1.0 + 1e-7), [Value(0.0)]).entries
     assert outside.verdict == "wrong", outside.reason
+
+
+# A ninth hostile round: a hidden forward's still values, and fast mode along a
+# direction that annuls the slope.
+
+
+def test_a_hidden_forward_still_over_every_step_is_followed_until_it_moves() -> None:
+    # A constant forward with a partial of 1: the values never move, however
+    # far the steps go, so the slope is 0 and the rule is wrong.
+    const = Rule("const", lambda x: 3.0, (lambda x, out: 1.0,))
+    report = check(lambda v: const(v) * 8.0, [Value(0.4)])
+    assert [e.verdict for e in report.entries] == ["wrong"], report.text()
+    right = Rule("const0", lambda x: 3.0, (lambda x, out: 0.0,))
+    assert check(lambda v: right(v) * 8.0, [Value(0.4)]).ok
+    # A forward that cancels 1e17 inside moves in cells of 16 past a step of 8:
+    # that cell bounds the slope it hides, and proves nothing of a slope of 1.
+    cancels = Rule("cancels", lambda x: (x + 1e17) - 1e17, (lambda x, out: 1.0,))
+    (entry,) = _quiet(lambda: check(cancels, [Value(0.4)])).entries
+    assert entry.verdict == "undecided" and entry.error >= 1.0, entry.reason
+
+
+@pytest.mark.parametrize("error", [1e-5, 1e-8])
+def test_fast_mode_sees_a_relative_error_along_a_direction_that_annuls_the_slope(
+    error: float,
+) -> None:
+    # Fast mode's first direction (seed 0) is drawn as below; c1 makes the two
+    # terms of the slope cancel to 1e-7 of each, and the rule's relative error
+    # cancels with them.
+    rng = random.Random(1)
+    d = [rng.choice((-1.0, 1.0)) * rng.uniform(1.0, 2.0) for _ in range(2)]
+    c0 = 0.8
+    c1 = -c0 * d[0] / d[1] * (1.0 + 1e-7)
+    bad = Rule("bad_sin", math.sin, (lambda x, out: mg.cos(x) * (1.0 + error),))
+    report = check(lambda a, b: bad(c0 * a + c1 * b), [Value(0.3), Value(0.5)], fast_mode=True)
+    assert not report.ok, report.text()
+    good = Rule("good_sin", math.sin, (lambda x, out: mg.cos(x),))
+    assert check(lambda a, b: good(c0 * a + c1 * b), [Value(0.3), Value(0.5)], fast_mode=True)
+
+
+def _closure_tanh(x: Value) -> Value:
+    t = math.tanh(x.data)
+    out = Value(t, (x,), "ctanh")
+
+    def _backward() -> None:
+        x.grad += (1.0 - t * t) * out.grad
+
+    out._backward = _backward
+    return out
+
+
+def test_a_hidden_saturating_forward_far_out_is_not_called_wrong() -> None:
+    # Values on a grid of 0.125 at 1e15: the ladder climbed to steps of 600 and
+    # more, across the bend at a unit of the hidden op's argument, and saw its
+    # rise as a slope. A hidden op's argument now caps the step, as a built-in's.
+    sigmoid = Rule(
+        "my_sigmoid", lambda t: 1 / (1 + math.exp(-t)), (lambda t, out: out * (1 - out),)
+    )
+    for f in (lambda v: sigmoid(v - 1e15) + 1e15, lambda v: _closure_tanh(v - 1e15) + 1e15):
+        report = _quiet(lambda f=f: check(f, [Value(1e15 - 0.25)]))
+        assert report.ok, report.text()
+    # Near 0 the same rules are decided, and a wrong one fails.
+    assert check(lambda v: sigmoid(v - 1.0) + 1.0, [Value(0.75)])
+    off = Rule(
+        "off_sigmoid", lambda t: 1 / (1 + math.exp(-t)), (lambda t, out: 1.001 * out * (1 - out),)
+    )
+    assert not check(lambda v: off(v - 1.0) + 1.0, [Value(0.75)])

@@ -49,6 +49,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from collections.abc import Callable, Sequence
@@ -91,6 +92,7 @@ class Why(enum.Enum):
     NOISE = "noise"
 
 
+@dataclasses.dataclass(slots=True)
 class Estimate:
     """A numerical derivative with a bound on its error.
 
@@ -104,21 +106,14 @@ class Estimate:
             invisible (the pair), or every smaller scale agrees (the ladder).
     """
 
-    __slots__ = ("error", "roundoff", "settled", "step", "value")
-
-    def __init__(
-        self, value: float, error: float, step: float, roundoff: float, settled: bool
-    ) -> None:
-        self.value = value
-        self.error = error
-        self.step = step
-        self.roundoff = roundoff
-        self.settled = settled
-
-    def __repr__(self) -> str:
-        return f"Estimate({self.value!r}, error={self.error!r}, step={self.step!r})"
+    value: float
+    error: float
+    step: float
+    roundoff: float
+    settled: bool
 
 
+@dataclasses.dataclass(slots=True)
 class Unresolved:
     """No bound: the derivative does not exist here, or float64 cannot show it.
 
@@ -130,26 +125,12 @@ class Unresolved:
         step: The step the slopes came from (NaN when none).
     """
 
-    __slots__ = ("error", "left", "right", "step", "why", "words")
-
-    def __init__(
-        self,
-        why: Why,
-        words: str,
-        left: float = math.nan,
-        right: float = math.nan,
-        error: float = math.nan,
-        step: float = math.nan,
-    ) -> None:
-        self.why = why
-        self.words = words
-        self.left = left
-        self.right = right
-        self.error = error
-        self.step = step
-
-    def __repr__(self) -> str:
-        return f"Unresolved({self.why.value!r}, {self.words!r})"
+    why: Why
+    words: str
+    left: float = math.nan
+    right: float = math.nan
+    error: float = math.nan
+    step: float = math.nan
 
 
 def min_step(x: float) -> float:

@@ -315,11 +315,11 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         elif best is not None:
             found[r] = _open_side(p, r, best) or best
         elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
-            found[r] = Unresolved(
+            found[r] = _still(p, r, mine[0].step) or Unresolved(
                 Why.RANGE,
-                f"the values do not change at any step up to {mine[0].step:.3g}, and a "
-                "forward the graph does not show computes them: how finely they are "
-                "rounded, and so how small a slope they could hide, cannot be told",
+                "the values do not change at any step up to the domain's edge, and a "
+                "forward the graph does not show computes them: how small a slope they "
+                "round away cannot be told",
             )
         elif mine and all(st.finest(r).flat for st in mine):
             # No step changed the value at all: the slope is below what the
@@ -345,6 +345,38 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         else:
             found[r] = one_sided(p, r, _UP, _DOWN) or edge(p)
     return found
+
+
+#: Still values are followed past the ladder's top up to 4**8 (6e4) times it.
+_FAR = 8
+
+
+def _still(p: Point, r: int, top: float) -> Estimate | None:
+    """The slope of a hidden forward's value still at every step up to ``top``.
+
+    Values on a grid ``g`` stay still at steps ``T`` and ``T / 2`` only if
+    ``|s| <= 1.5 g / T`` (the cubic term eliminated), and ``g`` is at most the
+    least change seen (a whole cell): so the steps go outward, 4 times apart,
+    until the values move. Never moving, they show no grid: the model's
+    round-off. None where the domain's edge comes first.
+    """
+    saved, still, t = (p.off, p.overflowed), top, top
+    try:
+        for _ in range(_FAR):
+            t *= 4.0
+            lo, hi = p.at(p.x - t), p.at(p.x + t)
+            if lo is None or hi is None:
+                if p.least[r] == math.inf:
+                    return None
+                break
+            if lo[r] != p.here[r] or hi[r] != p.here[r]:
+                break
+            still = t
+    finally:
+        p.off, p.overflowed = saved
+    grid = p.least[r] if p.least[r] < math.inf else p.delta(r, p.here[r])
+    bound = max(1.5 * grid / still, 2.0**-1074)
+    return Estimate(0.0, bound, still, bound, True)
 
 
 #: How much larger than a side's sixth difference its fourth must be to be read

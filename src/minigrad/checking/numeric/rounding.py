@@ -20,17 +20,11 @@ absolute values of the partials) gives both, by first-order error analysis:
   unit round-off times ``sum over paths of |product|`` (the "absolute
   gradient").
 
-A partial of the user's own rule rounds by more than that where it cancels
-inside: ``1 / (1 - x * x)`` for atanh at ``1 - 1e-9`` loses eight digits to
-``x * x``, and is 0.25 off a derivative of 5e8 (numerically it is right to
-0.03 there). Its share is read off the partial's own graph (:func:`_partial_noise`):
-the partial is called once with Values, and its round-off, that of its
-``out`` argument (an ulp) included, reaches each input through the rest of
-the path. minigrad's own partials are accurate to a few ulps (the table is
-swept against SymPy), so only partials written elsewhere are read this way.
-
-It costs one float pass over the graph per value, and a check makes it only
-for the values whose comparison is not settled without it.
+A partial of the user's own rule rounds by more where it cancels inside
+(``1 / (1 - x * x)`` for atanh at ``1 - 1e-9`` is 0.25 off 5e8): its share is
+read off the partial's own graph, called once with Values
+(:func:`_partial_noise`). minigrad's own partials are swept against SymPy to
+a few ulps. One float pass per value, made only where a check needs it.
 
 Example:
     >>> from minigrad import Value
@@ -45,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, POW, SUB
@@ -363,6 +358,11 @@ def _radius(node: Value) -> tuple[int, float] | None:
     rule = node._rule
     if rule is None:
         return None
+    if isinstance(rule, Closure) or (hidden(rule) and rule.forward not in _PERIODIC_MATH):
+        # A forward the graph does not show (sigmoid, erf written by hand) may bend
+        # a unit or its argument's size off: a wider step sees the rise, not the slope.
+        u = _args(node)
+        return (0, max(1.0, abs(u[0]._data))) if len(u) == 1 and isinstance(u[0], Value) else None
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
         # softplus's at +-i pi, atan's branch points at +-i) reach as far as the

@@ -152,12 +152,28 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
         deltas = [graph.noise(r) or MODEL_ROUNDOFF * abs(f.data) for r, f in enumerate(fs)]
     cut = graph is None or levels.tapes.get(k) is None  # a graph short of the function
     demands = []
+    # A rule's error is often one relative error e of a whole row (a wrong rule at
+    # the output) or column (at an input): it moves the slope by e times that
+    # row's or column's part of it, which the direction may all but annul. The
+    # exhaustive check sees e where it exceeds an entry's proven share: so that
+    # share of each part is demanded too.
+    rel = [[math.inf] * len(rows), [math.inf] * len(xs)]
     for r, (wr, row, dr) in enumerate(zip(w, rows, deltas, strict=True)):
         for i, (x, di) in enumerate(zip(xs, d, strict=True)):
             if row[i] == 0.0 and not cut and graph is not None and graph.spread(r, i) < 0.0:
                 continue
             floor = _WIDENED * dr / (_TOP * s.step(x.data))
-            demands.append(abs(wr * di) * max(10.0**-FAST_DIGITS * abs(row[i]), floor))
+            proven = max(10.0**-FAST_DIGITS * abs(row[i]), floor)
+            demands.append(abs(wr * di) * proven)
+            if row[i] != 0.0:
+                share = proven / abs(row[i])
+                rel[0][r], rel[1][i] = min(rel[0][r], share), min(rel[1][i], share)
+    for r, (wr, row) in enumerate(zip(w, rows, strict=True)):
+        part = math.fsum(di * ji for di, ji in zip(d, row, strict=True))
+        demands.append(abs(wr * part) * rel[0][r])
+    for i, di in enumerate(d):
+        part = math.fsum(wr * row[i] for wr, row in zip(w, rows, strict=True))
+        demands.append(abs(di * part) * rel[1][i])
     margin = min(demands, default=math.inf)
     # The analytic slope's round-off, and the least bound an estimate of it can
     # have: its round-off at the ladder's top, or TARGET of the slope, where the

@@ -9,21 +9,17 @@ and changes none.
 
 The verdicts (the words every report prints):
 
-- *wrong*: the difference between the analytic value and the estimate is
-  larger than the estimate's bound plus the analytic side's round-off, so
-  the numbers prove the rule wrong (or, with ``atol``/``rtol``, it is beyond
-  the caller's tolerance: the classic test, PyTorch's); also a derivative
-  that is NaN or infinite where the function's is finite, and a value
-  outside the one-sided slopes at a kink;
-- *agrees* to k digits: the difference is within the bound, which leaves k
-  significant digits (:data:`MIN_DIGITS` at least);
-- *subgradient*: at a kink, the rule's value lies between the one-sided
-  slopes (relu's 0 at 0): a derivative does not exist, and the rule's
-  choice is one the calculus of subgradients allows;
-- *undecided*: the numbers can neither confirm nor refute: fewer digits than
-  :data:`MIN_DIGITS` are left, the function jumps, the derivative is beyond
-  float64's range, or no step fits in the domain. Such an entry passes, and
-  the check warns with the reason.
+- *wrong*: analytic and estimate differ by more than the estimate's bound
+  plus the analytic side's round-off (with ``atol``/``rtol``: by more than
+  the caller's tolerance, PyTorch's test); a NaN or infinite derivative of a
+  finite function; a value outside the one-sided slopes at a kink;
+- *agrees* to k digits: within the bound, which leaves k significant digits
+  (:data:`MIN_DIGITS` at least);
+- *subgradient*: at a kink, a value between the one-sided slopes (relu's 0
+  at 0);
+- *undecided*: fewer digits than :data:`MIN_DIGITS` are left, the function
+  jumps, the derivative is beyond float64's range, or no step fits in the
+  domain. It passes, and the check warns with the reason.
 
 Example:
     >>> from minigrad.checking.numeric.estimate import Estimate
@@ -35,6 +31,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from collections.abc import Iterable
@@ -116,6 +113,7 @@ CLASSIC_RTOL = 1e-3
 MIN_DIGITS = 3
 
 
+@dataclasses.dataclass(slots=True)
 class Tolerance:
     """The classic test's tolerance, ``atol + rtol * |numerical|`` (PyTorch's).
 
@@ -124,16 +122,14 @@ class Tolerance:
         0.10001
     """
 
-    __slots__ = ("atol", "rtol")
-
-    def __init__(self, atol: float, rtol: float) -> None:
-        self.atol = atol
-        self.rtol = rtol
+    atol: float
+    rtol: float
 
     def allowed(self, numerical: float) -> float:
         return self.atol + self.rtol * abs(numerical)
 
 
+@dataclasses.dataclass(slots=True)
 class Finding:
     """The verdict on one entry, with the numbers it rests on.
 
@@ -149,42 +145,15 @@ class Finding:
         forgiven: With a tolerance: the numbers prove a difference it let pass.
     """
 
-    __slots__ = (
-        "cause",
-        "digits",
-        "error",
-        "forgiven",
-        "note",
-        "numerical",
-        "reason",
-        "step",
-        "verdict",
-    )
-
-    def __init__(
-        self,
-        verdict: Verdict,
-        digits: int,
-        numerical: float,
-        error: float,
-        step: float,
-        reason: str,
-        cause: Cause = Cause.NONE,
-        note: str = "",
-        forgiven: bool = False,
-    ) -> None:
-        self.verdict = verdict
-        self.digits = digits
-        self.numerical = numerical
-        self.error = error
-        self.step = step
-        self.reason = reason
-        self.cause = cause
-        self.note = note
-        self.forgiven = forgiven
-
-    def __repr__(self) -> str:
-        return f"Finding({self.verdict!r}, {self.digits}, {self.numerical!r}, {self.reason!r})"
+    verdict: Verdict
+    digits: int
+    numerical: float
+    error: float
+    step: float
+    reason: str
+    cause: Cause = Cause.NONE
+    note: str = ""
+    forgiven: bool = False
 
 
 def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
