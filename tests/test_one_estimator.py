@@ -737,8 +737,12 @@ def test_a_hidden_saturating_forward_far_out_is_not_called_wrong() -> None:
     sigmoid = Rule(
         "my_sigmoid", lambda t: 1 / (1 + math.exp(-t)), (lambda t, out: out * (1 - out),)
     )
-    for f in (lambda v: sigmoid(v - 1e15) + 1e15, lambda v: _closure_tanh(v - 1e15) + 1e15):
-        report = _quiet(lambda f=f: check(f, [Value(1e15 - 0.25)]))
+    shifted: list[Callable[[Value], Value]] = [
+        lambda v: sigmoid(v - 1e15) + 1e15,
+        lambda v: _closure_tanh(v - 1e15) + 1e15,
+    ]
+    for f in shifted:
+        report = _quiet(partial(check, f, [Value(1e15 - 0.25)]))
         assert report.ok, report.text()
     # Near 0 the same rules are decided, and a wrong one fails.
     assert check(lambda v: sigmoid(v - 1.0) + 1.0, [Value(0.75)])

@@ -359,10 +359,11 @@ def _radius(node: Value) -> tuple[int, float] | None:
     if rule is None:
         return None
     if isinstance(rule, Closure) or (hidden(rule) and rule.forward not in _PERIODIC_MATH):
-        # A forward the graph does not show (sigmoid, erf written by hand) may bend
-        # a unit or its argument's size off: a wider step sees the rise, not the slope.
-        u = _args(node)
-        return (0, max(1.0, abs(u[0]._data))) if len(u) == 1 and isinstance(u[0], Value) else None
+        # A hidden forward (sigmoid by hand) may bend a unit or its argument's size off.
+        one = _args(node)
+        if len(one) == 1 and isinstance(one[0], Value):
+            return 0, max(1.0, abs(one[0]._data))
+        return None
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
         # softplus's at +-i pi, atan's branch points at +-i) reach as far as the
