@@ -28,7 +28,7 @@ import os
 import warnings
 from collections.abc import Sequence
 
-from minigrad.checking.run.compare import NondeterministicError
+from minigrad.checking.run.determinism import NondeterministicError
 from minigrad.checking.run.levels import Func
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.runner import run_check

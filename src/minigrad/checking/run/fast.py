@@ -30,7 +30,8 @@ import math
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import _UP, TARGET, ladder, widen
 from minigrad.checking.numeric.rounding import GraphRoundoff
-from minigrad.checking.run.compare import closure_problems, deterministic, entry_of
+from minigrad.checking.run.compare import closure_problems, entry_of
+from minigrad.checking.run.determinism import deterministic
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import Levels, derivatives, forward_directional
 from minigrad.checking.run.report import Entry
