@@ -764,3 +764,19 @@ def test_a_forward_that_cancels_moves_its_exact_derivatives_and_is_not_convicted
     # A second derivative 1e-6 off beside it still fails.
     off = Rule("off_log1p", math.log1p, (lambda x, out: 1.0 / (1.0 + x) * (1.0 + 1e-6 * x),))
     assert not check(lambda v: off(v * v) + v.sin(), [Value(0.5)], order=2)
+
+
+def test_an_op_evaluated_at_its_domains_edge_is_undecided_not_wrong() -> None:
+    # x * x underflows to 0 at 1e-310, so sqrt is evaluated at 0, where its
+    # partial divides by 0: the function has a slope (1 / sqrt(5)), the float
+    # program has none, and the numbers decide nothing.
+    for a, b in ((1e-310, 2e-310), (1e-200, 3e-200)):
+        (entry, *_) = _quiet(partial(check, hypot_by_ops, [Value(a), Value(b)])).entries
+        assert entry.verdict == "undecided" and "edge of its domain" in entry.reason
+    # A partial that fails inside its op's domain is still wrong.
+    sq = Rule("sq", math.sqrt, (lambda x, out: 1 / 0,), domain=((0.0, math.inf),))
+    assert not check(lambda v: sq(v), [Value(0.1)])
+
+
+def hypot_by_ops(x: Value, y: Value) -> Value:
+    return (x * x + y * y).sqrt()

@@ -233,11 +233,13 @@ def _partial_raised(node: Value, i: int, exc: BaseException, *, on_values: bool)
     rule = node._rule
     assert rule is not None
     where = "on Values (create_graph=True)" if on_values else "on floats"
-    return _retyped(
+    err = _retyped(
         exc,
         f"op {rule.name!r} backward: partials[{i}] failed {where} at {_point(rule, _args(node))}: "
         f"{exc}; {_advice(exc, rule.partials[i], on_values)}",
     )
+    err.node = node  # type: ignore[attr-defined]  # where it failed, for the checkers
+    return err
 
 
 def _advice(exc: BaseException, partial: object, on_values: bool) -> str:

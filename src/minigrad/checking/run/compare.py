@@ -152,7 +152,7 @@ class Comparison:
             w = s.weights(len(fs))
             analytic = levels.jacobian(fs, w)
             again = levels.jacobian(levels.outputs(), w) if twice else analytic
-            return analytic, again, None
+            return analytic, again, levels.jacobian(levels.outputs(), w, analytic)
         xs = levels.xs
         if mode == "fwd":
             analytic = forward_jacobian(fs, xs, False)
@@ -284,7 +284,7 @@ class Comparison:
                 for r, key in enumerate(keys):
                     a = analytic[r][i]
                     a_err = graph.analytic(r, i, a) if graph is not None else _foreign_roundoff(a)
-                    problem = _broken(mode, a, again[r][i], lifted, r, i, s, a_err)
+                    problem = _broken(mode, a, again[r][i], lifted, r, i, s, a_err, graph is None)
                     if problem is not None:
                         f = decide(a, 0.0, Broken(*problem))
                         found.add(entry_of(k, key, i, mode, a, f, s), names)
@@ -393,6 +393,7 @@ def _broken(
     i: int,
     s: Settings,
     a_err: float,
+    foreign: bool = False,
 ) -> tuple[str, Cause] | None:
     """What is wrong with the analytic side by itself (None when nothing).
 
@@ -411,6 +412,12 @@ def _broken(
         )
     b = lifted[r][i] if lifted is not None else a
     same = s.close(b, a) if s.tolerance is not None else b == a or abs(b - a) <= 2.0 * a_err
+    if not same and foreign:
+        return (
+            f"backward() does not add to an input's .grad: from 0 it gave {a!r}, and from "
+            f"a .grad already there it added {b!r} (a step sets .grad: = for +=)",
+            Cause.FLOATS_DIFFER,
+        )
     if not same:
         return (
             f"a partial gives {a!r} on floats ({_PASSES[mode]}) but {b!r} on "

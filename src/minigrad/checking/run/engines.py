@@ -381,7 +381,12 @@ class ForeignLevels(Levels):
             for x, orig in zip(self.nodes, saved, strict=True):
                 x.data = orig
 
-    def jacobian(self, fs: Sequence[Value], w: Sequence[float] | None = None) -> list[list[float]]:
+    def jacobian(
+        self,
+        fs: Sequence[Value],
+        w: Sequence[float] | None = None,
+        preset: list[list[float]] | None = None,
+    ) -> list[list[float]]:
         """``rows[r][i] = d out[r] / d inputs[i]`` by ``backward()``, one graph per output.
 
         ``fs`` is a graph no pass has run on yet: the first output's pass
@@ -391,13 +396,17 @@ class ForeignLevels(Levels):
         starts from ``out[r] * w[r]`` instead, and its gradients are divided
         back by ``w[r]``. That takes the engine's own ``*`` of a node and a
         number, which may be under test: only where it passes a number on
-        exactly (:meth:`_scales`), else from 1.
+        exactly (:meth:`_scales`), else from 1. With ``preset`` (rows of a pass
+        before) each input's ``.grad`` starts there, not at 0 (1 where it is 0),
+        and is read less it: a step that sets ``.grad`` (``=`` for ``+=``) loses
+        it in any order the engine's sort happens to take.
         """
         rows = []
         for r in range(len(fs)):
             y = cast("Any", fs[0] if r == 0 else self.outputs()[r])
             wr = w[r] if w is not None and self._scales() else 1.0
-            rows.append([g / wr for g in self._backward(y * wr if wr != 1.0 else y)])
+            start = [g * wr or 1.0 for g in preset[r]] if preset is not None else None
+            rows.append([g / wr for g in self._backward(y * wr if wr != 1.0 else y, start)])
         return rows
 
     def weighing(self) -> bool:
@@ -424,11 +433,13 @@ class ForeignLevels(Levels):
             for i in range(len(self.nodes))
         ]
 
-    def _backward(self, y: EngineNode) -> list[float]:
-        """One pass: zero the inputs' .grad, ``y.backward()``, read them."""
+    def _backward(self, y: EngineNode, start: list[float] | None = None) -> list[float]:
+        """One pass: zero the inputs' .grad (or set them to ``start``), ``y.backward()``,
+        read them (less ``start``)."""
         others = self._other_leaves(y)
-        for x in self.nodes:
-            x.grad = 0.0
+        start = start or [0.0] * len(self.nodes)
+        for x, g in zip(self.nodes, start, strict=True):
+            x.grad = g
         try:
             y.backward()
         except (ArithmeticError, ValueError, TypeError) as exc:
@@ -440,7 +451,8 @@ class ForeignLevels(Levels):
             for node, grad in others:
                 node.grad = grad  # type: ignore[attr-defined]
         return [
-            _number(x.grad, f"{self.where}: inputs[{i}].grad") for i, x in enumerate(self.nodes)
+            _number(x.grad, f"{self.where}: inputs[{i}].grad") - g
+            for i, (x, g) in enumerate(zip(self.nodes, start, strict=True))
         ]
 
     def _other_leaves(self, y: EngineNode) -> list[tuple[object, object]]:

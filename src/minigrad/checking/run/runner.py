@@ -35,7 +35,7 @@ from minigrad.checking.run.table import modes_in_words
 from minigrad.checking.verdicts.decide import MIN_DIGITS, WRONG, Cause, decide, passes
 from minigrad.core._validate import as_int
 from minigrad.core.inputs import weights
-from minigrad.core.value import Value
+from minigrad.core.value import Value, _args
 from minigrad.core.value import _lock as _engine_lock
 
 TYPE_CHECKING = False
@@ -79,12 +79,12 @@ class _Checker:
                     self.fell_back = True
                 found = self.comparing.compare(k, both)
             except DerivativeError as exc:
-                beyond = self._overflows(k, exc)
+                beyond = _at_edge(exc) or self._overflows(k, exc)
                 if beyond:
                     # Not the rule's fault: the derivatives are not floats here.
                     words = (
                         f"the order-{k} derivatives cannot be checked here: {beyond}, "
-                        f"and the analytic pass overflowed too ({exc})"
+                        f"and the analytic pass failed too ({exc})"
                     )
                     f = decide(math.inf, 0.0, Unresolved(Why.RANGE, words))
                     whole.compared += 1
@@ -331,3 +331,24 @@ def run_check(
             for x, data, g in saved:
                 x.data = data
                 x.grad = g
+
+
+def _at_edge(exc: DerivativeError) -> str:
+    """Where a partial failed (an arithmetic or domain error) at an argument on the edge
+    of its op's declared domain or at a point it avoids, in words ("" if not so):
+    the op has no derivative there, though the function may (``sqrt(x * x + y * y)``
+    at 1e-310, where ``x * x`` underflows to 0), so the numbers decide nothing."""
+    node = getattr(exc.exc, "node", None)
+    rule = getattr(node, "_rule", None)
+    if not isinstance(exc.exc, ArithmeticError | ValueError) or node is None or rule is None:
+        return ""
+    for j, a in enumerate(_args(node)):
+        u = a._data if isinstance(a, Value) else a
+        lo, hi = rule.domain[j] if j < len(rule.domain) else (-math.inf, math.inf)
+        if u in (lo, hi) or u in rule.avoid:
+            return (
+                f"op {rule.name!r} is evaluated at {u!r} (argument {j}), "
+                f"{'a point its rule avoids' if u in rule.avoid else 'the edge of its domain'}, "
+                "where it has no derivative"
+            )
+    return ""
