@@ -414,6 +414,17 @@ def test_the_users_own_error_at_a_moved_input_keeps_its_type_message_and_cause()
             raise CodedError("refused", code=7)
         return x.sin()
 
+    # A rule's partial that raises at a moved point (order 2) is named.
+    def moved_partial(x: Value, out: Value) -> Value:
+        if isinstance(x, Value) and x.data != 0.4:  # on Values (order 2), off the point
+            raise CodedError("partial moved")
+        return mg.cos(x)
+
+    named = Rule("pr_moved", math.sin, (moved_partial,))
+    with pytest.raises(CodedError) as partial_raised:
+        check(lambda v: named(v), [Value(0.4)], order=2)
+    assert "op 'pr_moved'" in str(partial_raised.value)
+
     # Its fields come along: code that handles the error by them still can.
     with pytest.raises(CodedError, match="every input moved at once") as raised:
         check(coded, [Value(0.5)], fast_mode=True)

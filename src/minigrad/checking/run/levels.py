@@ -89,19 +89,18 @@ class OutputCountError(ValueError):
 def _raise_at_moved_point(
     exc: BaseException, where: str, name: str, orig: float, moved: float
 ) -> NoReturn:
-    """Raise the user's exception again, of its own type, saying at which moved point.
-
-    The original is chained as ``__cause__``, its fields (``__dict__``) copied;
-    a type not made from a message alone gets a note, and is raised itself.
-    """
+    """Raise the user's exception again, of its own type, saying at which moved point
+    (and which op, from the notes): the original is chained as ``__cause__``, its
+    fields copied; a type not made from a message alone gets a note, raised itself."""
     at = (
         f"input {name} moved by {moved - orig:+.3g} (to {moved!r}, from {orig!r})"
         if name != "every input"
         else "every input moved at once along a random direction (fast mode)"
     )
+    notes = "".join(f" ({note})" for note in getattr(exc, "__notes__", ()))  # the op's name
     message = (
-        f"{where}: func raised {type(exc).__name__}: {exc} at a moved point: {at}; the check "
-        "moves each input by a small step, so func must be defined around the inputs"
+        f"{where}: func raised {type(exc).__name__}: {exc}{notes} at a moved point: {at}; the "
+        "check moves each input by a small step, so func must be defined around the inputs"
     )
     try:
         made = type(exc)(message)
