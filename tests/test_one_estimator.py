@@ -780,3 +780,14 @@ def test_an_op_evaluated_at_its_domains_edge_is_undecided_not_wrong() -> None:
 
 def hypot_by_ops(x: Value, y: Value) -> Value:
     return (x * x + y * y).sqrt()
+
+
+@pytest.mark.parametrize("x", [-0.1, -0.3, -1.0, -2.0])
+def test_a_relu_rule_that_forgot_its_mask_is_wrong_on_the_flat_side(x: float) -> None:
+    # The values are still up to the kink, and the change past it falls with the
+    # step: no grid could hide a slope there. (A wrong estimate across the kink
+    # once convicted the right rule at -0.3.)
+    nomask = Rule("relu_nomask", lambda v: max(v, 0.0), (lambda v, out: 1.0,))
+    assert not check(nomask, [Value(x)])
+    right = Rule("relu_ok", lambda v: max(v, 0.0), (lambda v, out: 1.0 if v > 0 else 0.0,))
+    assert _quiet(lambda: check(right, [Value(x)])).ok

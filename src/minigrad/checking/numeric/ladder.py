@@ -13,6 +13,7 @@ bound. An estimate counts only when every finer difference agrees with it
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -306,7 +307,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
                 "sizeable part of their own size: float64 shows no derivative here",
             )
             continue
-        best = _local(mine, r)
+        best = _still(p, r, mine, _local(mine, r)) if p.hidden[r] else _local(mine, r)
         odd = no_derivative(p, r, [st.rows[r] for st in mine])
         if failed_below and p.overflowed:
             found[r] = edge(p)  # the finest steps overflow: beyond float64's range
@@ -315,11 +316,10 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         elif best is not None:
             found[r] = _open_side(p, r, best) or best
         elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
-            found[r] = _still(p, r, mine[0].step) or Unresolved(
+            found[r] = Unresolved(
                 Why.RANGE,
-                "the values do not change at any step up to the domain's edge, and a "
-                "forward the graph does not show computes them: how small a slope they "
-                "round away cannot be told",
+                "the values do not change at any step up to the domain's edge, and a hidden "
+                "forward computes them: how small a slope they round away cannot be told",
             )
         elif mine and all(st.finest(r).flat for st in mine):
             # No step changed the value at all: the slope is below what the
@@ -347,35 +347,52 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     return found
 
 
-#: Still values are followed past the ladder's top up to 4**8 (6e4) times it.
-_FAR = 8
+#: Still values are followed out to 4**_FAR times the last still step; the edge
+#: where they move is bisected _BISECT times (past a kink, by 2**-12 of it).
+_FAR, _BISECT = 8, 12
 
 
-def _still(p: Point, r: int, top: float) -> Estimate | None:
-    """The slope of a hidden forward's value still at every step up to ``top``.
-
-    Values on a grid ``g`` stay still at steps ``T`` and ``T / 2`` only if
-    ``|s| <= 1.5 g / T`` (the cubic term eliminated), and ``g`` is at most the
-    least change seen (a whole cell): so the steps go outward, 4 times apart,
-    until the values move. Never moving, they show no grid: the model's
-    round-off. None where the domain's edge comes first.
-    """
-    saved, still, t = (p.off, p.overflowed), top, top
+def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> Estimate | None:
+    """``best``, or where tighter, what a hidden forward still at every step up to ``T``
+    proves: on a grid ``g``, still at ``T`` and ``T / 2`` means ``|s| <= 1.5 g / T``
+    (the cubic term eliminated), ``g`` at most the least change seen (a whole
+    cell). The steps go out until the values move and the edge is bisected: past
+    a kink (relu's flat side) the change falls with the step, on a grid never
+    below a cell. Beyond a bend (``p.widest``) a still step only finds that change.
+    Never moving, no grid shows: the model's round-off (a constant forward)."""
+    rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
+    flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
+    if len(flat) < 2 or flat[0] > flat[-1] / 2.0:
+        return best
+    still, moved = flat[-1], rows[len(flat)].half if len(flat) < len(rows) else math.inf
+    saved = (p.off, p.overflowed)
     try:
-        for _ in range(_FAR):
-            t *= 4.0
+        for _ in range(_FAR if moved == math.inf else 0):
+            lo, hi = p.at(p.x - 4.0 * still), p.at(p.x + 4.0 * still)
+            if lo is None or hi is None:
+                return best
+            if lo[r] != p.here[r] or hi[r] != p.here[r]:
+                moved = 4.0 * still
+                break
+            still *= 4.0
+        reach = 1.5 * p.least[r] / min(still, p.widest) / 2**_BISECT
+        if moved < math.inf and best is not None and best.error <= reach:
+            return best  # no bisection can make a tighter bound
+        for _ in range(_BISECT if moved < math.inf else 0):
+            t = (still + moved) / 2.0
             lo, hi = p.at(p.x - t), p.at(p.x + t)
             if lo is None or hi is None:
-                if p.least[r] == math.inf:
-                    return None
                 break
-            if lo[r] != p.here[r] or hi[r] != p.here[r]:
-                break
-            still = t
+            if lo[r] == p.here[r] == hi[r]:
+                still = t
+            else:
+                moved = t
     finally:
         p.off, p.overflowed = saved
-    grid = p.least[r] if p.least[r] < math.inf else p.delta(r, p.here[r])
-    bound = max(1.5 * grid / still, 2.0**-1074)
+    grid = p.least[r] if moved < math.inf else p.delta(r, p.here[r])
+    bound = max(1.5 * grid / min(still, p.widest), 2.0**-1074)
+    if best is not None and best.error <= bound:
+        return best
     return Estimate(0.0, bound, still, bound, True)
 
 
