@@ -332,8 +332,8 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         elif not mine and p.widest < 2.0 * min_step(p.x):
             found[r] = Unresolved(
                 Why.NOISE,
-                f"a periodic op turns by more than a radian over the finest step float64 has "
-                f"here ({min_step(p.x):.3g}): no difference sees its slope",
+                f"an op turns or bends (by a radian, or a unit of its argument) over the finest "
+                f"step float64 has here ({min_step(p.x):.3g}): no difference sees its slope",
             )
         elif mine:
             found[r] = Unresolved(

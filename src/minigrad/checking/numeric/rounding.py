@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, POW, SUB
@@ -358,8 +357,9 @@ def _radius(node: Value) -> tuple[int, float] | None:
     rule = node._rule
     if rule is None:
         return None
-    if isinstance(rule, Closure) or (hidden(rule) and rule.forward not in _PERIODIC_MATH):
-        # A hidden forward (sigmoid by hand) may bend a unit or its argument's size off.
+    if rule not in _TABLE_RULES and rule.forward not in _PERIODIC_MATH:
+        # Outside the table (sigmoid by hand, a closure, log1p with its pole at -1) an
+        # op may bend a unit or its argument's size off.
         one = _args(node)
         if len(one) == 1 and isinstance(one[0], Value):
             return 0, max(1.0, abs(one[0]._data))
