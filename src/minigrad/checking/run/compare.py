@@ -212,6 +212,7 @@ class Comparison:
         noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
         found.compared += len(keys) * len(xs) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
+        made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (_forward_share)
         for i, x in enumerate(xs):
             at = x.data
             widest = graph.turn(i) if graph is not None else math.inf
@@ -241,7 +242,7 @@ class Comparison:
                 f = decide(a, a_err, est, s.tolerance, zero=size, classic=c)
                 if f.verdict == WRONG and s.tolerance is None and graph is not None:
                     # Before convicting: the share of the forward's own round-off.
-                    share = _forward_share(fs[r], xs, i)
+                    share = _forward_share(fs[r], xs, i, made)
                     if share > 0.0:
                         f = decide(a, a_err + share, est, None, zero=size)
                 if c is not None:
@@ -365,17 +366,22 @@ def _settled(est: Estimate | Unresolved) -> bool:
     return isinstance(est, Estimate) and est.settled
 
 
-def _forward_share(f: Value, xs: Sequence[Value], i: int) -> float:
+def _forward_share(
+    f: Value, xs: Sequence[Value], i: int, made: dict[int, tuple[Value, ...] | None]
+) -> float:
     """How far the forward's own round-off moves the analytic derivative of ``f`` by
     ``xs[i]``: the rules are evaluated at rounded values (``log(1 + b * b)`` at ``b
     = 1e-6`` is 1e-4 off, and so is every derivative made from it), and the
     derivative moves by ``ulp(node) * |d derivative / d node|`` for each node, read
     off its own graph (create_graph) as a value's round-off is. 0 where no graph of
     the derivative can be built (a closure op, a partial on floats only)."""
-    try:
-        d = derivatives(f, xs, True)[i]
-    except (DerivativeError, closure.ClosureOpError, ArithmeticError, ValueError, TypeError):
-        return 0.0
+    if id(f) not in made:  # every derivative of f at once, kept for its other entries
+        try:
+            made[id(f)] = derivatives(f, xs, True)
+        except (DerivativeError, closure.ClosureOpError, ArithmeticError, ValueError, TypeError):
+            made[id(f)] = None
+    ds = made[id(f)]
+    d = ds[i] if ds is not None else None
     return GraphRoundoff([d], xs).noise(0) if isinstance(d, Value) else 0.0
 
 
