@@ -180,6 +180,7 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
     # have: its round-off at the ladder's top, or TARGET of the slope, where the
     # ladder stops climbing. A margin beneath them sends every entry on at once.
     roundoff = MODEL_ROUNDOFF * math.fsum(terms) + 2.0**-1074
+    roundoff += s.nondet_tol * math.fsum(map(abs, d))  # passes may differ by that much
     least = max(_WIDENED * delta / (_TOP * s.eps), TARGET * min(map(abs, slopes)))
     if margin < least + roundoff:
         return None
