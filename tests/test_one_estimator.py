@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import struct
 import sys
 import warnings
 from collections.abc import Callable
@@ -795,3 +796,16 @@ def test_a_relu_rule_that_forgot_its_mask_is_wrong_on_the_flat_side(x: float) ->
     assert not check(nomask, [Value(x)])
     right = Rule("relu_ok", lambda v: max(v, 0.0), (lambda v, out: 1.0 if v > 0 else 0.0,))
     assert _quiet(lambda: check(right, [Value(x)])).ok
+
+
+def test_a_rule_rounding_to_float32_inside_is_not_called_wrong() -> None:
+    # Its round-off grows with its values: read at x (6e-4), it was taken for
+    # the round-off at the values of a step of 0.02, thirty times larger.
+    def f32(x: float) -> float:
+        value: float = struct.unpack("f", struct.pack("f", x))[0]
+        return value
+
+    rounds = Rule("f32", f32, (lambda x, out: 1.0,))
+    x = -0.000601027805825283
+    for f in (lambda v: rounds(v), lambda v: rounds(v) * 1.7, lambda v: rounds(v) + v):
+        assert _quiet(partial(check, f, [Value(x)])).ok
