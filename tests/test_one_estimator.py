@@ -799,13 +799,16 @@ def test_a_relu_rule_that_forgot_its_mask_is_wrong_on_the_flat_side(x: float) ->
 
 
 def test_a_rule_rounding_to_float32_inside_is_not_called_wrong() -> None:
-    # Its round-off grows with its values: read at x (6e-4), it was taken for
-    # the round-off at the values of a step of 0.02, thirty times larger.
+    # Its grid grows with its values: read at x (6e-4), it was taken for the
+    # round-off at the values of a step of 0.02, thirty times larger; the
+    # values' own grid there is their round-off.
     def f32(x: float) -> float:
         value: float = struct.unpack("f", struct.pack("f", x))[0]
         return value
 
     rounds = Rule("f32", f32, (lambda x, out: 1.0,))
-    x = -0.000601027805825283
-    for f in (lambda v: rounds(v), lambda v: rounds(v) * 1.7, lambda v: rounds(v) + v):
-        assert _quiet(partial(check, f, [Value(x)])).ok
+    for x in (-0.000601027805825283, -0.011611662340942736):
+        assert _quiet(partial(check, rounds, [Value(x)])).ok
+    # A right rule just beside a kink far from 0 stays right.
+    shifted = Rule("abs7", lambda x: abs(x + 7.0), (lambda x, out: 1.0 if x > -7.0 else -1.0,))
+    assert _quiet(partial(check, lambda v: shifted(v) * 2.0, [Value(-7.0 + 5e-9)])).ok

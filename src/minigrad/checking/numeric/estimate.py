@@ -323,20 +323,19 @@ class Point:
 
     def _delta(self, r: int, big: float) -> float:
         """:meth:`delta` at values no larger than ``big``."""
-        c = abs(self.here[r])
-        # A hidden forward's round-off may grow with its values (float32 in a rule).
-        grows = max(1.0, big / c) if c and self.hidden[r] else 1.0
         if self.noise is None:
             known = MODEL_ROUNDOFF * big
         else:
             # Round-off relative to the value shrinks with it; what is beyond
             # that (intermediates of 1e16 that cancel to 2) does not.
+            c = abs(self.here[r])
             noise = self.noise[r]
             known = max(noise * min(1.0, big / c), noise - MODEL_ROUNDOFF * c) if c else noise
-            known = max(known, noise * grows)
-        # A hidden forward may round to a grid coarser than its value (cos(x) - 1
-        # in one rule): the values near x show it (see on_grid).
-        grid = 0.5 * self.grid[r] * grows if self.on_grid(r) else 0.0
+        # A forward the graph does not show (a custom rule's, a closure's) may round
+        # to a grid coarser than its value (cos(x) - 1 inside one rule): values
+        # that did not move over some step show it, and their smallest change is
+        # the grid. The graph's own ops are read off the graph instead.
+        grid = 0.5 * self.grid[r] if self.hidden[r] and self.on_grid(r) else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def on_grid(self, r: int) -> bool:
@@ -372,7 +371,8 @@ class _Row:
         self.half = half
         self.d = (u - w) / (2.0 * half)
         big = max(abs(u), abs(w))
-        delta = p._delta(r, big)
+        seen = [g for g in map(grid_of, (u, w)) if g] if p.on_grid(r) else []  # float32 in a rule
+        delta = max(p._delta(r, big), 0.5 * min(seen, default=0.0))  # its grid at these values
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
         if self.flat and p.hidden[r]:
