@@ -423,7 +423,7 @@ def _broken(
         return (
             f"backward() does not add to an input's .grad: from 0 it gave {a!r}, and from "
             f"a .grad already there it added {b!r} (a step sets .grad: = for +=)",
-            Cause.FLOATS_DIFFER,
+            Cause.CLOSURE,
         )
     if not same:
         return (
