@@ -465,3 +465,42 @@ def test_digits_count_what_the_spread_leaves() -> None:
     assert digits(1.0, 1.0 + 1e-10, 1e-10 + 1e-12) == 9
     assert digits(2.0, 2.0, 0.0) == 16 and digits(0.0, 0.0, 1e-9) == 0
     assert digits(0.0, 0.0, 1e-12, zero=1.0) == 12
+
+
+_TANH_X4 = Rule("tanh_x4", math.tanh, (lambda x, out: 4.0 * (1.0 - out * out),))
+_TANH_NEG = Rule("tanh_neg", math.tanh, (lambda x, out: -(1.0 - out * out),))
+
+
+@pytest.mark.parametrize(
+    ("func", "rule"),
+    [
+        (lambda v: _TANH_X4(v) + 1e16, "x4 beside 1e16"),
+        (lambda v: _TANH_NEG(v) + 4e15, "wrong sign beside 4e15"),
+        (lambda v: 3.0 * _TANH_X4(v) - 1e16, "scaled, less 1e16"),
+        (lambda v: v.tanh() + 1e16, "right, beside 1e16"),
+    ],
+)
+def test_a_slope_beside_a_large_constant_is_not_counted_in_its_digits(
+    func: Callable[[Value], Value], rule: str
+) -> None:
+    # The values lie on a grid of 2: no digit of tanh'(0.3) = 0.915 is proved, so
+    # no rule, right or 4x off, "agrees to 14 digits" of the constant.
+    (entry,) = check(func, [Value(0.3)]).entries
+    assert entry.verdict == "undecided", (rule, entry.reason)
+
+
+@pytest.mark.parametrize(
+    ("func", "at"),
+    [
+        (lambda v: v.cos(), 1e-300),  # a slope of 1e-300 of a function of size 1
+        (lambda v: v.tanh(), 20.0),  # 1.7e-17: tanh far out
+        (lambda v: v.relu() + 5.0, -1.0),  # the flat side, beside a constant
+        (lambda v: (v + 0.0) - v + 1.5, 1e-99),  # a slope of exactly 0
+        (lambda v: v * v + 1e-40, -7.9e-50),  # x * x moves by 1e-12 at the steps
+    ],
+)
+def test_a_slope_negligible_beside_what_x_moves_still_agrees(
+    func: Callable[[Value], Value], at: float
+) -> None:
+    (entry,) = check(func, [Value(at)]).entries
+    assert entry.verdict == "agrees", entry.reason

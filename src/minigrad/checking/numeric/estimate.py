@@ -303,14 +303,17 @@ class Point:
         key = (within, len(self._seen))  # the same values seen, the same sizes
         if key in self._sizes:
             return self._sizes[key]
-        x = self.x
-        seen = [v for t, v in self._seen.items() if v is not None and abs(t - x) <= within]
+        x, seen = self.x, self.seen(within)
         found = self._sizes[key] = [
             max(abs(c), *(abs(v[r]) for v in seen), 2.0**-1022 * max(abs(x), 1.0))
             / max(abs(x), 1.0)
             for r, c in enumerate(self.here)
         ]
         return found
+
+    def seen(self, within: float) -> list[list[float]]:
+        """The values seen at points up to ``within`` from x."""
+        return [v for t, v in self._seen.items() if v is not None and abs(t - self.x) <= within]
 
     def delta(self, r: int, *values: float) -> float:
         """The absolute round-off of value ``r`` at points with these values.
@@ -353,12 +356,8 @@ class Point:
         if not (half > 0.0 and math.isfinite(half)) or half > self.widest:
             return None
         up = self.at(hi)
-        if up is None:
-            return None
-        down = self.at(lo)
-        if down is None:
-            return None
-        return up, down, half
+        down = self.at(lo) if up is not None else None  # no call past a side off the domain
+        return (up, down, half) if up is not None and down is not None else None
 
 
 class _Row:

@@ -36,7 +36,8 @@ from minigrad.checking.verdicts.decide import (
     decide,
 )
 from minigrad.core import closure
-from minigrad.core.value import Value, toposort
+from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
+from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
     "UNDECIDED_WARNING",
@@ -230,6 +231,7 @@ class Comparison:
                 exact: list[float] | None = exact,
                 zero: list[float] = zero,
                 point: Point = point,
+                x: Value = x,
             ) -> Finding:
                 a = sides[m][1][r][i]
                 a_err = graph.analytic(r, i, a) if graph is not None else _foreign_roundoff(a)
@@ -238,8 +240,10 @@ class Comparison:
                 size = zero[r]
                 if isinstance(est, Estimate) and max(abs(a), abs(est.value)) <= (
                     abs(a - est.value) + est.error + a_err
-                ):  # counted against the function's size: the size where it looked
+                ):  # counted against the function's size: the size where it looked,
                     size = point.sizes(max(est.step, s.eps))[r]
+                    if graph is not None:
+                        size = _moved_size(fs[r], x, r, point, max(est.step, s.eps), size)
                 f = decide(a, a_err, est, s.tolerance, zero=size, classic=c)
                 if f.verdict == WRONG and s.tolerance is None and graph is not None:
                     # Before convicting: the share of the forward's own round-off.
@@ -384,6 +388,47 @@ def _forward_share(
     ds = made[id(f)]
     d = ds[i] if ds is not None else None
     return GraphRoundoff([d], xs).noise(0) if isinstance(d, Value) else 0.0
+
+
+def _moved_size(f: Value, x: Value, r: int, point: Point, within: float, size: float) -> float:
+    """The function's size per unit of ``x`` (``size``, :meth:`Point.sizes`) less the
+    part ``x`` does not move: terms added to ``f``, through sums and constant
+    factors, that do not depend on ``x``. tanh(v) + 1e16 is of size 0.29 in v, not
+    1e16: a slope counted in digits of 1e16 would "agree" to 14 digits where
+    float64 proves none. The moved part is the larger of its size at x (past
+    the sums and factors, an op's whole value; x itself, 1 per unit) and the
+    values seen within ``within`` less the fixed part, beyond their round-off;
+    ``size`` stays where both are 0 (relu on its flat side)."""
+    # Per node that depends on x: the size of its moved part, and its fixed part.
+    scale = max(abs(x._data), 1.0)  # x itself is of size 1 per unit of x
+    parts: dict[Value, tuple[float, float]] = {x: (scale, 0.0)}
+    for node in reversed(toposort([f])):
+        args = _args(node)
+        got = [parts.get(a) if isinstance(a, Value) else None for a in args]
+        if node._rule is None or node is x or got.count(None) == len(got):
+            continue
+        # An argument that does not depend on x is all fixed part.
+        (m0, c0), (m1, c1) = [
+            g or (0.0, a if type(a) is float else a._data)  # type: ignore[union-attr]
+            for a, g in zip([*args, 0.0][:2], [*got, None][:2], strict=True)
+        ]
+        rule, fixed = node._rule, got[-1] is None or got[0] is None
+        if rule is ADD or rule is SUB or rule is NEG:
+            parts[node] = (m0 + m1, c0 + c1 if rule is ADD else c0 - c1)
+        elif rule is MUL and fixed:  # one factor depends on x, the other is k
+            k, (m, c) = (c1, (m0, c0)) if got[1] is None else (c0, (m1, c1))
+            parts[node] = (abs(k) * m, k * c)
+        elif rule is DIV and got[1] is None and c1:
+            parts[node] = (m0 / abs(c1), c0 / c1)
+        else:
+            parts[node] = (abs(node._data), 0.0)
+    if f not in parts:
+        return size
+    moved, fixed_part = parts[f]
+    for v in point.seen(within):  # a change beyond the values' round-off is moved
+        if abs(v[r] - fixed_part) > 2.0 * point.delta(r, v[r], fixed_part):
+            moved = max(moved, abs(v[r] - fixed_part))
+    return min(size, max(moved / scale, 2.0**-1022)) if moved > 0.0 else size
 
 
 def _foreign_roundoff(a: float) -> float:
