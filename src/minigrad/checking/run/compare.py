@@ -234,7 +234,7 @@ class Comparison:
                 x: Value = x,
             ) -> Finding:
                 a = sides[m][1][r][i]
-                a_err = graph.analytic(r, i, a) if graph is not None else _foreign_roundoff(a)
+                a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word
                 c = exact[r] if exact is not None else None
                 size = zero[r]
@@ -289,7 +289,7 @@ class Comparison:
             for m, (mode, analytic, again, lifted) in enumerate(sides):
                 for r, key in enumerate(keys):
                     a = analytic[r][i]
-                    a_err = graph.analytic(r, i, a) if graph is not None else _foreign_roundoff(a)
+                    a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
                     problem = _broken(mode, a, again[r][i], lifted, r, i, s, a_err, graph is None)
                     if problem is not None:
                         f = decide(a, 0.0, Broken(*problem))
@@ -431,7 +431,7 @@ def _moved_size(f: Value, x: Value, r: int, point: Point, within: float, size: f
     return min(size, max(moved / scale, 2.0**-1022)) if moved > 0.0 else size
 
 
-def _foreign_roundoff(a: float) -> float:
+def foreign_roundoff(a: float) -> float:
     """A foreign engine's analytic round-off: a few dozen ulps of the value."""
     return MODEL_ROUNDOFF * abs(a) + 2.0**-1074
 
