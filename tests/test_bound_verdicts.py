@@ -469,6 +469,7 @@ def test_digits_count_what_the_spread_leaves() -> None:
 
 _TANH_X4 = Rule("tanh_x4", math.tanh, (lambda x, out: 4.0 * (1.0 - out * out),))
 _TANH_NEG = Rule("tanh_neg", math.tanh, (lambda x, out: -(1.0 - out * out),))
+_EXP_0 = Rule("exp_0", math.exp, (lambda x, out: 0.0,))
 
 
 @pytest.mark.parametrize(
@@ -478,6 +479,10 @@ _TANH_NEG = Rule("tanh_neg", math.tanh, (lambda x, out: -(1.0 - out * out),))
         (lambda v: _TANH_NEG(v) + 4e15, "wrong sign beside 4e15"),
         (lambda v: 3.0 * _TANH_X4(v) - 1e16, "scaled, less 1e16"),
         (lambda v: v.tanh() + 1e16, "right, beside 1e16"),
+        (lambda v: (_TANH_X4(v) - 1e16) ** 1, "behind a power"),
+        (lambda v: abs(_TANH_NEG(v) + 1e16), "behind abs"),
+        (lambda v: (_TANH_X4(v) + 1e16) * (v * 0.0).exp(), "times exp(0 v)"),
+        (lambda v: 1e17 * _EXP_0(v / 1e17), "a partial of 0 where the move rounds away"),
     ],
 )
 def test_a_slope_beside_a_large_constant_is_not_counted_in_its_digits(
@@ -504,3 +509,24 @@ def test_a_slope_negligible_beside_what_x_moves_still_agrees(
 ) -> None:
     (entry,) = check(func, [Value(at)]).entries
     assert entry.verdict == "agrees", entry.reason
+
+
+@pytest.mark.parametrize("near", [1.33e-9, 1.8e-9, 3.16e-9, 4.22e-9, 1.24e-8])
+def test_a_kink_beside_the_point_is_not_the_points(near: float) -> None:
+    # abs(x - 1) at 1 + 1.8e-9 has slope +1: steps past the kink see both sides,
+    # the finer ones only the right; its noise is not read across the kink either.
+    def rule(slope: float) -> Rule:
+        return Rule("abs_shifted", lambda x: abs(x - 1.0), (lambda x, out: slope,))
+
+    other_side, right = rule(-1.0), rule(1.0)
+    (entry,) = check(lambda v: other_side(v), [Value(1.0 + near)]).entries
+    assert entry.verdict == "wrong", entry.reason
+    assert check(lambda v: right(v), [Value(1.0 + near)]).entries[0].verdict == "agrees"
+    assert check(lambda v: other_side(v), [Value(1.0)]).entries[0].verdict == "subgradient"
+
+
+def test_values_near_the_top_of_float64_are_read_without_overflow() -> None:
+    # The noise floor's second differences of values near 1.7e308 overflow to inf.
+    for func, at in ((lambda v: v.exp(), 709.7), (lambda v: v.cosh(), 710.0)):
+        report = check(func, [Value(at)])
+        assert report.ok, report.text()

@@ -54,16 +54,7 @@ import enum
 import math
 from collections.abc import Callable, Sequence
 
-__all__ = [
-    "Estimate",
-    "Evaluate",
-    "Point",
-    "Unresolved",
-    "Why",
-    "min_step",
-    "nominal_step",
-    "pair",
-]
+__all__ = ["Estimate", "Evaluate", "Point", "Unresolved", "Why", "min_step", "nominal_step", "pair"]
 
 #: The values of the checked functions at one coordinate, or None off the domain.
 Evaluate = Callable[[float], "list[float] | None"]
@@ -189,9 +180,7 @@ def _symmetric(x: float, s: float) -> float:
     if t <= 0.0 or x - (x - t) == t:
         return t
     t2 = x - (x - t)
-    if t2 > 0.0 and (x + t2) - x == t2 and x - (x - t2) == t2:
-        return t2
-    return t
+    return t2 if t2 > 0.0 and (x + t2) - x == t2 and x - (x - t2) == t2 else t
 
 
 class Point:
@@ -303,17 +292,14 @@ class Point:
         key = (within, len(self._seen))  # the same values seen, the same sizes
         if key in self._sizes:
             return self._sizes[key]
-        x, seen = self.x, self.seen(within)
+        x = self.x
+        seen = [v for t, v in self._seen.items() if v is not None and abs(t - x) <= within]
         found = self._sizes[key] = [
             max(abs(c), *(abs(v[r]) for v in seen), 2.0**-1022 * max(abs(x), 1.0))
             / max(abs(x), 1.0)
             for r, c in enumerate(self.here)
         ]
         return found
-
-    def seen(self, within: float) -> list[list[float]]:
-        """The values seen at points up to ``within`` from x."""
-        return [v for t, v in self._seen.items() if v is not None and abs(t - self.x) <= within]
 
     def delta(self, r: int, *values: float) -> float:
         """The absolute round-off of value ``r`` at points with these values.

@@ -138,9 +138,8 @@ def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
 def _extrapolated(rows: Sequence[_Row], left: bool) -> tuple[float, float]:
     """One side's slope from a start's steps ``s``, ``s/2``, ``s/4`` (:func:`_second`),
     and its error (a slope's round-off is half its gap's)."""
-    value, error, _ = _second(
-        [(row.left if left else row.right, row.gap_noise / 2.0) for row in rows]
-    )
+    slopes = [(row.left if left else row.right, row.gap_noise / 2.0) for row in rows]
+    value, error, _ = _second(slopes)
     return value, error
 
 
@@ -171,9 +170,7 @@ def one_sided(p: Point, r: int, up: int, down: int) -> Estimate | Unresolved | N
     open one, where an edge of the domain is near on the other)."""
     found = [_one_side(p, r, up, down, side) for side in (1.0, -1.0)]
     ests = [f for f in found if isinstance(f, Estimate)]
-    if ests:
-        return min(ests, key=lambda e: e.error)
-    return next((f for f in found if f is not None), None)
+    return min(ests, key=lambda e: e.error) if ests else next((f for f in found if f), None)
 
 
 def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | Unresolved | None:

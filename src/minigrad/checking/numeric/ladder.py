@@ -133,6 +133,8 @@ def _noise_floor(p: Point, r: int) -> float:
             if len(vals) < len(got) or len(set(vals)) == 1:
                 continue
             a, b, c, d, e, f, g = vals
+            if _one_bend(vals):
+                continue  # a kink between the points (abs(x - 1) at 1 + 2e-9) is no noise
             three = [a - 4 * b + 6 * c - 4 * d + e, b - 4 * c + 6 * d - 4 * e + f]
             three.append(c - 4.0 * d + 6.0 * e - 4.0 * f + g)
             # A coarser spacing's fourths are noise where their signs differ (shape's,
@@ -151,6 +153,17 @@ def _noise_floor(p: Point, r: int) -> float:
         if not coarser or read > MODEL_ROUNDOFF * seen:
             most = max(most, read)
     return most
+
+
+def _one_bend(v: Sequence[float]) -> bool:
+    """Second differences of one sign at one place or two neighbours, a million ulps
+    of the values at least and the rest a millionth of them: one kink (round-off
+    and a grid's steps change sign or are ulps; a pole's fall by 8 at most per point)."""
+    d2 = [u - 2.0 * m + w for u, m, w in zip(v, v[1:], v[2:], strict=False)]
+    top = max(map(abs, d2))
+    big = [k for k, e in enumerate(d2) if abs(e) > top * 2.0**-20]
+    bend = 2.0**20 * math.ulp(max(map(abs, v))) < top < math.inf and big[-1] - big[0] <= 1
+    return bend and d2[big[0]] * d2[big[-1]] > 0.0
 
 
 def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:

@@ -13,12 +13,13 @@ such, named.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder, widen
-from minigrad.checking.numeric.rounding import GraphRoundoff
+from minigrad.checking.numeric.rounding import GraphRoundoff, minigrads_own
 from minigrad.checking.run.determinism import deterministic
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
@@ -36,7 +37,6 @@ from minigrad.checking.verdicts.decide import (
     decide,
 )
 from minigrad.core import closure
-from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
 from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
@@ -243,7 +243,9 @@ class Comparison:
                 ):  # counted against the function's size: the size where it looked,
                     size = point.sizes(max(est.step, s.eps))[r]
                     if graph is not None:
-                        size = _moved_size(fs[r], x, r, point, max(est.step, s.eps), size)
+                        size = _moved_size(fs[r], x, size)
+                    elif abs(a) > a_err:  # a foreign engine's graph cannot be read: only
+                        size = 0.0  # a slope of 0 is counted against the function's size
                 f = decide(a, a_err, est, s.tolerance, zero=size, classic=c)
                 if f.verdict == WRONG and s.tolerance is None and graph is not None:
                     # Before convicting: the share of the forward's own round-off.
@@ -390,44 +392,53 @@ def _forward_share(
     return GraphRoundoff([d], xs).noise(0) if isinstance(d, Value) else 0.0
 
 
-def _moved_size(f: Value, x: Value, r: int, point: Point, within: float, size: float) -> float:
-    """The function's size per unit of ``x`` (``size``, :meth:`Point.sizes`) less the
-    part ``x`` does not move: terms added to ``f``, through sums and constant
-    factors, that do not depend on ``x``. tanh(v) + 1e16 is of size 0.29 in v, not
-    1e16: a slope counted in digits of 1e16 would "agree" to 14 digits where
-    float64 proves none. The moved part is the larger of its size at x (past
-    the sums and factors, an op's whole value; x itself, 1 per unit) and the
-    values seen within ``within`` less the fixed part, beyond their round-off;
-    ``size`` stays where both are 0 (relu on its flat side)."""
-    # Per node that depends on x: the size of its moved part, and its fixed part.
-    scale = max(abs(x._data), 1.0)  # x itself is of size 1 per unit of x
-    parts: dict[Value, tuple[float, float]] = {x: (scale, 0.0)}
+def _moved_size(f: Value, x: Value, size: float) -> float:
+    """The function's size per unit of ``x`` (``size``, :meth:`Point.sizes`) counted
+    from what ``x`` moves, not from what it does not: tanh(v) + 1e16 is of size
+    0.29 in v, not 1e16 (a slope counted in digits of 1e16 would "agree" to 14
+    digits where float64 proves none; so would one of ``(tanh(v) + 1e16) ** 1``
+    or ``1e17 * exp(v / 1e17)``). ``x`` moves by ``max(|x|, 1)``; each op moves by
+    the larger of its partials times its arguments' moves and the change of its
+    forward with every argument moved at once (cos at 1e-300 moves by 0.46, not
+    by its slope); an op whose forward cannot be called (a closure) by its whole
+    value. ``size`` where nothing moves (relu's flat side, ``x - x + c``)."""
+    scale = max(abs(x._data), 1.0)
+    moves: dict[Value, float] = {x: scale}
+    unseen = False
     for node in reversed(toposort([f])):
-        args = _args(node)
-        got = [parts.get(a) if isinstance(a, Value) else None for a in args]
-        if node._rule is None or node is x or got.count(None) == len(got):
+        rule, args = node._rule, _args(node)
+        ms = [moves.get(a, 0.0) if isinstance(a, Value) else 0.0 for a in args]
+        if rule is None or node is x or not any(ms):
             continue
-        # An argument that does not depend on x is all fixed part.
-        (m0, c0), (m1, c1) = [
-            g or (0.0, a if type(a) is float else a._data)  # type: ignore[union-attr]
-            for a, g in zip([*args, 0.0][:2], [*got, None][:2], strict=True)
-        ]
-        rule, fixed = node._rule, got[-1] is None or got[0] is None
-        if rule is ADD or rule is SUB or rule is NEG:
-            parts[node] = (m0 + m1, c0 + c1 if rule is ADD else c0 - c1)
-        elif rule is MUL and fixed:  # one factor depends on x, the other is k
-            k, (m, c) = (c1, (m0, c0)) if got[1] is None else (c0, (m1, c1))
-            parts[node] = (abs(k) * m, k * c)
-        elif rule is DIV and got[1] is None and c1:
-            parts[node] = (m0 / abs(c1), c0 / c1)
-        else:
-            parts[node] = (abs(node._data), 0.0)
-    if f not in parts:
-        return size
-    moved, fixed_part = parts[f]
-    for v in point.seen(within):  # a change beyond the values' round-off is moved
-        if abs(v[r] - fixed_part) > 2.0 * point.delta(r, v[r], fixed_part):
-            moved = max(moved, abs(v[r] - fixed_part))
+        at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
+        out, moved = node._data, 0.0
+        partials, moving = rule.partials, [m for m in ms if m]
+        failed = (ArithmeticError, ValueError, TypeError, closure.ClosureOpError)
+        for side in (1.0, -1.0):  # off the domain, or beyond float64: the other side
+            with contextlib.suppress(*failed):
+                moved_at = rule.forward(*(v + side * m for v, m in zip(at, ms, strict=True)))
+                moved = max(moved, abs(moved_at - out))
+        try:  # the partials of the arguments that move (pow's by its exponent is log(base))
+            slopes = [
+                p if isinstance(p, float) else p(*at, out)
+                for p, m in zip(partials, ms, strict=True)
+                if m
+            ]
+            lin = [
+                m * abs(d._data if isinstance(d, Value) else d)
+                for d, m in zip(slopes, moving, strict=True)
+            ]
+            moved = max(moved, math.fsum(lin))
+        except failed:
+            moved = max(moved, abs(out))
+        moves[node] = moved if math.isfinite(moved) else abs(out)
+        # A partial under test that says 0 where the forward's move rounds away
+        # (1e17 * R(v / 1e17)) is no evidence that nothing moves.
+        own = type(rule) is not closure.Closure and all(map(minigrads_own, rule.partials))
+        unseen = unseen or (moved == 0.0 and not own)
+    moved = moves.get(f, 0.0)
+    if moved == 0.0 and unseen:
+        return 2.0**-1022
     return min(size, max(moved / scale, 2.0**-1022)) if moved > 0.0 else size
 
 

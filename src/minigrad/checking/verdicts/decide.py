@@ -316,11 +316,9 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
             f"wrong: {note}; the rule's {a:.9g} lies outside them",
             Cause.KINK, note,
         )  # fmt: skip
-    cause = Cause.JUMP if est.why is Why.JUMP else Cause.RANGE
-    if est.why is Why.JUMP:
-        note = f"not differentiable at this point: the function {est.words}"
-    else:
-        note = est.words
+    jump = est.why is Why.JUMP
+    cause = Cause.JUMP if jump else Cause.RANGE
+    note = f"not differentiable at this point: the function {est.words}" if jump else est.words
     return Finding(
         UNDECIDED, 0, math.nan, math.inf, est.step,
         f"undecided: {note}", cause, note,
