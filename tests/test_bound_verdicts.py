@@ -25,6 +25,7 @@ from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradc
 from minigrad.checking.run.compare import UNDECIDED_WARNING
 from minigrad.checking.run.levels import OutputCountError
 from minigrad.checking.verdicts.decide import digits
+from student_engines import ENGINE, load
 
 SHARP_DIGITS = 9  # what a check proves of a well-conditioned entry
 
@@ -530,3 +531,49 @@ def test_values_near_the_top_of_float64_are_read_without_overflow() -> None:
     for func, at in ((lambda v: v.exp(), 709.7), (lambda v: v.cosh(), 710.0)):
         report = check(func, [Value(at)])
         assert report.ok, report.text()
+
+
+@pytest.mark.parametrize("kink", [1.0, 1e-3, -2.0, 1e3])
+@pytest.mark.parametrize("ulps", [1, -1, 2, -2, 8])
+def test_a_right_rule_ulps_from_a_kink_is_never_wrong(kink: float, ulps: int) -> None:
+    # At kink + 1 ulp every step float64 has (4 ulps and finer) straddles the kink:
+    # the differences 0.625, 0.75, 1 of relu are no s**2 series, and Ridders' error
+    # of 0.17 said nothing of them. Right rules pass (agree, subgradient or undecided).
+    at = kink + ulps * math.ulp(kink)
+    for func in (lambda v: (v - kink).relu(), lambda v: abs(v - kink) * 1.3):
+        report = check(func, [Value(at)])
+        assert report.ok, report.text()
+    if abs(ulps) >= 2:
+        (entry,) = check(lambda v: (v - kink).relu(), [Value(at)]).entries
+        assert entry.verdict in ("agrees", "subgradient"), entry.reason
+
+
+@pytest.mark.parametrize("k", [4e-7, 1e-6, 2.4e-6])
+def test_an_odd_cubic_at_its_stationary_point_is_no_kink(k: float) -> None:
+    # exp(k x**3) at 0: one-sided slopes k s**2 -+ k**2 s**5 / 2, a gap resolved only
+    # at the coarsest start (0.5) and shrinking there: curvature, not a kink.
+    for func in (lambda v: (v**3 * k).exp(), lambda v: (v**3 * k).softplus()):
+        (entry,) = check(func, [Value(0.0)]).entries
+        assert entry.verdict == "agrees", entry.reason
+
+
+def test_a_foreign_engine_that_never_moves_proves_no_slope() -> None:
+    # A micrograd-style tanh beside 1e16: every value at every step is 1e16, as a
+    # constant's would be. Without a graph to read, neither slope is proved.
+    student = load(ENGINE)
+    (entry,) = check(lambda v: v.tanh() + 1e16, [student(0.3)]).entries
+    assert entry.verdict == "undecided", entry.reason
+    (entry,) = check(lambda v: v.tanh() + 1e6, [student(0.3)]).entries
+    assert entry.verdict == "agrees", entry.reason
+
+
+@pytest.mark.parametrize("at", [1e16, 1e100, 1e300])
+def test_a_rule_1e_6_off_at_a_large_argument_is_wrong(at: float) -> None:
+    # log's scale is x: the steps climb to a thousandth of x (the nominal step grows
+    # as sqrt(x) only), where 9 digits of 1 / x are resolved.
+    def log_rule(off: float) -> Rule:
+        return Rule("log_r", math.log, (lambda x, out: (1.0 + off) / x,), domain=((0.0, math.inf),))
+
+    assert check(lambda v: log_rule(1e-6)(v), [Value(at)]).entries[0].verdict == "wrong"
+    (entry,) = check(lambda v: log_rule(0.0)(v), [Value(at)]).entries
+    assert entry.verdict == "agrees" and entry.digits >= 8, entry.reason

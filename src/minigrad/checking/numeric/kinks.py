@@ -66,7 +66,9 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     coarser = [row for row in finest if row.half >= 8.0 * fine.half]
     coarse = coarser[-1] if coarser else fine
     rows_of = {id(rows[-1]): rows for rows in starts}
-    raw = _stays(fine.gap, fine.gap_noise, coarse.gap, coarse.gap_noise)
+    # No start 8 times coarser: the gap must stay over the start's own steps (curvature's shrinks).
+    alone = coarse is fine and shrinks(rows_of[id(fine)])
+    raw = not alone and _stays(fine.gap, fine.gap_noise, coarse.gap, coarse.gap_noise)
     at_zero = coarse is not fine and _stays(
         *_at_zero(rows_of[id(fine)]), *_at_zero(rows_of[id(coarse)])
     )

@@ -87,8 +87,11 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
                     best = Estimate(v, moved + rr, start.step, rr, False)
                     start.used[r] = i
             prev = cur
-        # The start sees a smooth function only if its gap shrinks with the step.
-        if best is not None and shrinks(table) and math.isfinite(best.error):
+        # A smooth start's gap shrinks with the step, and its differences change as s**2
+        # does (by _LAW / 4 of the last change at most), or Ridders' error means nothing.
+        a, b, c = table if len(table) == 3 else (table[0],) * 3
+        law = abs(b.d - c.d) <= _LAW / 4.0 * abs(a.d - b.d) + a.r + 2.0 * b.r + c.r
+        if best is not None and shrinks(table) and law and math.isfinite(best.error):
             start.best[r] = best
         start.rows[r] = table
     return start
@@ -172,6 +175,9 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
     h, x = p.h, p.x
     finest = min_step(x)
     up = [2.0 * h * 10.0**k for k in range(1, _UP + 1)]
+    # Then scales of |x| up to a thousandth of it: the nominal step grows as sqrt|x|, and
+    # log at 1e16 has 12 digits at a step of 1e13. Each counts only where it is local.
+    up += [s for s in (abs(x) * 10.0**-j for j in (12, 9, 6, 3)) if s > up[-1]]
     down = [s for s in (2.0 * h * 10.0**-k for k in range(_DOWN + 1)) if s >= finest]
     if down and down[-1] > finest and len(down) <= _DOWN:
         down.append(finest)  # the finest differences float64 has at x, if no decade hit them
@@ -322,17 +328,15 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             continue
         best = _still(p, r, mine, _local(mine, r)) if p.hidden[r] else _local(mine, r)
         odd = no_derivative(p, r, [st.rows[r] for st in mine])
-        if failed_below and p.overflowed:
-            found[r] = edge(p)  # the finest steps overflow: beyond float64's range
-        elif odd is not None:
+        if odd is not None:
             found[r] = odd
         elif best is not None:
             found[r] = _open_side(p, r, best) or best
         elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
             found[r] = Unresolved(
                 Why.RANGE,
-                "the values do not change at any step up to the domain's edge, and a hidden "
-                "forward computes them: how small a slope they round away cannot be told",
+                "the values do not change at any step, and a hidden forward computes them: a "
+                "constant and a function whose every change rounds away give the same values",
             )
         elif mine and all(st.finest(r).flat for st in mine):
             # No step changed the value at all: the slope is below what the
@@ -372,7 +376,8 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     cell). The steps go out until the values move and the edge is bisected: past
     a kink (relu's flat side) the change falls with the step, on a grid never
     below a cell. Beyond a bend (``p.widest``) a still step only finds that change.
-    Never moving, no grid shows: the model's round-off (a constant forward)."""
+    Never moving, only the finest still step proves a bound (by the round-off ``δ``
+    over it): a constant and ``tanh(x) + 1e16`` give the same values."""
     rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
     flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
     if len(flat) < 2 or flat[0] > flat[-1] / 2.0:
@@ -388,22 +393,22 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
                 moved = 4.0 * still
                 break
             still *= 4.0
-        reach = 1.5 * p.least[r] / min(still, p.widest) / 2**_BISECT
-        if moved < math.inf and best is not None and best.error <= reach:
-            return best  # no bisection can make a tighter bound
-        for _ in range(_BISECT if moved < math.inf else 0):
-            t = (still + moved) / 2.0
-            lo, hi = p.at(p.x - t), p.at(p.x + t)
-            if lo is None or hi is None:
-                break
-            if lo[r] == p.here[r] == hi[r]:
-                still = t
-            else:
-                moved = t
+        if moved == math.inf:  # never moving: only the finest still step bounds the slope
+            still = flat[0]
+        elif best is None or best.error > 1.5 * p.least[r] / min(still, p.widest) / 2**_BISECT:
+            for _ in range(_BISECT):  # (else no bisection can make a tighter bound)
+                t = (still + moved) / 2.0
+                lo, hi = p.at(p.x - t), p.at(p.x + t)
+                if lo is None or hi is None:
+                    break
+                if lo[r] == p.here[r] == hi[r]:
+                    still = t
+                else:
+                    moved = t
     finally:
         p.off, p.overflowed = saved
-    grid = p.least[r] if moved < math.inf else p.delta(r, p.here[r])
-    bound = max(1.5 * grid / min(still, p.widest), 2.0**-1074)
+    cell = p.least[r] if moved < math.inf else p.delta(r, p.here[r]) / 1.5
+    bound = max(1.5 * cell / min(still, p.widest), 2.0**-1074)
     if best is not None and best.error <= bound:
         return best
     return Estimate(0.0, bound, still, bound, True)
