@@ -577,3 +577,12 @@ def test_a_rule_1e_6_off_at_a_large_argument_is_wrong(at: float) -> None:
     assert check(lambda v: log_rule(1e-6)(v), [Value(at)]).entries[0].verdict == "wrong"
     (entry,) = check(lambda v: log_rule(0.0)(v), [Value(at)]).entries
     assert entry.verdict == "agrees" and entry.digits >= 8, entry.reason
+
+
+def test_atan_far_out_is_checked_at_a_tenth_of_x() -> None:
+    # atan at 1e8 moves by 1e-16 per unit: only steps of 1e7 resolve 1e-4 of its slope.
+    def atan_rule(off: float) -> Rule:
+        return Rule("atan_r", math.atan, (lambda x, out: (1.0 + off) / (1.0 + x * x),))
+
+    assert check(lambda v: atan_rule(1e-4)(v), [Value(1e8)]).entries[0].verdict == "wrong"
+    assert check(lambda v: atan_rule(0.0)(v), [Value(1e8)]).entries[0].verdict == "agrees"

@@ -175,9 +175,9 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
     h, x = p.h, p.x
     finest = min_step(x)
     up = [2.0 * h * 10.0**k for k in range(1, _UP + 1)]
-    # Then scales of |x| up to a thousandth of it: the nominal step grows as sqrt|x|, and
-    # log at 1e16 has 12 digits at a step of 1e13. Each counts only where it is local.
-    up += [s for s in (abs(x) * 10.0**-j for j in (12, 9, 6, 3)) if s > up[-1]]
+    # Then scales of |x| up to a tenth of it: the nominal step grows as sqrt|x|, and log
+    # at 1e16 has 12 digits at a step of 1e13. Each counts only where it is local.
+    up += [s for s in (abs(x) * 10.0**-j for j in (12, 9, 6, 3, 2, 1)) if s > up[-1]]
     down = [s for s in (2.0 * h * 10.0**-k for k in range(_DOWN + 1)) if s >= finest]
     if down and down[-1] > finest and len(down) <= _DOWN:
         down.append(finest)  # the finest differences float64 has at x, if no decade hit them
