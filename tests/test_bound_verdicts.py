@@ -586,3 +586,35 @@ def test_atan_far_out_is_checked_at_a_tenth_of_x() -> None:
 
     assert check(lambda v: atan_rule(1e-4)(v), [Value(1e8)]).entries[0].verdict == "wrong"
     assert check(lambda v: atan_rule(0.0)(v), [Value(1e8)]).entries[0].verdict == "agrees"
+
+
+def test_a_power_of_a_negative_base_keeps_the_turn_limit() -> None:
+    # pow's partial by its exponent, log(base) * out, raises at a base below 0; the
+    # exponent is a constant, so it is not asked, and sin's turn still holds the steps.
+    (entry,) = check(lambda t: t * t + t.sin() + mg.log(1 + (t - 5e7) ** 2), [Value(3e7)]).entries
+    assert entry.verdict != "wrong", entry.reason
+
+
+def test_an_agreement_that_cannot_be_widened_climbs_the_ladder() -> None:
+    # A declared domain's edge 500 nominal steps away leaves no room for the wide tableau:
+    # the pair's 8 digits must not stand for a rule 3e-9 off.
+    edge = 1000.0 + 500 * 1e-6 * math.sqrt(1000.0)
+    cube = Rule(
+        "cube", lambda z: z**3, (lambda z, out: 3 * z * z * (1 + 3e-9),), domain=((0.0, edge),)
+    )
+    assert check(lambda v: cube(v), [Value(1000.0)]).entries[0].verdict == "wrong"
+
+
+def test_a_partial_written_for_floats_is_checked_on_floats_whatever_it_raises_on_values() -> None:
+    def f32(v: float) -> float:
+        return float(struct.unpack("f", struct.pack("f", v))[0])
+
+    def only_floats(z: Any, out: Any) -> Any:
+        if not isinstance(z, float):
+            raise AssertionError("floats only")
+        return 3 * z * z
+
+    rounded = Rule("cube32", lambda z: z**3, (lambda z, out: f32(3 * z * z),))
+    asserting = Rule("cube_assert", lambda z: z**3, (only_floats,))
+    assert check(lambda v: rounded(v), [Value(1.3)]).entries[0].verdict == "wrong"  # float32
+    assert check(lambda v: asserting(v), [Value(1.3)]).entries[0].verdict == "agrees"

@@ -701,3 +701,16 @@ def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
         status = p.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert status == 1
+
+
+@pytest.mark.parametrize("limit", ["inf", "1e10"])
+def test_a_time_limit_of_inf_is_no_limit(
+    limit: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # queue.get refuses a timeout beyond threading.TIMEOUT_MAX (OverflowError).
+    path = tmp_path / "rules.py"
+    path.write_text(
+        'import minigrad as mg\nsq = mg.Rule("sq", lambda x: x * x, (lambda x, out: 2 * x,))\n'
+    )
+    assert main(["check", str(path), "--points", "2", "--timeout", limit]) == 0
+    assert _rows(capsys.readouterr().out) == {"sq": "ok"}

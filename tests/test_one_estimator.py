@@ -688,17 +688,11 @@ def test_at_0_a_coarser_spacings_round_off_does_not_widen_a_kink() -> None:
 
 
 def test_a_hidden_forward_still_over_every_step_is_followed_until_it_moves() -> None:
-    # A constant forward with a partial of 1: the values never move, however far
-    # the steps go. So would a slope of 1 under a bump 1e-13 wide whose height
-    # rounds away (64 ulps of 3, as a hidden forward may): only the finest step's
-    # bound stands, and it proves no difference. At 0, whose round-off is
-    # subnormal, it does.
+    # A constant forward with a partial of 1: the values never move, however
+    # far the steps go, so the slope is 0 and the rule is wrong.
     const = Rule("const", lambda x: 3.0, (lambda x, out: 1.0,))
-    (entry,) = _quiet(lambda: check(lambda v: const(v) * 8.0, [Value(0.4)])).entries
-    assert entry.verdict == "undecided" and entry.error >= 8.0, entry.reason
-    zero = Rule("zero", lambda x: 0.0, (lambda x, out: 1e-3,))
-    (entry,) = check(lambda v: zero(v) * 8.0, [Value(0.4)]).entries
-    assert entry.verdict == "wrong", entry.reason
+    report = check(lambda v: const(v) * 8.0, [Value(0.4)])
+    assert [e.verdict for e in report.entries] == ["wrong"], report.text()
     right = Rule("const0", lambda x: 3.0, (lambda x, out: 0.0,))
     assert check(lambda v: right(v) * 8.0, [Value(0.4)]).ok
     # A forward that cancels 1e17 inside moves in cells of 16 past a step of 8:

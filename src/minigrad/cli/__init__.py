@@ -394,7 +394,7 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout",
         type=float,
         default=20.0,
-        help="seconds one rule (or one check of an engine) may take (20)",
+        help="seconds one rule (or one check of an engine) may take (20; inf: no limit)",
     )
     p.add_argument(
         "--depth",
@@ -495,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.timeout > 0 or (args.depth is not None and args.depth < 0):
             print("minigrad: --timeout must be > 0 and --depth >= 0", file=sys.stderr)
             return 2
+        args.timeout = min(args.timeout, threading.TIMEOUT_MAX)  # inf: no limit
     if getattr(args, "points", 1) < 1 or getattr(args, "order", 1) < 1:
         print("minigrad: --points and --order must be >= 1", file=sys.stderr)
         return 2

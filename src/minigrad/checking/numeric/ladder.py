@@ -175,8 +175,7 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
     h, x = p.h, p.x
     finest = min_step(x)
     up = [2.0 * h * 10.0**k for k in range(1, _UP + 1)]
-    # Then scales of |x| up to a tenth of it: the nominal step grows as sqrt|x|, and log
-    # at 1e16 has 12 digits at a step of 1e13. Each counts only where it is local.
+    # Then scales of |x| up to a tenth of it (log at 1e16 resolves 12 digits at 1e13).
     up += [s for s in (abs(x) * 10.0**-j for j in (12, 9, 6, 3, 2, 1)) if s > up[-1]]
     down = [s for s in (2.0 * h * 10.0**-k for k in range(_DOWN + 1)) if s >= finest]
     if down and down[-1] > finest and len(down) <= _DOWN:
@@ -335,8 +334,8 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
             found[r] = Unresolved(
                 Why.RANGE,
-                "the values do not change at any step, and a hidden forward computes them: a "
-                "constant and a function whose every change rounds away give the same values",
+                "the values do not change at any step up to the domain's edge, and a hidden "
+                "forward computes them: how small a slope they round away cannot be told",
             )
         elif mine and all(st.finest(r).flat for st in mine):
             # No step changed the value at all: the slope is below what the
@@ -376,8 +375,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     cell). The steps go out until the values move and the edge is bisected: past
     a kink (relu's flat side) the change falls with the step, on a grid never
     below a cell. Beyond a bend (``p.widest``) a still step only finds that change.
-    Never moving, only the finest still step proves a bound (by the round-off ``δ``
-    over it): a constant and ``tanh(x) + 1e16`` give the same values."""
+    Never moving, no grid shows: the model's round-off (a constant forward)."""
     rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
     flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
     if len(flat) < 2 or flat[0] > flat[-1] / 2.0:
@@ -393,22 +391,22 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
                 moved = 4.0 * still
                 break
             still *= 4.0
-        if moved == math.inf:  # never moving: only the finest still step bounds the slope
-            still = flat[0]
-        elif best is None or best.error > 1.5 * p.least[r] / min(still, p.widest) / 2**_BISECT:
-            for _ in range(_BISECT):  # (else no bisection can make a tighter bound)
-                t = (still + moved) / 2.0
-                lo, hi = p.at(p.x - t), p.at(p.x + t)
-                if lo is None or hi is None:
-                    break
-                if lo[r] == p.here[r] == hi[r]:
-                    still = t
-                else:
-                    moved = t
+        reach = 1.5 * p.least[r] / min(still, p.widest) / 2**_BISECT
+        if moved < math.inf and best is not None and best.error <= reach:
+            return best  # no bisection can make a tighter bound
+        for _ in range(_BISECT if moved < math.inf else 0):
+            t = (still + moved) / 2.0
+            lo, hi = p.at(p.x - t), p.at(p.x + t)
+            if lo is None or hi is None:
+                break
+            if lo[r] == p.here[r] == hi[r]:
+                still = t
+            else:
+                moved = t
     finally:
         p.off, p.overflowed = saved
-    cell = p.least[r] if moved < math.inf else p.delta(r, p.here[r]) / 1.5
-    bound = max(1.5 * cell / min(still, p.widest), 2.0**-1074)
+    grid = p.least[r] if moved < math.inf else p.delta(r, p.here[r])
+    bound = max(1.5 * grid / min(still, p.widest), 2.0**-1074)
     if best is not None and best.error <= bound:
         return best
     return Estimate(0.0, bound, still, bound, True)

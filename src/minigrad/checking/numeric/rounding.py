@@ -217,9 +217,9 @@ def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> f
         return 0.0
     leaves = [Value(v) for v in floats]
     result = Value(out)
-    try:
+    try:  # (what a partial written for floats raises on Values is no concern of the user's)
         got = partial(*leaves, result)
-    except (ArithmeticError, ValueError, TypeError, NotImplementedError):
+    except Exception:
         return 0.0
     if not isinstance(got, Value):
         return 0.0
@@ -422,10 +422,12 @@ def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
         if n._rule is not None:
             args = _args(n)
             floats = [a._data if isinstance(a, Value) else a for a in args]
-            try:
+            try:  # (a constant's partial is not asked: pow's exponent's, at a base below 0)
                 slopes = [
                     abs(p if isinstance(p, float) else _float(p(*floats, n._data)))
-                    for p in n._rule.partials
+                    if isinstance(a, Value)
+                    else 0.0
+                    for a, p in zip(args, n._rule.partials, strict=False)
                 ]
             except (ArithmeticError, ValueError, TypeError):
                 return [math.inf] * len(xs)  # as turn_scale: the numbers decide alone
