@@ -422,13 +422,9 @@ def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
         if n._rule is not None:
             args = _args(n)
             floats = [a._data if isinstance(a, Value) else a for a in args]
-            try:  # (a constant's partial is not asked: pow's exponent's, at a base below 0)
-                slopes = [
-                    abs(p if isinstance(p, float) else _float(p(*floats, n._data)))
-                    if isinstance(a, Value)
-                    else 0.0
-                    for a, p in zip(args, n._rule.partials, strict=False)
-                ]
+            pairs = zip(args, n._rule.partials, strict=False)  # (not a constant's: pow's
+            try:  # exponent's partial raises at a base below 0)
+                slopes = [abs(_slope(p, a, floats, n._data)) for a, p in pairs]
             except (ArithmeticError, ValueError, TypeError):
                 return [math.inf] * len(xs)  # as turn_scale: the numbers decide alone
             for a, slope in zip(args, slopes, strict=False):
@@ -446,8 +442,9 @@ def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
     return turns
 
 
-def _float(v: object) -> float:
-    return v._data if isinstance(v, Value) else float(v)  # type: ignore[arg-type]
+def _slope(p: Partial, a: Value | float, floats: Sequence[float], out: float) -> float:
+    v = 0.0 if type(a) is float else p if isinstance(p, float) else p(*floats, out)
+    return v._data if isinstance(v, Value) else float(v)
 
 
 class GraphRoundoff:
