@@ -618,3 +618,20 @@ def test_a_partial_written_for_floats_is_checked_on_floats_whatever_it_raises_on
     asserting = Rule("cube_assert", lambda z: z**3, (only_floats,))
     assert check(lambda v: rounded(v), [Value(1.3)]).entries[0].verdict == "wrong"  # float32
     assert check(lambda v: asserting(v), [Value(1.3)]).entries[0].verdict == "agrees"
+
+
+def test_the_simplest_failing_point_search_makes_a_bounded_number_of_checks() -> None:
+    # A rule of 6 inputs right at every simple point: the search tried every candidate of
+    # every input (96 checks of order k, 30 s at order 3) for one line of a report.
+    from minigrad.checking.run import locate
+
+    calls: list[int] = []
+
+    def run(func: Any, xs: list[Value], k: int) -> mg.Report:
+        calls.append(k)
+        return check(lambda v: v.exp(), [Value(0.5)])  # right there: not a failing point
+
+    six = Rule("six", lambda *a: sum(a), tuple((lambda *a: 1.0) for _ in range(6)))
+    lines = locate.narrow(six, [Value(0.3 + 0.1 * j) for j in range(6)], 1, run)
+    assert lines[0].startswith("simplest failing point found: six(")
+    assert 0 < len(calls) <= len(locate._SIMPLE) + 3
