@@ -51,8 +51,10 @@ __all__ = [
     "ANALYTIC_ULPS",
     "GraphRoundoff",
     "analytic_roundoff",
+    "bend_scale",
     "hidden",
     "minigrads_own",
+    "partial_at",
     "read_roundoff",
     "turn_scale",
 ]
@@ -179,8 +181,7 @@ def _read(
                 continue
             partial = partial_of[j]
             try:
-                slope = partial if isinstance(partial, float) else partial(*floats, out)
-                slope = slope._data if isinstance(slope, Value) else float(slope)
+                slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, [math.inf] * len(xs), [math.inf] * len(xs)
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
@@ -291,17 +292,11 @@ def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
         if reach is not None and moved[reach[0]] > 0.0:
             smallest = min(smallest, reach[1] / moved[reach[0]])
         floats = [a._data if isinstance(a, Value) else a for a in args]
-        total = 0.0
-        for j, m in enumerate(moved):
-            if m == 0.0:
-                continue
-            partial = rule.partials[j]
-            try:
-                slope = partial if isinstance(partial, float) else partial(*floats, node._data)
-                slope = slope._data if isinstance(slope, Value) else float(slope)
-            except (ArithmeticError, ValueError, TypeError):
-                return math.inf
-            total += abs(slope) * m
+        each = zip(rule.partials, args, moved, strict=False)
+        try:  # (the moved arguments' partials only)
+            total = sum(m * abs(partial_at(p, a, floats, node._data)) for p, a, m in each if m)
+        except (ArithmeticError, ValueError, TypeError):
+            return math.inf
         speed[id(node)] = total
         if inside and hidden(rule):
             smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total]))
@@ -362,7 +357,7 @@ def _radius(node: Value) -> tuple[int, float] | None:
         # op may bend a unit or its argument's size off.
         one = _args(node)
         if len(one) == 1 and isinstance(one[0], Value):
-            return 0, max(1.0, abs(one[0]._data))
+            return 0, bend_scale(one[0]._data)
         return None
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
@@ -422,9 +417,9 @@ def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
         if n._rule is not None:
             args = _args(n)
             floats = [a._data if isinstance(a, Value) else a for a in args]
-            pairs = zip(args, n._rule.partials, strict=False)  # (not a constant's: pow's
-            try:  # exponent's partial raises at a base below 0)
-                slopes = [abs(_slope(p, a, floats, n._data)) for a, p in pairs]
+            pairs = zip(args, n._rule.partials, strict=False)
+            try:
+                slopes = [abs(partial_at(p, a, floats, n._data)) for a, p in pairs]
             except (ArithmeticError, ValueError, TypeError):
                 return [math.inf] * len(xs)  # as turn_scale: the numbers decide alone
             for a, slope in zip(args, slopes, strict=False):
@@ -442,9 +437,15 @@ def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
     return turns
 
 
-def _slope(p: Partial, a: Value | float, floats: Sequence[float], out: float) -> float:
+def partial_at(p: Partial, a: Value | float, floats: Sequence[float], out: float) -> float:
+    """A partial by argument ``a`` as a float; 0 by a constant (pow's exponent: not asked)."""
     v = 0.0 if type(a) is float else p if isinstance(p, float) else p(*floats, out)
     return v._data if isinstance(v, Value) else float(v)
+
+
+def bend_scale(u: float) -> float:
+    """How far a hidden op's argument ``u`` may move before it may bend: 1, or ``|u|``."""
+    return max(1.0, abs(u))
 
 
 class GraphRoundoff:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder, widen
-from minigrad.checking.numeric.rounding import GraphRoundoff, minigrads_own
+from minigrad.checking.numeric.rounding import GraphRoundoff, bend_scale, minigrads_own, partial_at
 from minigrad.checking.run.determinism import deterministic
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
@@ -220,9 +220,9 @@ class Comparison:
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (_forward_share)
         for i, x in enumerate(xs):
             at = x.data
-            # A foreign engine's ops are hidden, and may bend a unit or x's size off, as a
-            # hidden op of minigrad's may (a micrograd tanh: 1e16 + tanh(x) never moves).
-            widest = graph.turn(i) if graph is not None else max(1.0, abs(at))
+            # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
+            # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
+            widest = graph.turn(i) if graph is not None else bend_scale(at)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
@@ -419,22 +419,15 @@ def _moved_size(f: Value, x: Value, size: float) -> float:
             continue
         at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
         out, moved = node._data, 0.0
-        partials, moving = rule.partials, [m for m in ms if m]
+        partials = rule.partials
         failed = (ArithmeticError, ValueError, TypeError, closure.ClosureOpError)
         for side in (1.0, -1.0):  # off the domain, or beyond float64: the other side
             with contextlib.suppress(*failed):
                 moved_at = rule.forward(*(v + side * m for v, m in zip(at, ms, strict=True)))
                 moved = max(moved, abs(moved_at - out))
-        try:  # the partials of the arguments that move (pow's by its exponent is log(base))
-            slopes = [
-                p if isinstance(p, float) else p(*at, out)
-                for p, m in zip(partials, ms, strict=True)
-                if m
-            ]
-            lin = [
-                m * abs(d._data if isinstance(d, Value) else d)
-                for d, m in zip(slopes, moving, strict=True)
-            ]
+        try:  # the partials of the arguments that move
+            each = zip(partials, args, ms, strict=True)
+            lin = [m * abs(partial_at(p, a, at, out)) for p, a, m in each if m]
             moved = max(moved, math.fsum(lin))
         except failed:
             moved = max(moved, abs(out))
