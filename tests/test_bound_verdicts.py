@@ -635,3 +635,40 @@ def test_the_simplest_failing_point_search_makes_a_bounded_number_of_checks() ->
     lines = locate.narrow(six, [Value(0.3 + 0.1 * j) for j in range(6)], 1, run)
     assert lines[0].startswith("simplest failing point found: six(")
     assert 0 < len(calls) <= len(locate._SIMPLE) + 3
+
+
+@pytest.mark.parametrize(
+    ("smooth", "size", "kink", "at"),
+    [
+        (lambda v: v.exp(), 1e-8, 1.0, 1.0 + 1e-9),
+        (lambda v: v.sin(), 1e-8, 0.5, 0.5 + 1e-8),
+        (lambda v: v.sin(), 1e-8, 0.5, 0.5 - 1e-12),
+        (lambda v: v * v, 1e-6, -2.0, -2.0 + 1e-12),
+    ],
+)
+def test_a_small_kink_beside_the_point_under_curvature_is_named(
+    smooth: Callable[[Value], Value], size: float, kink: float, at: float
+) -> None:
+    # smooth + size * relu(v - kink), the kink closer to x than any step that resolves
+    # its size: every difference straddles it and sees half its slope, and the gap's
+    # constant at a step of 0 (2 g(s/2) - g(s), the same from both of a start's
+    # pairs) is all that shows it. A right rule is a subgradient there, not wrong;
+    # a rule outside both slopes by twice the kink is still wrong.
+    def func(v: Value) -> Value:
+        return smooth(v) + (v - kink).relu() * size
+
+    (entry,) = check(func, [Value(at)]).entries
+    assert entry.verdict in ("subgradient", "agrees"), entry.reason
+    x = Value(at)
+    right = mg.grad(func(x), [x])[0].data
+    off = Rule("off", lambda t: func(Value(t)).data, (lambda t, out: right + 2.0 * size,))
+    (entry,) = check(lambda v: off(v), [Value(at)]).entries
+    assert entry.verdict == "wrong", entry.reason
+
+
+@pytest.mark.parametrize("at", [5e10, -5e10])
+def test_a_gap_at_a_step_of_0_that_follows_no_law_is_no_kink(at: float) -> None:
+    # tan at 5e10, whose steps are multiples of 7.6e-6: the gap at a step of 0 is
+    # resolved at some start but not the same from its two pairs of steps.
+    (entry,) = check(lambda v: v.tan(), [Value(at)]).entries
+    assert entry.verdict == "agrees", entry.reason

@@ -46,34 +46,20 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
             step=fine.half,
         )
     # The kink's evidence: the finest start that resolves a gap that its own steps
-    # do not shrink, where every finer one is noise such a gap could hide in (a
-    # finer one that resolves a smaller gap sees a smooth function: relu(x - 0.5)
-    # at 0.5 + 1e-12; a kink, if any, is not at x).
+    # do not shrink; else the finest whose gap at a step of 0 is a resolved
+    # constant over its own steps (curvature hides it in the gap itself).
     finer = finest[::-1]  # finest first
     unshrunk = [rows[-1] for rows in starts[::-1] if not shrinks(rows)]
-    zero = (
-        rows[-1]
-        for rows in starts[::-1]
-        if _resolved(*_at_zero(rows)) and _resolved(rows[-1].gap, rows[-1].gap_noise)
-    )
-    fine = next((row for row in unshrunk if _resolved(row.gap, row.gap_noise)), None) or next(
-        zero, fine
-    )  # else the finest whose gap at a step of 0 is resolved (curvature hides it)
-    # (A row resolves a gap above 4 of its round-offs, so one with 8 round-offs below
-    # this gap would have resolved half of it.)
-    if any(8.0 * row.gap_noise < abs(fine.gap) for row in finer if row.half < fine.half):
-        return None
+    kink = next((row for row in unshrunk if _resolved(row.gap, row.gap_noise)), None)
+    zero = next((rows[-1] for rows in starts[::-1] if _constant(rows)), None)
+    tried = [(row, by) for row, by in ((kink, False), (zero, True)) if row is not None]
+    found = (_kink(starts, row, by) for row, by in tried or [(fine, False)])
+    shown = next((row for row in found if row is not None), None)
+    if shown is None:
+        return None  # no gap, one that shrinks (smooth), or one that grows (noise)
+    fine = shown
     coarser = [row for row in finest if row.half >= 8.0 * fine.half]
     coarse = coarser[-1] if coarser else fine
-    rows_of = {id(rows[-1]): rows for rows in starts}
-    # No start 8 times coarser: the gap must stay over the start's own steps (curvature's shrinks).
-    alone = coarse is fine and shrinks(rows_of[id(fine)])
-    raw = not alone and _stays(fine.gap, fine.gap_noise, coarse.gap, coarse.gap_noise)
-    at_zero = coarse is not fine and _stays(
-        *_at_zero(rows_of[id(fine)]), *_at_zero(rows_of[id(coarse)])
-    )
-    if not (raw or at_zero):
-        return None  # no gap, one that shrinks (smooth), or one that grows (noise)
     if p.x != 0.0 and fine.half >= 0.25 * abs(p.x):
         # No step below |x| fits in float64 here: what looks like a kink may be
         # the function's shape at the scale of x itself.
@@ -115,6 +101,31 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     )
 
 
+def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row | None:
+    """``fine`` where it shows a kink: its gap (or its gap at a step of 0) is resolved
+    and stays within a factor 2 at a start 8 times coarser (or, with none, over
+    its own steps), and no finer start sees a smooth function (one with 8
+    round-offs below the gap would have resolved half of it: relu(x - 0.5) at
+    0.5 + 1e-12; a kink, if any, is not at x)."""
+    rows_of = {id(rows[-1]): rows for rows in starts}
+    finer = [rows for rows in starts if rows[-1].half < fine.half]
+    if by_zero:
+        c = abs(_at_zero(rows_of[id(fine)])[0])
+        if any(8.0 * n < c and abs(z) < 0.5 * c for z, n in map(_at_zero, finer)):
+            return None
+    elif any(8.0 * rows[-1].gap_noise < abs(fine.gap) for rows in finer):
+        return None
+    coarser = [rows[-1] for rows in starts if rows[-1].half >= 8.0 * fine.half]
+    coarse = coarser[-1] if coarser else fine
+    # No start 8 times coarser: the gap must stay over the start's own steps (curvature's shrinks).
+    alone = coarse is fine and shrinks(rows_of[id(fine)])
+    raw = not alone and _stays(fine.gap, fine.gap_noise, coarse.gap, coarse.gap_noise)
+    at_zero = coarse is not fine and _stays(
+        *_at_zero(rows_of[id(fine)]), *_at_zero(rows_of[id(coarse)])
+    )
+    return fine if raw or at_zero else None
+
+
 def _resolved(gap: float, noise: float) -> bool:
     return abs(gap) > 4.0 * noise
 
@@ -135,6 +146,18 @@ def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
         return 0.0, 0.0
     a, b = rows[-2], rows[-1]
     return 2.0 * b.gap - a.gap, 2.0 * b.gap_noise + a.gap_noise
+
+
+def _constant(rows: Sequence[_Row]) -> bool:
+    """Whether a start's gap at a step of 0 is resolved from both its pairs of steps
+    and the same from each: a kink's constant; a smooth function's ``s**3`` falls
+    8 times from the coarser pair to the finer, and a pole's follows no law."""
+    if len(rows) < 3:
+        return False
+    z1, n1 = _at_zero(rows[:2])
+    z2, n2 = _at_zero(rows[1:])
+    both = _resolved(z1, n1) and _resolved(z2, n2)
+    return both and abs(z1 - z2) <= 0.25 * max(abs(z1), abs(z2)) + n1 + n2
 
 
 def _extrapolated(rows: Sequence[_Row], left: bool) -> tuple[float, float]:
