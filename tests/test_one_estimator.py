@@ -612,7 +612,7 @@ def test_the_step_reach_of_all_inputs_at_once_is_each_inputs_own() -> None:
     # _turns_of walks forwards once over every capped op's argument; turn_scale
     # walks forwards from one input: on random graphs (an input computed from
     # another among them) both give each input the same reach.
-    from minigrad.checking.numeric.rounding import _turns_of, turn_scale
+    from minigrad.checking.numeric.turns import _turns_of, turn_scale
 
     rng = random.Random(7)
     ops: list[Callable[[Value, Value], Value]] = [
