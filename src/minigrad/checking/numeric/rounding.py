@@ -90,7 +90,7 @@ def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
         input, ``sum over paths of |product of partials|``, or -1 when no
         path leads from the input to ``f``.
     """
-    noise, spread, _, _ = _read(f, xs, partials=False)
+    noise, spread, _ = _read(f, xs, partials=False)
     return noise, spread
 
 
@@ -110,15 +110,13 @@ def minigrads_own(partial: Partial) -> bool:
 
 def _read(
     f: Value, xs: Sequence[Value], *, partials: bool = True
-) -> tuple[float, list[float], list[float], list[float]]:
-    """:func:`read_roundoff`, per input the round-off the partials written
+) -> tuple[float, list[float], list[float]]:
+    """:func:`read_roundoff`, and per input the round-off the partials written
     outside minigrad add to its derivative (:func:`_partial_noise`; with
-    ``partials`` False, 0), and per input the share of the value's round-off
-    that moves with it: a node the input does not reach has the same bits at
-    every step of it, so its rounding cancels from every difference."""
+    ``partials`` False, 0)."""
     unknown = [math.inf] * len(xs)
     if not isinstance(f, Value):
-        return math.inf, unknown, unknown, unknown
+        return math.inf, unknown, unknown
     adjoint: dict[Value, float] = {f: 1.0}
     # Per node: what the inexact partials below f add to d f / d node, to first
     # order: over each edge, the partial's round-off times the adjoint above it,
@@ -127,9 +125,7 @@ def _read(
     noise = 0.0
     # The slots and locals, not the properties: this walk runs per value of every level.
     get_adjoint, get_carried = adjoint.get, carried.get
-    order = toposort([f])
-    terms: list[tuple[Value, float]] = []
-    for node in order:
+    for node in toposort([f]):
         rule = node._rule
         if rule is None:
             continue
@@ -144,8 +140,7 @@ def _read(
                     adjoint.setdefault(arg, 0.0)  # type: ignore[arg-type]
             continue
         out = node._data
-        terms.append((node, weight * max(abs(out) * (_HALF if rule in _EXACT else _ULP), _QUANTUM)))
-        noise += terms[-1][1]
+        noise += weight * max(abs(out) * (_HALF if rule in _EXACT else _ULP), _QUANTUM)
         floats = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
         inexact = partials and weight > 0.0
         partial_of = rule.partials
@@ -156,7 +151,7 @@ def _read(
             try:
                 slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
-                return math.inf, unknown, unknown, unknown
+                return math.inf, unknown, unknown
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
             own = 0.0
             if inexact and not minigrads_own(partial):
@@ -166,21 +161,7 @@ def _read(
         noise = math.inf
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
-    # Which inputs each node depends on (a bit each), leaves first.
-    reach: dict[Value, int] = {x: 1 << i for i, x in enumerate(xs)}
-    for node in reversed(order):
-        bits = reach.get(node, 0)
-        for arg in _args(node):
-            bits |= reach.get(arg, 0) if isinstance(arg, Value) else 0
-        reach[node] = bits
-    moved = [0.0] * len(xs)
-    for node, term in terms:
-        bits = reach[node]
-        while bits:
-            low = bits & -bits
-            moved[low.bit_length() - 1] += term
-            bits ^= low
-    return noise, spread, [carried.get(x, 0.0) for x in xs], moved
+    return noise, spread, [carried.get(x, 0.0) for x in xs]
 
 
 def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
@@ -239,20 +220,20 @@ class GraphRoundoff:
     def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
         self.fs = fs
         self.xs = xs
-        self._read: dict[int, tuple[float, list[float], list[float], list[float]]] = {}
+        self._read: dict[int, tuple[float, list[float], list[float]]] = {}
         self._turns: list[float] | None = None
 
-    def _of(self, r: int) -> tuple[float, list[float], list[float], list[float]]:
+    def _of(self, r: int) -> tuple[float, list[float], list[float]]:
         found = self._read.get(r)
         if found is None:
             found = self._read[r] = _read(self.fs[r], self.xs)
         return found
 
-    def noise(self, r: int, i: int | None = None) -> float:
-        """The absolute round-off of value ``r`` (with ``i``, the share that moves with
-        input ``i``; 0 where the graph cannot tell: a value that is not a minigrad
-        Value, a partial that fails on floats; the estimator's model then applies)."""
-        noise = self._of(r)[0] if i is None else self._of(r)[3][i]
+    def noise(self, r: int) -> float:
+        """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
+        value that is not a minigrad Value, a partial that fails on floats; the
+        estimator's model then applies)."""
+        noise = self._of(r)[0]
         return noise if math.isfinite(noise) else 0.0
 
     def spread(self, r: int, i: int) -> float:
@@ -271,7 +252,7 @@ class GraphRoundoff:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the
         model of :func:`analytic_roundoff`, plus what the partials written outside
         minigrad hold (:func:`_partial_noise`)."""
-        _, spreads, carried, _ = self._of(r)
+        _, spreads, carried = self._of(r)
         spread = spreads[i]
         if not math.isfinite(spread):
             return ANALYTIC_ULPS * _ULP * abs(a) + _QUANTUM

@@ -215,6 +215,7 @@ class Comparison:
             self._closures(found, fs, keys)
         sides = [(mode, *self._analytic(k, mode, fs, both, twice)) for mode in s.modes]
         graph = GraphRoundoff(fs, xs) if not isinstance(levels, ForeignLevels) else None
+        noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
         found.compared += len(keys) * len(xs) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (_forward_share)
@@ -223,8 +224,6 @@ class Comparison:
             # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
             # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
             widest = graph.turn(i) if graph is not None else bend_scale(at)
-            # The round-off that moves with x (the rest has the same bits at every step).
-            noise = [graph.noise(r, i) for r in range(len(fs))] if graph is not None else None
             point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
