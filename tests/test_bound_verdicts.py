@@ -12,6 +12,7 @@ input was reported as a domain edge.
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 import warnings
@@ -672,3 +673,53 @@ def test_a_gap_at_a_step_of_0_that_follows_no_law_is_no_kink(at: float) -> None:
     # resolved at some start but not the same from its two pairs of steps.
     (entry,) = check(lambda v: v.tan(), [Value(at)]).entries
     assert entry.verdict == "agrees", entry.reason
+
+
+@pytest.mark.parametrize(
+    ("forward", "slope", "at"),
+    [
+        (lambda z: math.sin(3.0 + z), lambda z: mg.cos(3.0 + z), 0.30581869440256737),
+        (
+            lambda z: math.cos(z / 2.0 + 1.0),
+            lambda z: -0.5 * mg.sin(z / 2.0 + 1.0),
+            0.48875661752132027,
+        ),
+        (lambda z: (1.0 + z) ** 3, lambda z: 3.0 * (1.0 + z) ** 2, 0.11579831567315355),
+    ],
+)
+def test_a_forward_that_rounds_x_inside_is_held_to_its_cells_at_every_step(
+    forward: Real, slope: Callable[[Any], Any], at: float
+) -> None:
+    # 3 + x rounds x to 8 of its ulps: the values stand still over the finest steps
+    # and move by a whole cell where they move. Differences held to the forward's
+    # own round-off alone said 1.3 where the slope is -0.47 and vetoed every
+    # larger step: a partial of the wrong sign was undecided, or a right one wrong.
+    right, flipped = _rule("inside", forward, slope), _rule("flipped", forward, lambda z: -slope(z))
+    (entry,) = check(lambda v: right(v), [Value(at)]).entries
+    assert entry.verdict == "agrees", entry.reason
+    (entry,) = check(lambda v: flipped(v), [Value(at)]).entries
+    assert entry.verdict == "wrong", entry.reason
+
+
+@pytest.mark.parametrize(
+    ("forward", "slope", "at"),
+    [(math.exp, lambda z: mg.exp(z), 0.7), (math.sin, lambda z: mg.cos(z), 100.0)],
+)
+def test_a_rule_that_rounds_to_float32_inside_is_no_false_alarm_beside_another_term(
+    forward: Real, slope: Callable[[Any], Any], at: float
+) -> None:
+    # R stands still on float32's grid at the finest steps while R(x) * x moves with
+    # x: its differences are R's alone. The grid R's forward rounds to, read where
+    # it is called apart from the graph, is that op's round-off; beside 1e-9 x, the
+    # values still on that grid bound no slope by the ulp x moves them.
+    def f32(v: float) -> float:
+        return float(struct.unpack("f", struct.pack("f", v))[0])
+
+    def in_f32(times: float) -> Rule:
+        return _rule("in_f32", lambda z: f32(forward(z)), lambda z: slope(z) * times)
+
+    right, off = in_f32(1.0), in_f32(1.01)
+    for func in (lambda r, v: r(v) * v, lambda r, v: r(v) + v * 1e-9):
+        for rule, verdict in ((right, "agrees"), (off, "wrong")):
+            (entry,) = check(functools.partial(func, rule), [Value(at)]).entries
+            assert entry.verdict == verdict, entry.reason

@@ -609,10 +609,10 @@ def test_a_wrong_rule_far_out_never_agrees(factor: float, offset: float, far: fl
 
 
 def test_the_step_reach_of_all_inputs_at_once_is_each_inputs_own() -> None:
-    # _turns_of walks forwards once over every capped op's argument; turn_scale
+    # turns_of walks forwards once over every capped op's argument; turn_scale
     # walks forwards from one input: on random graphs (an input computed from
     # another among them) both give each input the same reach.
-    from minigrad.checking.numeric.turns import _turns_of, turn_scale
+    from minigrad.checking.run.turns import turn_scale, turns_of
 
     rng = random.Random(7)
     ops: list[Callable[[Value, Value], Value]] = [
@@ -632,7 +632,7 @@ def test_the_step_reach_of_all_inputs_at_once_is_each_inputs_own() -> None:
             pool.append(rng.choice(ops)(rng.choice(pool), rng.choice(pool)))
         fs = pool[-rng.randint(1, 2) :]
         expected = [min(turn_scale(f, x) for f in fs) for x in inputs]
-        assert _turns_of(fs, inputs) == pytest.approx(expected, rel=1e-12)
+        assert turns_of(fs, inputs) == pytest.approx(expected, rel=1e-12)
 
 
 def _glog() -> Rule:

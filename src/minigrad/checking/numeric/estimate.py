@@ -239,6 +239,10 @@ class Point:
         #: values on a grid change by a whole step of it at least, so this bounds
         #: the grid of a forward the graph does not show from above.
         self.least = [math.inf] * len(self.here)
+        #: Per value, the largest step near x at which it stood still, and the least
+        #: at which it moved (a hidden forward's): see :meth:`stairs`.
+        self.still = [0.0] * len(self.here)
+        self.moved = [math.inf] * len(self.here)
         #: The values of a hidden forward: the only ones whose grid is watched.
         self._watched = [r for r, h in enumerate(self.hidden) if h]
         #: Whether a moved point was off the function's domain (or a declared one),
@@ -272,6 +276,10 @@ class Point:
                     self.least[r] = min(self.least[r], abs(v - self.here[r]))
                 if not near:
                     continue
+                if v == self.here[r]:
+                    self.still[r] = max(self.still[r], abs(t - self.x))
+                else:
+                    self.moved[r] = min(self.moved[r], abs(t - self.x))
                 # Each distinct value once: the same number seen twice is one piece
                 # of evidence.
                 g = grid_of(v) if v not in self._values[r] else 0.0
@@ -327,6 +335,13 @@ class Point:
         grid = 0.5 * self.grid[r] if self.hidden[r] and self.on_grid(r) else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
+    def stairs(self, r: int) -> bool:
+        """Whether value ``r``'s hidden forward stood still at a step at least a quarter
+        of one at which it moved (the ladder's steps are 2 to 4 apart): a smooth
+        forward moves by more at a larger step, a staircase (``x / 2 + 1`` inside
+        rounds ``x`` to cells) stands still until a step crosses into the next cell."""
+        return self.hidden[r] and 4.0 * self.still[r] >= self.moved[r]
+
     def on_grid(self, r: int) -> bool:
         """Whether value ``r``'s forward is hidden and most distinct values seen near x
         lie on a coarse grid, two at least (a round value or two, 1 / x of a round x,
@@ -360,10 +375,11 @@ class _Row:
         delta = max(p._delta(r, big), 0.5 * min(seen, default=0.0))  # its grid at these values
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
-        if self.flat and p.hidden[r]:
-            # Values of a hidden forward that did not move over this step changed
-            # by less than its grid, which no change seen elsewhere is finer than
-            # (none seen: the grid is unknown, and so is the bound).
+        if (self.flat and p.hidden[r]) or p.stairs(r):
+            # Values of a hidden forward that did not move over this step changed by
+            # less than its grid, which no change seen elsewhere is finer than (none
+            # seen: the grid is unknown, and so is the bound). On stairs, any value
+            # may be a cell off the smooth function's, wherever it moved.
             self.r = max(self.r, p.least[r] / half)
         right_step, left_step = (p.x + half) - p.x, p.x - (p.x - half)
         self.right = (u - c) / right_step

@@ -372,10 +372,11 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     """``best``, or where tighter, what a hidden forward still at every step up to ``T``
     proves: on a grid ``g``, still at ``T`` and ``T / 2`` means ``|s| <= 1.5 g / T``
     (the cubic term eliminated), ``g`` at most the least change seen (a whole
-    cell). The steps go out until the values move and the edge is bisected: past
-    a kink (relu's flat side) the change falls with the step, on a grid never
-    below a cell. Beyond a bend (``p.widest``) a still step only finds that change.
-    Never moving, no grid shows: the model's round-off (a constant forward)."""
+    cell), or twice the values' round-off where that is more. The steps go out
+    until the values move and the edge is bisected: past a kink (relu's flat
+    side) the change falls with the step, on a grid never below a cell. Beyond
+    a bend (``p.widest``) a still step only finds that change. Never moving, no
+    grid shows: the model's round-off (a constant forward)."""
     rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
     flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
     if len(flat) < 2 or flat[0] > flat[-1] / 2.0:
@@ -405,7 +406,11 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
                 moved = t
     finally:
         p.off, p.overflowed = saved
-    grid = p.least[r] if moved < math.inf else p.delta(r, p.here[r])
+    # A value may be off by its round-off too, where the graph reads more than a
+    # cell: a rule in float32 beside 1e-9 x stands still on its grid while x moves
+    # the value by an ulp, the least change seen.
+    delta = p.delta(r, p.here[r])
+    grid = max(p.least[r], 2.0 * delta) if moved < math.inf else delta
     bound = max(1.5 * grid / min(still, p.widest), 2.0**-1074)
     if best is not None and best.error <= bound:
         return best

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric.turns import _turns_of, partial_at
+from minigrad.checking.numeric.estimate import grid_of
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
@@ -49,7 +49,9 @@ __all__ = [
     "ANALYTIC_ULPS",
     "GraphRoundoff",
     "analytic_roundoff",
+    "hidden",
     "minigrads_own",
+    "partial_at",
     "read_roundoff",
 ]
 
@@ -57,7 +59,8 @@ __all__ = [
 #: its families (pow's and the polar functions' derivatives), swept against
 #: SymPy to 1e-12 at every magnitude (``benchmarks/accuracy.py``).
 _ACCURATE = "minigrad.core."
-#: The built-in rules' partials, told apart from a user's at a glance.
+#: The built-in rules, and their partials, told apart from a user's at a glance.
+_TABLE_RULES = frozenset(TABLE)
 _TABLE_PARTIALS = frozenset(p for rule in TABLE for p in rule.partials if callable(p))
 
 #: Relative round-off of one rounded result: an ulp (twice the unit round-off,
@@ -68,6 +71,19 @@ _ULP = 2.0**-52
 _HALF = 2.0**-53
 #: The ops IEEE 754 rounds correctly: their results are off by half an ulp at most.
 _EXACT = frozenset((ADD, SUB, MUL, DIV, NEG))
+#: Where a hidden forward is probed for a grid (:func:`_cell`): its arguments moved
+#: by these fractions of their size (a unit at 0). Far enough that exact values
+#: beside a constant (``z - K`` at ``K``: multiples of an ulp of ``K``) lie on no
+#: grid 256 of their own ulps coarse (at a tenth of ``K``, 16); float32 is 2**29.
+#: Irrational, not a short fraction: round arguments moved by one are round (10**4
+#: by 0.0911: 10911.0), and a power of them an exact integer, on a grid by nature.
+_PROBES = ((math.sqrt(2.0) - 1.0) / 4.0, math.sqrt(3.0) - 1.5, 3.0 - math.pi)
+#: A probed value on a grid coarser than this part of itself has under 10 bits: round
+#: by nature (a saturated op's 1.0), not rounded (float32 keeps 24).
+_ROUND = 2.0**-10
+#: How much further each probe's arguments move, as a part of their size, to see its
+#: results move: float32's cells are 6e-8 of them, so a slope of 1e-3 moves them.
+_NUDGE = 1e-4
 #: The least round-off of a result: a subnormal quantum.
 _QUANTUM = 2.0**-1074
 #: How many ulps of the absolute gradient the analytic side may be off: each
@@ -140,8 +156,10 @@ def _read(
                     adjoint.setdefault(arg, 0.0)  # type: ignore[arg-type]
             continue
         out = node._data
-        noise += weight * max(abs(out) * (_HALF if rule in _EXACT else _ULP), _QUANTUM)
         floats = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
+        own = abs(out) * (_HALF if rule in _EXACT else _ULP)
+        cell = _cell(rule, floats, out) if hidden(rule) else 0.0
+        noise += weight * max(own, 0.5 * cell, _QUANTUM)
         inexact = partials and weight > 0.0
         partial_of = rule.partials
         for j, arg in enumerate(args):
@@ -162,6 +180,32 @@ def _read(
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
     return noise, spread, [carried.get(x, 0.0) for x in xs]
+
+
+def _cell(rule: Rule, floats: Sequence[float], out: float) -> float:
+    """The grid a hidden forward rounds its results to, at ``out``'s size: float32
+    inside a custom rule, or ``cos(x) - 1``. At two or more probe points
+    (:data:`_PROBES`), results on a coarse grid (:func:`grid_of`) that move when
+    the arguments move a little further show it, relative to their size; else
+    0 (a clamp's bounds, a saturated op's 1.0 are round by nature, and still).
+    The graph shows nothing of it: ``R(x) * x`` moves with ``x`` where ``R``
+    stands still on its grid."""
+    relative: dict[float, float] = {}
+    for f in _PROBES:
+        seen: list[tuple[float, float]] = []
+        for nudge in (0.0, _NUDGE):
+            moved = [a + (f + nudge) * (abs(a) or 1.0) for a in floats]
+            try:
+                v = rule.forward(*moved)
+            except Exception:  # off its domain there: no evidence
+                break
+            g = grid_of(v) if type(v) is float else 0.0
+            if not 0.0 < g <= _ROUND * abs(v):  # under 10 bits: round by nature
+                break
+            seen.append((v, g / abs(v)))
+        if len(seen) == 2 and seen[0][0] != seen[1][0]:
+            relative[abs(seen[0][0])] = max(seen[0][1], seen[1][1])
+    return max(relative.values()) * abs(out) if len(relative) >= 2 else 0.0
 
 
 def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
@@ -198,6 +242,32 @@ def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> f
     return noise + max(abs(out) * _ULP, _QUANTUM) * max(spread[-1], 0.0)
 
 
+def hidden(rule: Rule) -> bool:
+    """Whether ``rule``'s forward is written outside minigrad (a library function such
+    as math.sin is one op, read as such; minigrad's own derivative rules hide nothing).
+
+    Example:
+        >>> from minigrad import Rule
+        >>> from minigrad.ops import EXP
+        >>> hidden(EXP), hidden(Rule("sin2", math.sin, (lambda x, out: math.cos(x),)))
+        (False, False)
+        >>> def square(x):
+        ...     return x * x
+        >>> square.__module__ = "my_ops"  # as if written in the user's file
+        >>> hidden(Rule("tsq", square, (lambda x, out: 2.0 * x,)))
+        True
+    """
+    if rule in _TABLE_RULES or type(rule.forward) is type(math.sin):
+        return False
+    return not (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
+
+
+def partial_at(p: Partial, a: Value | float, floats: Sequence[float], out: float) -> float:
+    """A partial by argument ``a`` as a float; 0 by a constant (pow's exponent: not asked)."""
+    v = 0.0 if type(a) is float else p if isinstance(p, float) else p(*floats, out)
+    return v._data if isinstance(v, Value) else float(v)
+
+
 def analytic_roundoff(spread: float, analytic: float) -> float:
     """How far round-off alone can move an analytic derivative with this absolute gradient.
 
@@ -221,7 +291,6 @@ class GraphRoundoff:
         self.fs = fs
         self.xs = xs
         self._read: dict[int, tuple[float, list[float], list[float]]] = {}
-        self._turns: list[float] | None = None
 
     def _of(self, r: int) -> tuple[float, list[float], list[float]]:
         found = self._read.get(r)
@@ -240,13 +309,6 @@ class GraphRoundoff:
         """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
         graph; inf: the graph cannot tell)."""
         return self._of(r)[1][i]
-
-    def turn(self, i: int) -> float:
-        """The largest step of input ``i`` that turns or bends no op of any value by
-        more than a unit of its argument (:func:`turn_scale`; inf where there is none)."""
-        if self._turns is None:
-            self._turns = _turns_of(self.fs, self.xs)
-        return self._turns[i]
 
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the

@@ -19,14 +19,14 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder, widen
-from minigrad.checking.numeric.rounding import GraphRoundoff, minigrads_own
-from minigrad.checking.numeric.turns import bend_scale, partial_at
+from minigrad.checking.numeric.rounding import GraphRoundoff, minigrads_own, partial_at
 from minigrad.checking.run.determinism import deterministic
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
 from minigrad.checking.run.report import Entry
 from minigrad.checking.run.settings import Settings
 from minigrad.checking.run.table import mode_label, where
+from minigrad.checking.run.turns import bend_scale, turns_of
 from minigrad.checking.verdicts.decide import (
     AGREES,
     SUBGRADIENT,
@@ -216,6 +216,7 @@ class Comparison:
         sides = [(mode, *self._analytic(k, mode, fs, both, twice)) for mode in s.modes]
         graph = GraphRoundoff(fs, xs) if not isinstance(levels, ForeignLevels) else None
         noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
+        turns = turns_of(fs, xs) if graph is not None else None
         found.compared += len(keys) * len(xs) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (_forward_share)
@@ -223,7 +224,7 @@ class Comparison:
             at = x.data
             # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
             # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
-            widest = graph.turn(i) if graph is not None else bend_scale(at)
+            widest = turns[i] if turns is not None else bend_scale(at)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))

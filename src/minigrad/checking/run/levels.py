@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Evaluate
-from minigrad.checking.numeric.turns import hidden
+from minigrad.checking.numeric.rounding import hidden
 from minigrad.checking.run.tape import Tape, recording
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal

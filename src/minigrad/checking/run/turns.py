@@ -5,8 +5,8 @@ argument within the op's own scale: a radian for the periodic ops, a unit or
 the distance to the nearest singularity for those that bend or have a pole
 (:func:`turn_scale`). A forward written outside minigrad hides its ops
 (:func:`hidden`): it is held to a unit of its argument, or the argument's own
-size (:func:`bend_scale`). :func:`_turns_of` gives every input's limit in one
-pass; :class:`minigrad.checking.numeric.rounding.GraphRoundoff` serves it.
+size (:func:`bend_scale`). :func:`turns_of` gives every input's limit in one
+pass: a point's widest step (:class:`~minigrad.checking.numeric.estimate.Point`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.core.rule import Partial, Rule
+from minigrad.checking.numeric.rounding import hidden, partial_at
+from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import DIV, POW
 from minigrad.core.rules.exp_log import CBRT, LOG, LOG1P, LOG2, LOG10, SIGMOID, SOFTPLUS, SQRT
@@ -22,7 +23,7 @@ from minigrad.core.rules.special import DIGAMMA, ERF, ERFC, GAMMA, GELU, LGAMMA
 from minigrad.core.rules.trig import ACOS, ACOSH, ASIN, ATAN, ATANH, COS, SIN, TAN, TANH
 from minigrad.core.value import Value, _args, toposort
 
-__all__ = ["bend_scale", "hidden", "partial_at", "turn_scale"]
+__all__ = ["bend_scale", "turn_scale", "turns_of"]
 
 #: The built-in rules, told apart from a user's at a glance.
 _TABLE_RULES = frozenset(TABLE)
@@ -117,26 +118,6 @@ def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
     return smallest
 
 
-def hidden(rule: Rule) -> bool:
-    """Whether ``rule``'s forward is written outside minigrad (a library function such
-    as math.sin is one op, read as such; minigrad's own derivative rules hide nothing).
-
-    Example:
-        >>> from minigrad import Rule
-        >>> from minigrad.ops import EXP
-        >>> hidden(EXP), hidden(Rule("sin2", math.sin, (lambda x, out: math.cos(x),)))
-        (False, False)
-        >>> def square(x):
-        ...     return x * x
-        >>> square.__module__ = "my_ops"  # as if written in the user's file
-        >>> hidden(Rule("tsq", square, (lambda x, out: 2.0 * x,)))
-        True
-    """
-    if rule in _TABLE_RULES or type(rule.forward) is type(math.sin):
-        return False
-    return not (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
-
-
 def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[float]) -> float:
     """The turn scale of the periodic ops in ``rule``'s partials (called on Values for
     its arguments and ``out``, which move at ``speeds``); inf where none is found."""
@@ -201,7 +182,7 @@ def _radius(node: Value) -> tuple[int, float] | None:
     return None
 
 
-def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
+def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
     """:func:`turn_scale` for every input at once (the smallest over ``fs``).
 
     Each op that turns or bends needs the speed of its argument by each input.
@@ -249,12 +230,6 @@ def _turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
             if v > 0.0:
                 turns[i] = min(turns[i], radius / v)
     return turns
-
-
-def partial_at(p: Partial, a: Value | float, floats: Sequence[float], out: float) -> float:
-    """A partial by argument ``a`` as a float; 0 by a constant (pow's exponent: not asked)."""
-    v = 0.0 if type(a) is float else p if isinstance(p, float) else p(*floats, out)
-    return v._data if isinstance(v, Value) else float(v)
 
 
 def bend_scale(u: float) -> float:
