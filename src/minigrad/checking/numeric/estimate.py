@@ -239,9 +239,9 @@ class Point:
         #: values on a grid change by a whole step of it at least, so this bounds
         #: the grid of a forward the graph does not show from above.
         self.least = [math.inf] * len(self.here)
-        #: Per value, the largest step near x at which it stood still, and the least
-        #: at which it moved (a hidden forward's): see :meth:`stairs`.
-        self.still = [0.0] * len(self.here)
+        #: Per value, the steps near x at which it stood still, and the least at
+        #: which it moved (a hidden forward's): see :meth:`stairs`.
+        self.still: list[list[float]] = [[] for _ in self.here]
         self.moved = [math.inf] * len(self.here)
         #: The values of a hidden forward: the only ones whose grid is watched.
         self._watched = [r for r, h in enumerate(self.hidden) if h]
@@ -277,7 +277,7 @@ class Point:
                 if not near:
                     continue
                 if v == self.here[r]:
-                    self.still[r] = max(self.still[r], abs(t - self.x))
+                    self.still[r].append(abs(t - self.x))
                 else:
                     self.moved[r] = min(self.moved[r], abs(t - self.x))
                 # Each distinct value once: the same number seen twice is one piece
@@ -336,11 +336,14 @@ class Point:
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
     def stairs(self, r: int) -> bool:
-        """Whether value ``r``'s hidden forward stood still at a step at least a quarter
-        of one at which it moved (the ladder's steps are 2 to 4 apart): a smooth
-        forward moves by more at a larger step, a staircase (``x / 2 + 1`` inside
-        rounds ``x`` to cells) stands still until a step crosses into the next cell."""
-        return self.hidden[r] and 4.0 * self.still[r] >= self.moved[r]
+        """Whether value ``r``'s hidden forward stood still at a step from a quarter of
+        the least at which it moved (the ladder's steps are 2 to 4 apart) to 64
+        times it: a smooth forward moves by more at a larger step, a staircase
+        (``x / 2 + 1`` inside rounds ``x`` to cells of 8 of its ulps) stands still
+        until a step crosses into the next cell. Farther out a value may come back
+        by the function's nature (``cos(x) - 1`` is even: at ``-x`` it is the same)."""
+        low = self.moved[r]
+        return self.hidden[r] and any(low <= 4.0 * t <= 256.0 * low for t in self.still[r])
 
     def on_grid(self, r: int) -> bool:
         """Whether value ``r``'s forward is hidden and most distinct values seen near x
