@@ -40,6 +40,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.estimate import grid_of
+from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
@@ -158,7 +159,8 @@ def _read(
         out = node._data
         floats = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
         own = abs(out) * (_HALF if rule in _EXACT else _ULP)
-        cell = _cell(rule, floats, out) if hidden(rule) else 0.0
+        opened = hidden(rule) and not isinstance(rule, Closure)  # whose forward it can call
+        cell = _cell(rule, floats, [type(a) is not float for a in args], out) if opened else 0.0
         noise += weight * max(own, 0.5 * cell, _QUANTUM)
         inexact = partials and weight > 0.0
         partial_of = rule.partials
@@ -182,19 +184,23 @@ def _read(
     return noise, spread, [carried.get(x, 0.0) for x in xs]
 
 
-def _cell(rule: Rule, floats: Sequence[float], out: float) -> float:
+def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: float) -> float:
     """The grid a hidden forward rounds its results to, at ``out``'s size: float32
     inside a custom rule, or ``cos(x) - 1``. At two or more probe points
     (:data:`_PROBES`), results on a coarse grid (:func:`grid_of`) that move when
     the arguments move a little further show it, relative to their size; else
     0 (a clamp's bounds, a saturated op's 1.0 are round by nature, and still).
     The graph shows nothing of it: ``R(x) * x`` moves with ``x`` where ``R``
-    stands still on its grid."""
+    stands still on its grid. Only the arguments that are Values move (a
+    constant's may be an exponent or a bound)."""
     relative: dict[float, float] = {}
     for f in _PROBES:
         seen: list[tuple[float, float]] = []
         for nudge in (0.0, _NUDGE):
-            moved = [a + (f + nudge) * (abs(a) or 1.0) for a in floats]
+            moved = [
+                a + (f + nudge) * (abs(a) or 1.0) if m else a
+                for a, m in zip(floats, moving, strict=True)
+            ]
             try:
                 v = rule.forward(*moved)
             except Exception:  # off its domain there: no evidence
