@@ -187,9 +187,11 @@ def _read(
 def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: float) -> float:
     """The grid a hidden forward rounds its results to, at ``out``'s size: float32
     inside a custom rule, or ``cos(x) - 1``. At two or more probe points
-    (:data:`_PROBES`), results on a coarse grid (:func:`grid_of`) that move when
-    the arguments move a little further show it, relative to their size; else
-    0 (a clamp's bounds, a saturated op's 1.0 are round by nature, and still).
+    (:data:`_PROBES`), results on a coarse grid (:func:`grid_of`) that are no
+    whole numbers or move when the arguments move a little further show it,
+    relative to their size; else 0 (a clamp's bounds at ``1e8 +- 5``, a
+    saturated op's 1.0 are round by nature, and still; float32's ``atan`` at
+    ``1e6`` is still too, but no whole number).
     The graph shows nothing of it: ``R(x) * x`` moves with ``x`` where ``R``
     stands still on its grid. Only the arguments that are Values move (a
     constant's may be an exponent or a bound)."""
@@ -209,7 +211,7 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
             if not 0.0 < g <= _ROUND * abs(v):  # under 10 bits: round by nature
                 break
             seen.append((v, g / abs(v)))
-        if len(seen) == 2 and seen[0][0] != seen[1][0]:
+        if len(seen) == 2 and (seen[0][0] != seen[1][0] or seen[0][0] % 1.0):
             relative[abs(seen[0][0])] = max(seen[0][1], seen[1][1])
     return max(relative.values()) * abs(out) if len(relative) >= 2 else 0.0
 
