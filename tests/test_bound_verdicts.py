@@ -703,7 +703,11 @@ def test_a_forward_that_rounds_x_inside_is_held_to_its_cells_at_every_step(
 
 @pytest.mark.parametrize(
     ("forward", "slope", "at"),
-    [(math.exp, lambda z: mg.exp(z), 0.7), (math.sin, lambda z: mg.cos(z), 100.0)],
+    [
+        (math.exp, lambda z: mg.exp(z), 0.7),
+        (math.sin, lambda z: mg.cos(z), 100.0),
+        (math.log, lambda z: 1.0 / z, 1.0000001),  # its cell grows 20 times at the steps
+    ],
 )
 def test_a_rule_that_rounds_to_float32_inside_is_no_false_alarm_beside_another_term(
     forward: Real, slope: Callable[[Any], Any], at: float

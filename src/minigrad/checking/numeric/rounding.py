@@ -185,17 +185,17 @@ def _read(
 
 
 def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: float) -> float:
-    """The grid a hidden forward rounds its results to, at ``out``'s size: float32
-    inside a custom rule, or ``cos(x) - 1``. At two or more probe points
-    (:data:`_PROBES`), results on a coarse grid (:func:`grid_of`) that are no
-    whole numbers or move when the arguments move a little further show it,
-    relative to their size; else 0 (a clamp's bounds at ``1e8 +- 5``, a
+    """The grid a hidden forward rounds its results to, at ``out``'s size or the
+    probes', the coarser: float32 inside a custom rule, or ``cos(x) - 1``. At two
+    or more probe points (:data:`_PROBES`), results on a coarse grid
+    (:func:`grid_of`) that are no whole numbers or move when the arguments move
+    a little further show it; else 0 (a clamp's bounds at ``1e8 +- 5``, a
     saturated op's 1.0 are round by nature, and still; float32's ``atan`` at
-    ``1e6`` is still too, but no whole number).
-    The graph shows nothing of it: ``R(x) * x`` moves with ``x`` where ``R``
-    stands still on its grid. Only the arguments that are Values move (a
-    constant's may be an exponent or a bound)."""
+    ``1e6`` is still too, but no whole number). The graph shows nothing of it:
+    ``R(x) * x`` moves with ``x`` where ``R`` stands still on its grid. Only the
+    arguments that are Values move (a constant's may be an exponent or a bound)."""
     relative: dict[float, float] = {}
+    coarsest = 0.0
     for f in _PROBES:
         seen: list[tuple[float, float]] = []
         for nudge in (0.0, _NUDGE):
@@ -213,7 +213,13 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
             seen.append((v, g / abs(v)))
         if len(seen) == 2 and (seen[0][0] != seen[1][0] or seen[0][0] % 1.0):
             relative[abs(seen[0][0])] = max(seen[0][1], seen[1][1])
-    return max(relative.values()) * abs(out) if len(relative) >= 2 else 0.0
+            coarsest = max(coarsest, *(rel * abs(v) for v, rel in seen))
+    if len(relative) < 2:
+        return 0.0
+    # Where the results grow with the step (log in float32 at 1 + 1e-7 is 1e-7 there
+    # and 2e-6 at a step of 2e-6), so does a cell relative to them: the steps stay
+    # within the probes' reach, where the coarsest cell seen holds them all.
+    return max(max(relative.values()) * abs(out), coarsest)
 
 
 def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
