@@ -150,8 +150,10 @@ def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
 
 def _constant(rows: Sequence[_Row]) -> bool:
     """Whether a start's gap at a step of 0 is resolved from both its pairs of steps
-    and the same from each: a kink's constant; a smooth function's ``s**3`` falls
-    8 times from the coarser pair to the finer, and a pole's follows no law."""
+    and the same from each, within a quarter: a kink's constant, ``c (1 - 3 d / s)``
+    at a distance ``d`` from x, is within it where ``d < s / 12``; a smooth
+    function's ``s**3`` falls 8 times from the coarser pair to the finer (by 7/8),
+    and a pole's follows no law."""
     if len(rows) < 3:
         return False
     z1, n1 = _at_zero(rows[:2])
