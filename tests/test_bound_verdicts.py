@@ -558,6 +558,49 @@ def test_an_odd_cubic_at_its_stationary_point_is_no_kink(k: float) -> None:
         assert entry.verdict == "agrees", entry.reason
 
 
+@pytest.mark.parametrize("shift", [1e3, -3.0])
+def test_a_cubic_beside_its_stationary_point_is_no_kink_on_rounded_steps(shift: float) -> None:
+    # (x - c)**3 at c + 1e-3 in one rule: the gap 6 u s is exact, but the steps are
+    # rounded to x's grid (a few parts in 1e9 off a ratio of 2), which a gap at a
+    # step of 0 taken with a ratio of exactly 2 reads as a constant: a kink.
+    def cube(z: float) -> float:
+        return (z - shift) ** 3
+
+    for off in (0.0, 1e-12):
+        rule = Rule("cube", cube, (lambda z, out, off=off: 3.0 * (z - shift) ** 2 + off,))
+        (entry,) = check(lambda v, rule=rule: rule(v), [Value(shift + 1e-3)]).entries
+        assert entry.verdict == ("agrees" if off == 0.0 else "wrong"), entry.reason
+
+
+@pytest.mark.parametrize("at", [1e6 + 0.3, 3e7, 1e9 + 0.3])
+def test_a_cosine_hidden_in_a_rule_at_a_large_argument_is_held_to_its_turns(at: float) -> None:
+    # x * x + 1e-3 cos(x) with the cosine in a rule whose forward the graph does not
+    # show: steps of 1e4 average the cosine away, and their differences agree on 2 x
+    # within x * x's round-off. The rule's own forward shows it turns within 2.
+    def hidden_cos(z: float) -> float:
+        return math.cos(z)
+
+    rule = Rule("hidden_cos", hidden_cos, (lambda z, out: -math.sin(z),))
+    (entry,) = check(lambda v: v * v + rule(v) * 1e-3, [Value(at)]).entries
+    assert entry.verdict != "wrong", entry.reason
+    assert entry.step <= 4.0
+
+
+@pytest.mark.parametrize("kink", [1e8, -1e8])
+def test_a_kink_in_a_rule_beside_a_large_x_keeps_its_wide_steps(kink: float) -> None:
+    # relu in a rule, 1e-6 (67 ulps) beside x = 1e8: the forward's own differences
+    # break the s**2 law at the first step that crosses the kink and follow 1 / s
+    # beyond; held to that step, no step resolves the slopes (an ulp of 1e8 is a
+    # slope of 1e-2 there), and a slope 1e-4 off was undecided.
+    def relu(z: float) -> float:
+        return max(z - kink, 0.0)
+
+    for slope in (1.0, 1.0001):
+        rule = Rule("relu", relu, (lambda z, out, s=slope: s if z > kink else 0.0,))
+        (entry,) = check(lambda v, rule=rule: rule(v), [Value(kink + 1e-6)]).entries
+        assert entry.verdict == ("subgradient" if slope == 1.0 else "wrong"), entry.reason
+
+
 def test_a_foreign_engine_that_never_moves_proves_no_slope() -> None:
     # A micrograd-style tanh beside 1e16: every value at every step is 1e16, as a
     # constant's would be. Without a graph to read, neither slope is proved.
@@ -639,22 +682,25 @@ def test_the_simplest_failing_point_search_makes_a_bounded_number_of_checks() ->
 
 
 @pytest.mark.parametrize(
-    ("smooth", "size", "kink", "at"),
+    ("smooth", "size", "kink", "at", "off"),
     [
-        (lambda v: v.exp(), 1e-8, 1.0, 1.0 + 1e-9),
-        (lambda v: v.sin(), 1e-8, 0.5, 0.5 + 1e-8),
-        (lambda v: v.sin(), 1e-8, 0.5, 0.5 - 1e-12),
-        (lambda v: v * v, 1e-6, -2.0, -2.0 + 1e-12),
+        (lambda v: v.exp(), 1e-8, 1.0, 1.0 + 1e-9, 2e-8),
+        (lambda v: v.sin(), 1e-8, 0.5, 0.5 + 1e-8, 2e-8),
+        (lambda v: v.sin(), 1e-8, 0.5, 0.5 - 1e-12, 2e-8),
+        (lambda v: v * v, 1e-6, -2.0, -2.0 + 1e-12, 2e-6),
+        # a kink of 2e-10 of the slope, where two steps still see tanh's s**3 in the
+        # gap; the one-sided slopes are resolved to 1e-8 (noise over a step of 1e-8)
+        (lambda v: v.tanh(), 1e-10, 1.0, 1.0 + 1e-8, 1e-6),
+        (lambda v: v.sin(), 1e-10, 1.0, 1.0 - 1e-6, 1e-6),
     ],
 )
 def test_a_small_kink_beside_the_point_under_curvature_is_named(
-    smooth: Callable[[Value], Value], size: float, kink: float, at: float
+    smooth: Callable[[Value], Value], size: float, kink: float, at: float, off: float
 ) -> None:
     # smooth + size * relu(v - kink), the kink closer to x than any step that resolves
     # its size: every difference straddles it and sees half its slope, and the gap's
-    # constant at a step of 0 (2 g(s/2) - g(s), the same from both of a start's
-    # pairs) is all that shows it. A right rule is a subgradient there, not wrong;
-    # a rule outside both slopes by twice the kink is still wrong.
+    # constant at a step of 0 is all that shows it. A right rule is a subgradient
+    # there, not wrong; a rule outside both slopes by ``off`` is still wrong.
     def func(v: Value) -> Value:
         return smooth(v) + (v - kink).relu() * size
 
@@ -662,8 +708,8 @@ def test_a_small_kink_beside_the_point_under_curvature_is_named(
     assert entry.verdict in ("subgradient", "agrees"), entry.reason
     x = Value(at)
     right = mg.grad(func(x), [x])[0].data
-    off = Rule("off", lambda t: func(Value(t)).data, (lambda t, out: right + 2.0 * size,))
-    (entry,) = check(lambda v: off(v), [Value(at)]).entries
+    wrong = Rule("off", lambda t: func(Value(t)).data, (lambda t, out: right + off,))
+    (entry,) = check(lambda v: wrong(v), [Value(at)]).entries
     assert entry.verdict == "wrong", entry.reason
 
 

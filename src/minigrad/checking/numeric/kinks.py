@@ -51,7 +51,7 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     finer = finest[::-1]  # finest first
     unshrunk = [rows[-1] for rows in starts[::-1] if not shrinks(rows)]
     kink = next((row for row in unshrunk if _resolved(row.gap, row.gap_noise)), None)
-    zero = next((rows[-1] for rows in starts[::-1] if _constant(rows)), None)
+    zero = next((rows[-1] for rows in starts[::-1] if _resolved(*_at_zero(rows))), None)
     tried = [(row, by) for row, by in ((kink, False), (zero, True)) if row is not None]
     found = (_kink(starts, row, by) for row, by in tried or [(fine, False)])
     shown = next((row for row in found if row is not None), None)
@@ -106,12 +106,18 @@ def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row |
     and stays within a factor 2 at a start 8 times coarser (or, with none, over
     its own steps), and no finer start sees a smooth function (one with 8
     round-offs below the gap would have resolved half of it: relu(x - 0.5) at
-    0.5 + 1e-12; a kink, if any, is not at x)."""
+    0.5 + 1e-12; a kink, if any, is not at x). The gap at a step of 0 is a kink's
+    at every start whose steps straddle it, the coarser ones too (their ``s**5``
+    only adds to it), so no other start may resolve a smaller one: a forward
+    that cancels inside a rule (``1e6 (u - tanh(u))``) rounds its differences by
+    ``1e6 * 2**-52`` of the step at every step, a reading of one size whose sign
+    is chance, and two starts may agree by chance."""
     rows_of = {id(rows[-1]): rows for rows in starts}
     finer = [rows for rows in starts if rows[-1].half < fine.half]
     if by_zero:
         c = abs(_at_zero(rows_of[id(fine)])[0])
-        if any(8.0 * n < c and abs(z) < 0.5 * c for z, n in map(_at_zero, finer)):
+        others = [_at_zero(rows) for rows in starts if rows[-1] is not fine]
+        if any(8.0 * n < c and abs(z) < 0.5 * c for z, n in others):
             return None
     elif any(8.0 * rows[-1].gap_noise < abs(fine.gap) for rows in finer):
         return None
@@ -132,34 +138,46 @@ def _resolved(gap: float, noise: float) -> bool:
 
 def _stays(fine: float, fine_noise: float, coarse: float, coarse_noise: float) -> bool:
     """Whether a gap is resolved at two starts (above 4 of its round-offs) and stays
-    within a factor 2 between them: a kink's."""
+    within a factor 2 between them, of one sign: a kink's."""
     resolved = _resolved(fine, fine_noise) and _resolved(coarse, coarse_noise)
-    return resolved and 0.5 * abs(coarse) < abs(fine) <= 2.0 * abs(coarse)
+    return resolved and fine * coarse > 0.0 and 0.5 * abs(coarse) < abs(fine) <= 2.0 * abs(coarse)
 
 
 def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
-    """A start's gap at a step of 0, and its round-off: ``2 g(s/2) - g(s)`` from its
-    two finest steps. A smooth function's gap is odd in the step (``f'' s``, then
-    ``s**3``), so this leaves ``s**3``; a kink's is its constant, which curvature
-    hides in the gap itself (``relu(x) + 1e9 x**2``: ``1 + 2e9 s``)."""
+    """A start's gap at a step of 0, and its round-off. A smooth function's gap is odd
+    in the step (``f'' s``, then ``s**3``, ``s**5``); a kink's is its constant,
+    which curvature hides in the gap itself (``relu(x) + 1e9 x**2``: ``1 + 2e9 s``).
+    Two steps ``s``, ``s/2`` take out ``s`` (``2 g(s/2) - g(s)``) and leave
+    ``s**3``; a start's three take out ``s**3`` too and leave ``s**5``, which falls
+    1e5 times a decade: a kink of ``1e-10`` beside ``tanh`` at 1 is ``1e-10`` at
+    steps of ``2e-3`` and ``2e-2``, where two steps still see ``tanh``'s ``s**3``.
+    A kink at a distance ``d`` from x (a gap of ``c (1 - d / s)`` at each step)
+    gives ``c (1 - 45 d / (7 s))``: within a factor 2 of ``c`` where ``d < s / 13``.
+    The steps' own ratios are used: each is rounded to x's grid (at 1000.001 a
+    step of ``3e-5`` is ``4e-9`` off half of ``6e-5``, and the cubic's exact gap
+    ``6 u s`` would leave ``1e-9`` of itself)."""
     if len(rows) < 2:
         return 0.0, 0.0
-    a, b = rows[-2], rows[-1]
-    return 2.0 * b.gap - a.gap, 2.0 * b.gap_noise + a.gap_noise
-
-
-def _constant(rows: Sequence[_Row]) -> bool:
-    """Whether a start's gap at a step of 0 is resolved from both its pairs of steps
-    and the same from each, within a quarter: a kink's constant, ``c (1 - 3 d / s)``
-    at a distance ``d`` from x, is within it where ``d < s / 12``; a smooth
-    function's ``s**3`` falls 8 times from the coarser pair to the finer (by 7/8),
-    and a pole's follows no law."""
+    z, n = _zero(rows[-2], rows[-1])
     if len(rows) < 3:
-        return False
-    z1, n1 = _at_zero(rows[:2])
-    z2, n2 = _at_zero(rows[1:])
-    both = _resolved(z1, n1) and _resolved(z2, n2)
-    return both and abs(z1 - z2) <= 0.25 * max(abs(z1), abs(z2)) + n1 + n2
+        return z, n
+    z0, n0 = _zero(rows[-3], rows[-2])
+    s0, s1, s2 = (row.half for row in rows[-3:])
+    # Each pair leaves the s**3 term times s s' (s + s'): the finer's is w times the
+    # coarser's (1/8 for exact halves).
+    w = (s2 / s0) * ((s1 + s2) / (s0 + s1))
+    if not 0.0 < w < 0.5:
+        return z, n
+    return (z - w * z0) / (1.0 - w), (n + w * n0) / (1.0 - w)
+
+
+def _zero(a: _Row, b: _Row) -> tuple[float, float]:
+    """The gap at a step of 0 from the rows at ``s`` and about ``s/2`` (for a gap ``c +
+    k s``), and its round-off; the finer's gap where the steps do not differ."""
+    s, t = a.half, b.half
+    if not s > t:
+        return b.gap, b.gap_noise
+    return (s * b.gap - t * a.gap) / (s - t), (s * b.gap_noise + t * a.gap_noise) / (s - t)
 
 
 def _extrapolated(rows: Sequence[_Row], left: bool) -> tuple[float, float]:
