@@ -14,9 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric.estimate import grid_of
-from minigrad.checking.numeric.rounding import _cell, hidden, partial_at
-from minigrad.core.closure import Closure
+from minigrad.checking.numeric.rounding import hidden, partial_at
 from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import DIV, POW
@@ -154,8 +152,7 @@ def _radius(node: Value) -> tuple[int, float] | None:
         # op may bend a unit or its argument's size off.
         one = _args(node)
         if len(one) == 1 and isinstance(one[0], Value):
-            at = one[0]._data
-            return 0, _smooth_over(rule, at) if not isinstance(rule, Closure) else bend_scale(at)
+            return 0, bend_scale(one[0]._data)
         return None
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
@@ -233,74 +230,6 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
             if v > 0.0:
                 turns[i] = min(turns[i], radius / v)
     return turns
-
-
-#: How much of a difference's change from a step to its half the next halving may
-#: keep and still follow the ``s**2`` law (a quarter, and the ``s**4`` terms).
-_LAW = 0.3
-#: The probe's first step (a millionth of a unit: finer than any turn the batteries
-#: hold, a cosine of 1000 x), and how much it grows from one probe to the next.
-_FIRST, _GROW = 2.0**-20, 4.0
-
-
-def _smooth_over(rule: Rule, u: float) -> float:
-    """How far a hidden forward's argument ``u`` may move, read off the forward itself:
-    from a millionth of a unit up by :data:`_GROW`, the first step ``t`` at which
-    its central differences at ``t``, ``t / 2``, ``t / 4`` break the ``s**2`` law
-    (a smooth function's change falls by 4 per halving) beyond its round-off, as
-    a cosine's do past a radian (at ``t = 4``; the table's periodic ops are held
-    to a radian); :func:`bend_scale` at most, and where the law fails at the
-    first probe (noise, or a turn finer still). A cosine hidden in a rule at
-    ``1e6`` turns within a step of 4, and a graph beside it may hide that: ``x *
-    x + 1e-3 cos(x)`` there has differences at steps of ``1e4`` that agree on
-    ``2 x`` (the cosine's slope is below ``x * x``'s round-off at every step
-    that sees it). Going up, a step that follows the law by chance (a cosine's
-    differences over many periods) is never reached. A kink breaks the law
-    too, at the first step that crosses it; where the next step follows the
-    ``1 / s`` law (a kink, a jump or a bend seen from afar) the cap stays
-    :func:`bend_scale`: the kink is the ladder's to see
-    (:mod:`~minigrad.checking.numeric.kinks`), from steps on both sides of it
-    (a relu in a rule at ``1e8 + 1e-6``, capped at ``4e-6``, had slopes no
-    step resolved)."""
-    top = bend_scale(u)
-    out = rule.forward(u)
-    cell = _cell(rule, [u], [True], out) if type(out) is float else 0.0
-    t = max(_FIRST, 64.0 * math.ulp(u))
-    if t >= top or not _law(rule, u, t, cell):
-        return top
-    while t < top and _law(rule, u, t, cell):
-        t *= _GROW
-    if t < top and _law(rule, u, t * _GROW, cell, afar=True):
-        return top  # a kink or a bend seen from afar: the ladder's to see, as before
-    return min(t, top)
-
-
-def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> bool:
-    """Whether ``rule``'s forward at ``u`` follows the ``s**2`` law over ``t``, beyond
-    its round-off (an ulp of its values, the grid they lie on, or the ``cell`` it
-    rounds to); with ``afar``, the ``1 / s`` law instead (each change twice the
-    last, within a quarter): a kink, a jump or a bend that every step crosses,
-    whose whole rise each difference sees, where a turning forward's differences
-    follow no law."""
-    try:
-        ds, quantum = [], cell
-        for s in (t, t / 2.0, t / 4.0):
-            hi, lo = rule.forward(u + s), rule.forward(u - s)
-            if type(hi) is not float or type(lo) is not float:
-                return False  # off its domain (a complex root), or not a float at all
-            # An ulp of the values, or the grid they lie on (cos(x) - 1 near 0: an
-            # ulp of 1), the coarser.
-            quantum = max(quantum, *(max(math.ulp(v), grid_of(v)) for v in (hi, lo)))
-            ds.append((hi - lo) / (2.0 * s))
-    except Exception:  # off its domain at this step
-        return False
-    if not all(map(math.isfinite, ds)):
-        return False
-    noise = 16.0 * quantum / t  # over the finest step, twice
-    if afar:
-        near, far = ds[1] - ds[2], ds[0] - ds[1]
-        return near * far > 0.0 and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
-    return abs(ds[1] - ds[2]) <= _LAW * abs(ds[0] - ds[1]) + noise
 
 
 def bend_scale(u: float) -> float:
