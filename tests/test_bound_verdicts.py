@@ -572,11 +572,26 @@ def test_a_cubic_beside_its_stationary_point_is_no_kink_on_rounded_steps(shift: 
         assert entry.verdict == ("agrees" if off == 0.0 else "wrong"), entry.reason
 
 
+@pytest.mark.parametrize("at", [1e6 + 0.3, 3e7, 1e9 + 0.3])
+def test_a_cosine_hidden_in_a_rule_at_a_large_argument_is_held_to_its_turns(at: float) -> None:
+    # x * x + 1e-3 cos(x) with the cosine in a rule whose forward the graph does not
+    # show: steps of 1e4 average the cosine away, and their differences agree on 2 x
+    # within x * x's round-off. The rule's own forward shows it turns within 2.
+    def hidden_cos(z: float) -> float:
+        return math.cos(z)
+
+    rule = Rule("hidden_cos", hidden_cos, (lambda z, out: -math.sin(z),))
+    (entry,) = check(lambda v: v * v + rule(v) * 1e-3, [Value(at)]).entries
+    assert entry.verdict != "wrong", entry.reason
+    assert entry.step <= 4.0
+
+
 @pytest.mark.parametrize("kink", [1e8, -1e8])
 def test_a_kink_in_a_rule_beside_a_large_x_keeps_its_wide_steps(kink: float) -> None:
-    # relu in a rule, 1e-6 (67 ulps) beside x = 1e8: steps held to the first that
-    # crosses the kink resolve no slope (an ulp of 1e8 is a slope of 1e-2 there), and
-    # a slope 1e-4 off is undecided; wider steps see both slopes.
+    # relu in a rule, 1e-6 (67 ulps) beside x = 1e8: the forward's own differences
+    # break the s**2 law at the first step that crosses the kink and follow 1 / s
+    # beyond; held to that step, no step resolves the slopes (an ulp of 1e8 is a
+    # slope of 1e-2 there), and a slope 1e-4 off was undecided.
     def relu(z: float) -> float:
         return max(z - kink, 0.0)
 
@@ -584,6 +599,62 @@ def test_a_kink_in_a_rule_beside_a_large_x_keeps_its_wide_steps(kink: float) -> 
         rule = Rule("relu", relu, (lambda z, out, s=slope: s if z > kink else 0.0,))
         (entry,) = check(lambda v, rule=rule: rule(v), [Value(kink + 1e-6)]).entries
         assert entry.verdict == ("subgradient" if slope == 1.0 else "wrong"), entry.reason
+
+
+def test_an_op_that_turns_in_one_output_does_not_hold_another_outputs_steps() -> None:
+    # (R(a, b), sin(a)) at a = 7e5: sin caps a's steps at a radian, but only for the
+    # second output. R's slope by a is 1 and its values 7e5: held to a radian, its
+    # pair proved 7 digits and a rule 1e-8 off agreed; alone, it is wrong.
+    def hyp(x: float, y: float) -> float:
+        return math.sqrt(x * x + y)
+
+    wrong = Rule("hyp", hyp, (lambda x, y, out: x / out * (1 + 1e-8), lambda x, y, out: 0.5 / out))
+    report = check(lambda a, b: (wrong(a, b), a.sin()), [Value(724586.9), Value(0.00128)])
+    verdicts = {(e.output, e.wrt): e.verdict for e in report.entries}
+    assert verdicts[(0, 0)] == "wrong", report.text()
+    assert verdicts[(1, 0)] == "agrees", report.text()
+
+
+@pytest.mark.parametrize("off", [0.0, 1e-6])
+def test_a_rule_of_two_arguments_is_held_at_each_of_them(off: float) -> None:
+    # atan2(1, x) written in a rule, at x = 1e-12: its steps were not held at all, and
+    # the coarsest start (steps of 2 across 0) read its shape as a kink beyond any
+    # step below x: a rule 1e-6 off was undecided.
+    def atan2(y: float, x: float) -> float:
+        return math.atan2(y, x)
+
+    rule = Rule(
+        "atan2",
+        atan2,
+        (lambda y, x, out: x / (x * x + y * y), lambda y, x, out: -y / (x * x + y * y) * (1 + off)),
+    )
+    (entry,) = check(lambda b: rule(1.0, b), [Value(1e-12)]).entries
+    assert entry.verdict == ("agrees" if off == 0.0 else "wrong"), entry.reason
+
+
+def test_the_noise_floor_stays_within_the_values_reach() -> None:
+    # sin(R(x)) with R = x**-0.5 in a rule at 1e-9: sin's argument turns 100 times
+    # over the noise floor's coarse points, which read that as noise (5 between
+    # neighbouring floats) and left a rule 1e-4 off undecided.
+    def inv_sqrt(z: float) -> float:
+        return float(z**-0.5)
+
+    wrong = Rule("inv_sqrt", inv_sqrt, (lambda z, out: -0.5 * z**-1.5 * (1 + 1e-4),))
+    (entry,) = check(lambda v: wrong(v).sin(), [Value(1e-9)]).entries
+    assert entry.verdict == "wrong", entry.reason
+
+
+@pytest.mark.parametrize("off", [0.0, 1e-5])
+def test_a_rule_beside_its_domain_edge_is_held_inside_it(off: float) -> None:
+    # asin in a rule, 1e-8 from its branch point at -1, plus x: its forward fails at
+    # the turn probe's first step; held there, the noise floor read asin's shape at
+    # 7e-9 as noise of 8e-8, and a rule 1e-5 off was undecided.
+    def asin(z: float) -> float:
+        return math.asin(z)
+
+    rule = Rule("asin", asin, (lambda z, out: (1 + off) / mg.sqrt(1 - z * z),))
+    (entry,) = check(lambda v: rule(v) + v, [Value(-0.99999999)]).entries
+    assert entry.verdict == ("agrees" if off == 0.0 else "wrong"), entry.reason
 
 
 def test_a_foreign_engine_that_never_moves_proves_no_slope() -> None:

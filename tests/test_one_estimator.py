@@ -611,7 +611,7 @@ def test_a_wrong_rule_far_out_never_agrees(factor: float, offset: float, far: fl
 def test_the_step_reach_of_all_inputs_at_once_is_each_inputs_own() -> None:
     # turns_of walks forwards once over every capped op's argument; turn_scale
     # walks forwards from one input: on random graphs (an input computed from
-    # another among them) both give each input the same reach.
+    # another among them) both give each value and input the same reach.
     from minigrad.checking.run.turns import turn_scale, turns_of
 
     rng = random.Random(7)
@@ -631,8 +631,11 @@ def test_the_step_reach_of_all_inputs_at_once_is_each_inputs_own() -> None:
         for _ in range(rng.randint(1, 10)):
             pool.append(rng.choice(ops)(rng.choice(pool), rng.choice(pool)))
         fs = pool[-rng.randint(1, 2) :]
-        expected = [min(turn_scale(f, x) for f in fs) for x in inputs]
-        assert turns_of(fs, inputs) == pytest.approx(expected, rel=1e-12)
+        expected = [[turn_scale(f, x) for x in inputs] for f in fs]
+        got = turns_of(fs, inputs)
+        assert len(got) == len(fs)
+        for row, want in zip(got, expected, strict=True):
+            assert row == pytest.approx(want, rel=1e-12)
 
 
 def _glog() -> Rule:

@@ -212,13 +212,15 @@ class Point:
         h: float,
         noise: Sequence[float] | None = None,
         hidden: bool | Sequence[bool] = False,
-        widest: float = math.inf,
+        widest: float | Sequence[float] = math.inf,
     ) -> None:
         self.evaluate = evaluate
-        #: The largest half-step a difference may take: beyond it a periodic op's
-        #: argument turns by more than a radian, and a difference sees the
-        #: average slope over its periods, not the slope (read off the graph).
-        self.widest = widest
+        #: Per value, the largest half-step a difference of it may take: beyond it a
+        #: periodic op's argument turns by more than a radian, and a difference sees
+        #: the average slope over its periods, not the slope (read off the graph);
+        #: and the largest of them, the farthest any evaluation goes.
+        self.reach = [widest] * len(here) if isinstance(widest, float) else list(widest)
+        self.widest = max(self.reach, default=math.inf)
         self.hidden = [hidden] * len(here) if isinstance(hidden, bool) else list(hidden)
         self.x = x
         self.here = list(here)
@@ -437,6 +439,8 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     if fine is None or coarse is None:
         return found
     for r in rows:
+        if coarse[2] > p.reach[r]:
+            continue  # an op of this value turns within the pair's steps
         a, b = _Row(p, r, *fine), _Row(p, r, *coarse)
         measured = _measured(p, r, coarse, fine)
         p.paired[r] = (b, a, measured)

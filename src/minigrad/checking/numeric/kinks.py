@@ -228,7 +228,7 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
         for j in range(3):
             moved = p.x + side * s / 2.0**j
             step = moved - p.x
-            if abs(step) > p.widest:
+            if abs(step) > p.reach[r]:
                 break
             got = p.at(moved) if step != 0.0 else None
             if got is None:

@@ -69,7 +69,9 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
         return None
     start = _Start(got[0][2], s)
     for r in rows:
-        table = [_Row(p, r, *g) for g in got if g is not None]
+        table = [_Row(p, r, *g) for g in got if g is not None and g[2] <= p.reach[r]]
+        if len(table) < 2:
+            continue  # an op of this value turns within the start's steps
         prev: list[tuple[float, float]] = []
         best: Estimate | None = None
         for i, row in enumerate(table):
@@ -121,6 +123,8 @@ def _noise_floor(p: Point, r: int) -> float:
     # whose ulp is subnormal, are they more than _BETWEEN decades apart.
     between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
     for sigma in [fine, *(s for s in between if s > fine), coarse]:
+        if 7.0 * sigma > p.reach[r] / _WITHIN and sigma > fine:
+            break  # an op turns within the points: its shape, not noise (see _WITHIN)
         if most > 0.0 and not (p.hidden[r] and p.x):
             # The finer spacing where the values move: the least structure. A hidden
             # forward may round inside to a grid only a coarser one shows (log(1 + x
@@ -209,6 +213,7 @@ def widen(
     difference measured raises the graph's first.
     """
     mine = [r for r in rows if r in p.paired and getattr(found.get(r), "settled", False)]
+    mine = [r for r in mine if _WIDE * p.h <= p.reach[r]]  # within each value's turns
     # The sides alone: a quotient that overflows gives no bound, so never a tighter one.
     got = [p.sides(_WIDE * p.h / 2.0**j) for j in range(3)] if mine else []
     if not mine or any(g is None for g in got):
@@ -296,8 +301,8 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             if best is not None and (best.error <= TARGET * abs(best.value) or not _rounded(best)):
                 break  # good enough, or truncation dominates: larger steps only add to it
             start = _tableau(p, s, [r])
-            if start is None:
-                break
+            if start is None or r not in start.rows:
+                break  # off the domain, or beyond an op of this value that turns
             starts.insert(0, start)
     found: dict[int, Estimate | Unresolved] = {}
     # Made again, now that every value is in: a row that did not move is
@@ -345,7 +350,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             found[r] = Estimate(0.0, bound, top.step, bound, True)
         elif p.overflowed:
             found[r] = edge(p)
-        elif not mine and p.widest < 2.0 * min_step(p.x):
+        elif not mine and p.reach[r] < 2.0 * min_step(p.x):
             found[r] = Unresolved(
                 Why.NOISE,
                 f"an op turns or bends (by a radian, or a unit of its argument) over the finest "
@@ -375,7 +380,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     cell), or twice the values' round-off where that is more. The steps go out
     until the values move and the edge is bisected: past a kink (relu's flat
     side) the change falls with the step, on a grid never below a cell. Beyond
-    a bend (``p.widest``) a still step only finds that change. Never moving, no
+    a bend (``p.reach``) a still step only finds that change. Never moving, no
     grid shows: the model's round-off (a constant forward)."""
     rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
     flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
@@ -392,7 +397,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
                 moved = 4.0 * still
                 break
             still *= 4.0
-        reach = 1.5 * p.least[r] / min(still, p.widest) / 2**_BISECT
+        reach = 1.5 * p.least[r] / min(still, p.reach[r]) / 2**_BISECT
         if moved < math.inf and best is not None and best.error <= reach:
             return best  # no bisection can make a tighter bound
         for _ in range(_BISECT if moved < math.inf else 0):
@@ -411,12 +416,18 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     # the value by an ulp, the least change seen.
     delta = p.delta(r, p.here[r])
     grid = max(p.least[r], 2.0 * delta) if moved < math.inf else delta
-    bound = max(1.5 * grid / min(still, p.widest), 2.0**-1074)
+    bound = max(1.5 * grid / min(still, p.reach[r]), 2.0**-1074)
     if best is not None and best.error <= bound:
         return best
     return Estimate(0.0, bound, still, bound, True)
 
 
+#: The noise floor's points lie within this part of the value's reach (its turn
+#: limit, or the distance to a pole or branch point): there an op's Taylor series
+#: falls by 8 per order, and its fourth differences are shape below 8**-4 of it.
+#: Beyond, ``sin(R(x))`` with ``R`` x**-0.5 in a rule at 1e-9 turns 100 times over
+#: the points, and ``asin`` 7e-9 from its branch point reads as noise of 8e-8.
+_WITHIN = 8.0
 #: How much larger than a side's sixth difference its fourth must be to be read
 #: as shape: noise alone makes the sixth the larger (its weights are 4 times the
 #: fourth's). Measured: (h), (i) and hard.py come out the same from 10 to 100;

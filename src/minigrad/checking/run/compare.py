@@ -224,7 +224,7 @@ class Comparison:
             at = x.data
             # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
             # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
-            widest = turns[i] if turns is not None else bend_scale(at)
+            widest = [row[i] for row in turns] if turns is not None else bend_scale(at)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))

@@ -4,9 +4,11 @@ A central difference sees an op's slope only over steps that keep the op's
 argument within the op's own scale: a radian for the periodic ops, a unit or
 the distance to the nearest singularity for those that bend or have a pole
 (:func:`turn_scale`). A forward written outside minigrad hides its ops
-(:func:`hidden`): it is held to a unit of its argument, or the argument's own
-size (:func:`bend_scale`). :func:`turns_of` gives every input's limit in one
-pass: a point's widest step (:class:`~minigrad.checking.numeric.estimate.Point`).
+(:func:`hidden`): it is held to a unit of each argument, or the argument's own
+size (:func:`bend_scale`), and a custom rule's forward of one argument to where
+its own differences turn (:func:`_smooth_over`). :func:`turns_of` gives every
+value's limit by every input in one pass: a point's widest steps
+(:class:`~minigrad.checking.numeric.estimate.Point`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric.rounding import hidden, partial_at
+from minigrad.checking.numeric.estimate import grid_of
+from minigrad.checking.numeric.rounding import _cell, hidden, partial_at
+from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import DIV, POW
@@ -103,9 +107,9 @@ def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
         moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
         if not any(moved):
             continue
-        reach = _radius(node)
-        if reach is not None and moved[reach[0]] > 0.0:
-            smallest = min(smallest, reach[1] / moved[reach[0]])
+        for j, radius in _radius(node):
+            if moved[j] > 0.0:
+                smallest = min(smallest, radius / moved[j])
         floats = [a._data if isinstance(a, Value) else a for a in args]
         each = zip(rule.partials, args, moved, strict=False)
         try:  # (the moved arguments' partials only)
@@ -136,24 +140,26 @@ def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[fl
     return smallest
 
 
-def _radius(node: Value) -> tuple[int, float] | None:
+def _radius(node: Value) -> list[tuple[int, float]]:
     """Which argument of ``node``'s op a step may move by how much before a
     difference stops seeing the op's slope: a radian for the periodic ops; for
     the others that bend (:data:`_PERIODIC`) and those with a pole or branch
     point (:data:`_POLAR`), the distance from the argument to the nearest
     singularity, the radius of the op's Taylor series there (``1 / u`` at 0.44
     from its pole: steps of 3e7 see ``c`` on both sides and agree on a slope
-    of 0). None for the rest."""
+    of 0). None for the rest. A hidden op (outside the table) is held at each of
+    its arguments: an argument of ``atan2`` written in a rule moves through 0
+    at 1e-12 of it, and steps of 2 saw the rule's shape there, not its slope."""
     rule = node._rule
     if rule is None:
-        return None
+        return []
     if rule not in _TABLE_RULES and rule.forward not in _PERIODIC_MATH:
         # Outside the table (sigmoid by hand, a closure, log1p with its pole at -1) an
         # op may bend a unit or its argument's size off.
-        one = _args(node)
-        if len(one) == 1 and isinstance(one[0], Value):
-            return 0, bend_scale(one[0]._data)
-        return None
+        args = _args(node)
+        if len(args) == 1 and isinstance(args[0], Value) and not isinstance(rule, Closure):
+            return [(0, _smooth_over(rule, args[0]._data))]
+        return [(j, bend_scale(a._data)) for j, a in enumerate(args) if isinstance(a, Value)]
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
         # softplus's at +-i pi, atan's branch points at +-i) reach as far as the
@@ -164,26 +170,28 @@ def _radius(node: Value) -> tuple[int, float] | None:
             (d for f, d in _OFF_AXIS_MATH if rule.forward is f), None
         )
         if pole is None:
-            return 0, 1.0
+            return [(0, 1.0)]
         u = _args(node)[0]
-        return 0, max(1.0, math.hypot(u._data if isinstance(u, Value) else u, pole))
+        return [(0, max(1.0, math.hypot(u._data if isinstance(u, Value) else u, pole)))]
     if rule in _POLAR or rule is POW:
         args = _args(node)
         j = 1 if rule is DIV else 0
         u = args[j]
         if rule is POW and isinstance(args[1], float) and args[1] >= 0.0 and args[1] % 1.0 == 0.0:
-            return None  # a power with a whole exponent >= 0 is a polynomial
+            return []  # a power with a whole exponent >= 0 is a polynomial
         at = u._data if isinstance(u, Value) else u
         if rule in _UNIT_BRANCHES:  # branch points at -1 and 1
-            return j, abs(1.0 - abs(at))
+            return [(j, abs(1.0 - abs(at)))]
         if rule in _GAMMAS and at < 0.0:  # poles at 0, -1, -2, ...
-            return j, abs(at - round(at))
-        return j, abs(at + 1.0) if rule is LOG1P else abs(at)
-    return None
+            return [(j, abs(at - round(at)))]
+        return [(j, abs(at + 1.0) if rule is LOG1P else abs(at))]
+    return []
 
 
-def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
-    """:func:`turn_scale` for every input at once (the smallest over ``fs``).
+def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
+    """:func:`turn_scale` for every value and input at once: per value of ``fs``, per
+    input (an op in one value's graph does not hold another's steps: ``(R(a, b),
+    sin(a))``, whose ``R`` is 1e-8 off, agreed to 7 digits held to ``sin``'s radian).
 
     Each op that turns or bends needs the speed of its argument by each input.
     One pass forwards over the graph of all those arguments together, with the
@@ -194,20 +202,20 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
     read as :func:`turn_scale` does, one input at a time.
     """
     nodes = toposort(list(fs))
-    turns = [math.inf] * len(xs)
+    unbounded = [[math.inf] * len(xs) for _ in fs]
     if any(n._rule is not None and hidden(n._rule) for n in nodes):
-        return [min((turn_scale(f, x) for f in fs), default=math.inf) for x in xs]
+        return [[turn_scale(f, x) for x in xs] for f in fs]
     capped = []
     for node in nodes:
-        reach = _radius(node)
-        arg = _args(node)[reach[0]] if reach is not None else None
-        if reach is not None and isinstance(arg, Value):
-            capped.append((arg, reach[1]))
+        for j, radius in _radius(node):
+            arg = _args(node)[j]
+            if isinstance(arg, Value):
+                capped.append((node, arg, radius))
     if not capped:
-        return turns
+        return unbounded
     where = {id(x): i for i, x in enumerate(xs)}
     speeds: dict[int, dict[int, float]] = {}
-    for n in reversed(toposort([arg for arg, _ in capped])):  # the inputs first
+    for n in reversed(toposort([arg for _, arg, _ in capped])):  # the inputs first
         mine: dict[int, float] = {}
         if n._rule is not None:
             args = _args(n)
@@ -216,7 +224,7 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
             try:
                 slopes = [abs(partial_at(p, a, floats, n._data)) for a, p in pairs]
             except (ArithmeticError, ValueError, TypeError):
-                return [math.inf] * len(xs)  # as turn_scale: the numbers decide alone
+                return unbounded  # as turn_scale: the numbers decide alone
             for a, slope in zip(args, slopes, strict=False):
                 if isinstance(a, Value) and slope > 0.0:
                     for i, v in speeds[id(a)].items():
@@ -225,11 +233,106 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[float]:
         if at is not None:
             mine[at] = mine.get(at, 0.0) + 1.0
         speeds[id(n)] = mine
-    for arg, radius in capped:
+    turns = unbounded
+    inside = [{id(n) for n in toposort([f])} for f in fs] if len(fs) > 1 else [set()]
+    for node, arg, radius in capped:
+        rows = [r for r in range(len(fs)) if len(fs) == 1 or id(node) in inside[r]]
         for i, v in speeds[id(arg)].items():
             if v > 0.0:
-                turns[i] = min(turns[i], radius / v)
+                for r in rows:
+                    turns[r][i] = min(turns[r][i], radius / v)
     return turns
+
+
+#: How much of a difference's change from a step to its half the next halving may
+#: keep and still follow the ``s**2`` law (a quarter, and the ``s**4`` terms).
+_LAW = 0.3
+#: The probe's first step (a millionth of a unit: finer than any turn the batteries
+#: hold, a cosine of 1000 x), and how much it grows from one probe to the next.
+_FIRST, _GROW = 2.0**-20, 4.0
+#: The least change of a difference, as a part of the differences, that counts as
+#: the forward's shape and not its rounding (a turn moves it by a part of itself).
+_TURN = 2.0**-20
+
+
+def _smooth_over(rule: Rule, u: float) -> float:
+    """How far a hidden forward's argument ``u`` may move, read off the forward itself:
+    from a millionth of a unit up by :data:`_GROW`, the first step ``t`` at which
+    its central differences at ``t``, ``t / 2``, ``t / 4`` break the ``s**2`` law
+    (a smooth function's change falls by 4 per halving) beyond its round-off, as
+    a cosine's do past a radian (at ``t = 4``; the table's periodic ops are held
+    to a radian); :func:`bend_scale` at most, and where the law fails at the
+    first probe (noise, or a turn finer still). A cosine hidden in a rule at
+    ``1e6`` turns within a step of 4, and a graph beside it may hide that: ``x *
+    x + 1e-3 cos(x)`` there has differences at steps of ``1e4`` that agree on
+    ``2 x`` (the cosine's slope is below ``x * x``'s round-off at every step
+    that sees it). Going up, a step that follows the law by chance (a cosine's
+    differences over many periods) is never reached. A kink breaks the law
+    too, at the first step that crosses it; where the next step follows the
+    ``1 / s`` law (a kink, a jump or a bend seen from afar) the cap stays
+    :func:`bend_scale`: the kink is the ladder's to see
+    (:mod:`~minigrad.checking.numeric.kinks`), from steps on both sides of it
+    (a relu in a rule at ``1e8 + 1e-6``, capped at ``4e-6``, had slopes no
+    step resolved)."""
+    top = bend_scale(u)
+    out = rule.forward(u)
+    cell = _cell(rule, [u], [True], out) if type(out) is float else 0.0
+    t = max(_FIRST, 64.0 * math.ulp(u))
+    if t < top and not _fits(rule, u, t):
+        # An edge of its domain within the first probe (asin 1e-8 from -1, sqrt at
+        # 1e-200): held inside it, as the table's ops are held to their branch points.
+        t = min(t, abs(u)) if u else t
+        while t > 64.0 * math.ulp(u) and not _fits(rule, u, t):
+            t /= _GROW
+        return t if _fits(rule, u, t) else top
+    if t >= top or not _law(rule, u, t, cell):
+        return top
+    while t < top and _law(rule, u, t, cell):
+        t *= _GROW
+    if t < top and _law(rule, u, t * _GROW, cell, afar=True):
+        return top  # a kink or a bend seen from afar: the ladder's to see, as before
+    return min(t, top)
+
+
+def _fits(rule: Rule, u: float, t: float) -> bool:
+    """Whether ``rule``'s forward gives finite floats at ``u + t`` and ``u - t``."""
+    try:
+        got = (rule.forward(u + t), rule.forward(u - t))
+    except Exception:  # off its domain
+        return False
+    return all(type(v) is float and math.isfinite(v) for v in got)
+
+
+def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> bool:
+    """Whether ``rule``'s forward at ``u`` follows the ``s**2`` law over ``t``, beyond
+    its round-off (an ulp of its values, the grid they lie on, or the ``cell`` it
+    rounds to); with ``afar``, the ``1 / s`` law instead (each change twice the
+    last, within a quarter): a kink, a jump or a bend that every step crosses,
+    whose whole rise each difference sees, where a turning forward's differences
+    follow no law."""
+    try:
+        ds, quantum = [], cell
+        for s in (t, t / 2.0, t / 4.0):
+            hi, lo = rule.forward(u + s), rule.forward(u - s)
+            if type(hi) is not float or type(lo) is not float:
+                return False  # off its domain (a complex root), or not a float at all
+            # An ulp of the values, or the grid they lie on (cos(x) - 1 near 0: an
+            # ulp of 1), the coarser.
+            quantum = max(quantum, *(max(math.ulp(v), grid_of(v)) for v in (hi, lo)))
+            ds.append((hi - lo) / (2.0 * s))
+    except Exception:  # off its domain at this step
+        return False
+    if not all(map(math.isfinite, ds)):
+        return False
+    noise = 16.0 * quantum / t  # over the finest step, twice
+    # A turn moves the slope by a part of itself; a change of under a millionth of it
+    # is the forward's own rounding (gelu by 1 + erf at -3.1 cancels 800 ulps of its
+    # value inside, more than its ulp or any grid shows).
+    noise = max(noise, _TURN * max(map(abs, ds)))
+    if afar:
+        near, far = ds[1] - ds[2], ds[0] - ds[1]
+        return near * far > 0.0 and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
+    return abs(ds[1] - ds[2]) <= _LAW * abs(ds[0] - ds[1]) + noise
 
 
 def bend_scale(u: float) -> float:
