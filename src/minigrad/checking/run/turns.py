@@ -59,7 +59,7 @@ _OFF_AXIS_MATH = ((math.tanh, math.pi / 2), (math.atan, 1.0), (math.erf, 1.0), (
 _PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.erf, math.erfc)
 
 
-def turn_scale(f: Value, x: Value) -> float:
+def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None = None) -> float:
     """The step of ``x`` that turns the argument of a periodic op of ``f`` by a radian,
     or moves that of an op that saturates by a unit (:data:`_PERIODIC`).
 
@@ -90,10 +90,16 @@ def turn_scale(f: Value, x: Value) -> float:
         >>> turn_scale(inside(t), t)
         1.0
     """
-    return _turns(f, {id(x): 1.0}, inside=True)
+    return _turns(f, {id(x): 1.0}, inside=True, probed=probed)
 
 
-def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
+def _turns(
+    f: Value,
+    speed: dict[int, float],
+    *,
+    inside: bool,
+    probed: dict[tuple[int, float], float] | None = None,
+) -> float:
     """:func:`turn_scale` from the speeds of some of ``f``'s nodes (``inside``: look
     into the partials of rules written outside the table, once)."""
     if not isinstance(f, Value):
@@ -107,7 +113,7 @@ def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
         moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
         if not any(moved):
             continue
-        for j, radius in _radius(node):
+        for j, radius in _radius(node, probed):
             if moved[j] > 0.0:
                 smallest = min(smallest, radius / moved[j])
         floats = [a._data if isinstance(a, Value) else a for a in args]
@@ -118,11 +124,17 @@ def _turns(f: Value, speed: dict[int, float], *, inside: bool) -> float:
             return math.inf
         speed[id(node)] = total
         if inside and hidden(rule):
-            smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total]))
+            smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total], probed))
     return smallest
 
 
-def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[float]) -> float:
+def _inside(
+    rule: Rule,
+    floats: Sequence[float],
+    out: float,
+    speeds: Sequence[float],
+    probed: dict[tuple[int, float], float] | None = None,
+) -> float:
     """The turn scale of the periodic ops in ``rule``'s partials (called on Values for
     its arguments and ``out``, which move at ``speeds``); inf where none is found."""
     smallest = math.inf
@@ -136,11 +148,13 @@ def _inside(rule: Rule, floats: Sequence[float], out: float, speeds: Sequence[fl
             continue
         if isinstance(got, Value):
             speed = {id(leaf): v for leaf, v in zip(leaves, speeds, strict=True)}
-            smallest = min(smallest, _turns(got, speed, inside=False))
+            smallest = min(smallest, _turns(got, speed, inside=False, probed=probed))
     return smallest
 
 
-def _radius(node: Value) -> list[tuple[int, float]]:
+def _radius(
+    node: Value, probed: dict[tuple[int, float], float] | None = None
+) -> list[tuple[int, float]]:
     """Which argument of ``node``'s op a step may move by how much before a
     difference stops seeing the op's slope: a radian for the periodic ops; for
     the others that bend (:data:`_PERIODIC`) and those with a pole or branch
@@ -157,8 +171,18 @@ def _radius(node: Value) -> list[tuple[int, float]]:
         # Outside the table (sigmoid by hand, a closure, log1p with its pole at -1) an
         # op may bend a unit or its argument's size off.
         args = _args(node)
-        if len(args) == 1 and isinstance(args[0], Value) and not isinstance(rule, Closure):
-            return [(0, _smooth_over(rule, args[0]._data))]
+        first = args[0] if len(args) == 1 else None
+        # A forward minigrad wrote (a derivative rule) is its own graph's: not probed.
+        own = (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
+        if isinstance(first, Value) and not own and not isinstance(rule, Closure):
+            at = first._data
+            key = (id(rule), at)
+            if probed is None or key not in probed:
+                reach = _smooth_over(rule, at)
+                if probed is None:
+                    return [(0, reach)]
+                probed[key] = reach
+            return [(0, probed[key])]
         return [(j, bend_scale(a._data)) for j, a in enumerate(args) if isinstance(a, Value)]
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
@@ -204,7 +228,8 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
     nodes = toposort(list(fs))
     unbounded = [[math.inf] * len(xs) for _ in fs]
     if any(n._rule is not None and hidden(n._rule) for n in nodes):
-        return [[turn_scale(f, x) for x in xs] for f in fs]
+        probed: dict[tuple[int, float], float] = {}  # each hidden forward probed once
+        return [[turn_scale(f, x, probed) for x in xs] for f in fs]
     capped = []
     for node in nodes:
         for j, radius in _radius(node):
