@@ -51,6 +51,7 @@ __all__ = [
     "GraphRoundoff",
     "analytic_roundoff",
     "hidden",
+    "minigrads_forward",
     "minigrads_own",
     "partial_at",
     "read_roundoff",
@@ -273,7 +274,12 @@ def hidden(rule: Rule) -> bool:
     """
     if rule in _TABLE_RULES or type(rule.forward) is type(math.sin):
         return False
-    return not (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
+    return not minigrads_forward(rule)
+
+
+def minigrads_forward(rule: Rule) -> bool:
+    """Whether minigrad wrote ``rule``'s forward (a derivative rule's, such as tanh')."""
+    return (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
 
 
 def partial_at(p: Partial, a: Value | float, floats: Sequence[float], out: float) -> float:

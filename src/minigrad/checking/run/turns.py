@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.estimate import grid_of
-from minigrad.checking.numeric.rounding import _cell, hidden, partial_at
+from minigrad.checking.numeric.rounding import _cell, hidden, minigrads_forward, partial_at
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
@@ -173,7 +173,7 @@ def _radius(
         args = _args(node)
         first = args[0] if len(args) == 1 else None
         # A forward minigrad wrote (a derivative rule) is its own graph's: not probed.
-        own = (getattr(rule.forward, "__module__", None) or "").startswith("minigrad.")
+        own = minigrads_forward(rule)
         if isinstance(first, Value) and not own and not isinstance(rule, Closure):
             at = first._data
             key = (id(rule), at)
@@ -271,7 +271,7 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
 
 #: How much of a difference's change from a step to its half the next halving may
 #: keep and still follow the ``s**2`` law (a quarter, and the ``s**4`` terms).
-_LAW = 0.3
+_FALL = 0.3
 #: The probe's first step (a millionth of a unit: finer than any turn the batteries
 #: hold, a cosine of 1000 x), and how much it grows from one probe to the next.
 _FIRST, _GROW = 2.0**-20, 4.0
@@ -300,17 +300,21 @@ def _smooth_over(rule: Rule, u: float) -> float:
     (a relu in a rule at ``1e8 + 1e-6``, capped at ``4e-6``, had slopes no
     step resolved)."""
     top = bend_scale(u)
-    out = rule.forward(u)
+    try:
+        out = rule.forward(u)
+    except Exception:  # (it gave the graph's value once; a forward that now refuses)
+        return top
     cell = _cell(rule, [u], [True], out) if type(out) is float else 0.0
     t = max(_FIRST, 64.0 * math.ulp(u))
-    if t < top and not _fits(rule, u, t):
+    first = _law(rule, u, t, cell) if t < top else True
+    if first is None:
         # An edge of its domain within the first probe (asin 1e-8 from -1, sqrt at
         # 1e-200): held inside it, as the table's ops are held to their branch points.
         t = min(t, abs(u)) if u else t
-        while t > 64.0 * math.ulp(u) and not _fits(rule, u, t):
+        while t > 64.0 * math.ulp(u) and _law(rule, u, t, cell) is None:
             t /= _GROW
-        return t if _fits(rule, u, t) else top
-    if t >= top or not _law(rule, u, t, cell):
+        return t if _law(rule, u, t, cell) is not None else top
+    if t >= top or not first:
         return top
     while t < top and _law(rule, u, t, cell):
         t *= _GROW
@@ -319,36 +323,28 @@ def _smooth_over(rule: Rule, u: float) -> float:
     return min(t, top)
 
 
-def _fits(rule: Rule, u: float, t: float) -> bool:
-    """Whether ``rule``'s forward gives finite floats at ``u + t`` and ``u - t``."""
-    try:
-        got = (rule.forward(u + t), rule.forward(u - t))
-    except Exception:  # off its domain
-        return False
-    return all(type(v) is float and math.isfinite(v) for v in got)
-
-
-def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> bool:
+def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> bool | None:
     """Whether ``rule``'s forward at ``u`` follows the ``s**2`` law over ``t``, beyond
     its round-off (an ulp of its values, the grid they lie on, or the ``cell`` it
     rounds to); with ``afar``, the ``1 / s`` law instead (each change twice the
     last, within a quarter): a kink, a jump or a bend that every step crosses,
     whose whole rise each difference sees, where a turning forward's differences
-    follow no law."""
+    follow no law. None where the forward gives no finite float at a probe (off its
+    domain)."""
     try:
         ds, quantum = [], cell
         for s in (t, t / 2.0, t / 4.0):
             hi, lo = rule.forward(u + s), rule.forward(u - s)
             if type(hi) is not float or type(lo) is not float:
-                return False  # off its domain (a complex root), or not a float at all
+                return None  # off its domain (a complex root), or not a float at all
             # An ulp of the values, or the grid they lie on (cos(x) - 1 near 0: an
             # ulp of 1), the coarser.
             quantum = max(quantum, *(max(math.ulp(v), grid_of(v)) for v in (hi, lo)))
             ds.append((hi - lo) / (2.0 * s))
     except Exception:  # off its domain at this step
-        return False
+        return None
     if not all(map(math.isfinite, ds)):
-        return False
+        return None
     noise = 16.0 * quantum / t  # over the finest step, twice
     # A turn moves the slope by a part of itself; a change of under a millionth of it
     # is the forward's own rounding (gelu by 1 + erf at -3.1 cancels 800 ulps of its
@@ -357,7 +353,7 @@ def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> boo
     if afar:
         near, far = ds[1] - ds[2], ds[0] - ds[1]
         return near * far > 0.0 and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
-    return abs(ds[1] - ds[2]) <= _LAW * abs(ds[0] - ds[1]) + noise
+    return abs(ds[1] - ds[2]) <= _FALL * abs(ds[0] - ds[1]) + noise
 
 
 def bend_scale(u: float) -> float:
