@@ -833,3 +833,39 @@ def test_a_rule_that_rounds_to_float32_inside_is_no_false_alarm_beside_another_t
         for rule, verdict in ((right, "agrees"), (off, "wrong")):
             (entry,) = check(functools.partial(func, rule), [Value(at)]).entries
             assert entry.verdict == verdict, entry.reason
+
+
+def test_hypot_near_its_origin_holds_the_steps_within_its_bend() -> None:
+    # hypot(x, y) at 3e-9 bends within steps of 3e-9 (its branch points are hypot(x, y)
+    # away); steps of 0.2 saw the cosine around it as a straight line, and the right
+    # graph was called wrong with a bound 2,500 times too small.
+    sq = Rule("sq", lambda z: z * z, (lambda z, out: 2.0 * z,))
+    report = check(
+        lambda x, y: sq(mg.sigmoid(mg.cos(-0.25 * (mg.hypot(x, y) + y)))),
+        [Value(3.07e-9), Value(3.11e-9)],
+    )
+    assert all(e.verdict == "agrees" and e.step < 1e-8 for e in report.entries), report.text()
+
+
+def test_a_slope_that_saturates_through_atan2_is_not_bounded_by_huge_steps() -> None:
+    # a moves atan2(a, 3.5), which saturates at pi / 2: no step of a moves the value,
+    # whose slope is 4e-20. Steps of 131072 bounded it by 2.7e-21 and called the right
+    # graph wrong; held to atan2's reach (3.5), float64 cannot tell.
+    inv = Rule("inv", lambda z: 1.0 / (1.0 + z * z), (lambda z, out: -2.0 * z / (1 + z * z) ** 2,))
+
+    def f(a: Value, b: Value) -> Value:
+        return mg.atan2(inv(mg.hypot(b, mg.atan2(b, mg.atan2(a, 3.5) + 3.0))) - 0.65, 4.0)
+
+    entry = check(f, [Value(3.6e-9), Value(-2.8e-9)]).entries[0]
+    assert entry.verdict == "undecided" and entry.step <= 3.5, entry.reason
+
+
+@pytest.mark.parametrize("at", [(3e-9, 4e-9), (0.3, -0.4), (3e-200, 4e-200)])
+@pytest.mark.parametrize("off", [0.0, 1e-6])
+def test_a_rule_beside_hypot_and_atan2_near_their_origin_is_judged(
+    at: tuple[float, float], off: float
+) -> None:
+    ex = Rule("ex", math.exp, (lambda z, out: out * (1 + off),))
+    report = check(lambda x, y: ex(mg.hypot(x, y)) + ex(mg.atan2(y, x)), [Value(v) for v in at])
+    assert {e.verdict for e in report.entries} == {"wrong" if off else "agrees"}, report.text()
+

@@ -419,7 +419,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     bound = max(1.5 * grid / min(still, p.reach[r]), 2.0**-1074)
     if best is not None and best.error <= bound:
         return best
-    return Estimate(0.0, bound, still, bound, True)
+    return Estimate(0.0, bound, min(still, p.reach[r]), bound, True)
 
 
 #: The noise floor's points lie within this part of the value's reach (its turn

@@ -24,7 +24,20 @@ from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import DIV, POW
 from minigrad.core.rules.exp_log import CBRT, LOG, LOG1P, LOG2, LOG10, SIGMOID, SOFTPLUS, SQRT
 from minigrad.core.rules.special import DIGAMMA, ERF, ERFC, GAMMA, GELU, LGAMMA
-from minigrad.core.rules.trig import ACOS, ACOSH, ASIN, ATAN, ATANH, COS, SIN, TAN, TANH
+from minigrad.core.rules.trig import (
+    ACOS,
+    ACOSH,
+    ASIN,
+    ASINH,
+    ATAN,
+    ATAN2,
+    ATANH,
+    COS,
+    HYPOT,
+    SIN,
+    TAN,
+    TANH,
+)
 from minigrad.core.value import Value, _args, toposort
 
 __all__ = ["bend_scale", "turn_scale", "turns_of"]
@@ -37,7 +50,7 @@ _TABLE_RULES = frozenset(TABLE)
 #: softplus and gelu, linear or flat beyond their bend), over a step that moves
 #: their argument across the bend, show their whole rise over the step, which
 #: falls as ``1 / s`` at every larger step alike and looks straight.
-_PERIODIC = (SIN, COS, TAN, TANH, SIGMOID, ATAN, ERF, ERFC, SOFTPLUS, GELU)
+_PERIODIC = (SIN, COS, TAN, TANH, SIGMOID, ATAN, ASINH, ERF, ERFC, SOFTPLUS, GELU)
 #: The ops with a pole or branch point at 0 of their argument (the divisor's
 #: for ``/``; at -1 for log1p; see below for the rest), and ``**`` but for
 #: whole exponents from 0 up.
@@ -51,12 +64,19 @@ _GAMMAS = (LGAMMA, GAMMA, DIGAMMA)
 #: line, at this distance from it (erf, erfc and gelu: their bend, as if it
 #: were one); and a custom rule whose forward is one of these math functions.
 _OFF_AXIS: dict[Rule, float] = {
-    TANH: math.pi / 2, SIGMOID: math.pi, SOFTPLUS: math.pi, ATAN: 1.0, ERF: 1.0, ERFC: 1.0,
-    GELU: 1.0,
+    TANH: math.pi / 2, SIGMOID: math.pi, SOFTPLUS: math.pi, ATAN: 1.0, ASINH: 1.0, ERF: 1.0,
+    ERFC: 1.0, GELU: 1.0,
 }  # fmt: skip
-_OFF_AXIS_MATH = ((math.tanh, math.pi / 2), (math.atan, 1.0), (math.erf, 1.0), (math.erfc, 1.0))
+_OFF_AXIS_MATH = ((math.tanh, math.pi / 2), (math.atan, 1.0), (math.asinh, 1.0), (math.erf, 1.0),
+                  (math.erfc, 1.0))  # fmt: skip
 #: A custom rule whose forward is one of these turns or bends too.
-_PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.erf, math.erfc)
+_PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.asinh, math.erf,
+                  math.erfc)  # fmt: skip
+#: The ops of two arguments ``a``, ``b`` whose only singularity is at their origin:
+#: ``hypot`` and ``atan2`` (``sqrt(a**2 + b**2)`` and ``atan(a / b)``, branch points
+#: at ``a = +-i b``), as built-ins or as a custom rule's forward.
+_ORIGIN = (ATAN2, HYPOT)
+_ORIGIN_MATH = (math.atan2, math.hypot)
 
 
 def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None = None) -> float:
@@ -167,6 +187,13 @@ def _radius(
     rule = node._rule
     if rule is None:
         return []
+    if rule in _ORIGIN or rule.forward in _ORIGIN_MATH:
+        # Either argument reaches as far as the branch points, hypot(a, b) away:
+        # hypot(x, y) at 3e-9 bends within steps of 3e-9, and steps of 0.2 saw a
+        # straight line.
+        args = _args(node)
+        a, b = (v._data if isinstance(v, Value) else v for v in args)
+        return [(j, math.hypot(a, b)) for j, v in enumerate(args) if isinstance(v, Value)]
     if rule not in _TABLE_RULES and rule.forward not in _PERIODIC_MATH:
         # Outside the table (sigmoid by hand, a closure, log1p with its pole at -1) an
         # op may bend a unit or its argument's size off.
