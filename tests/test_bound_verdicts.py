@@ -869,3 +869,19 @@ def test_a_rule_beside_hypot_and_atan2_near_their_origin_is_judged(
     report = check(lambda x, y: ex(mg.hypot(x, y)) + ex(mg.atan2(y, x)), [Value(v) for v in at])
     assert {e.verdict for e in report.entries} == {"wrong" if off else "agrees"}, report.text()
 
+
+@pytest.mark.parametrize("off", [0.0, 1e-8])
+def test_round_off_an_input_does_not_reach_does_not_bound_its_differences(off: float) -> None:
+    # (y + 1e10) - 1e10 holds 2e-6 of round-off, and keeps its bits at every step of x:
+    # held to it, d/dx of a sine rule 1e-8 off agreed to 4 digits.
+    rule = Rule("sine", math.sin, (lambda z, out: mg.cos(z) * (1 + off),))
+    entry = check(lambda x, y: rule(x) + ((y + 1e10) - 1e10), [Value(0.7), Value(0.3)]).entries[0]
+    assert entry.verdict == ("wrong" if off else "agrees"), entry.reason
+    assert off or entry.digits >= 9
+
+
+def test_rounding_an_input_does_not_reach_still_bounds_its_slope() -> None:
+    # y * 1e-300 underflows to 0 at y = 1e-100: the computed slope by x is 0, the true
+    # one 1e-100; the nodes x does not reach move the slope itself, and the bound holds it.
+    entry = check(lambda x, y: (x * 1e300) * (y * 1e-300), [Value(0.5), Value(1e-100)]).entries[0]
+    assert entry.verdict != "wrong" and abs(entry.numerical - 1e-100) <= entry.error, entry.reason

@@ -108,7 +108,7 @@ def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
         input, ``sum over paths of |product of partials|``, or -1 when no
         path leads from the input to ``f``.
     """
-    noise, spread, _ = _read(f, xs, partials=False)
+    noise, spread, _, _ = _read(f, xs, partials=False)
     return noise, spread
 
 
@@ -128,19 +128,20 @@ def minigrads_own(partial: Partial) -> bool:
 
 def _read(
     f: Value, xs: Sequence[Value], *, partials: bool = True
-) -> tuple[float, list[float], list[float]]:
-    """:func:`read_roundoff`, and per input the round-off the partials written
-    outside minigrad add to its derivative (:func:`_partial_noise`; with
-    ``partials`` False, 0)."""
+) -> tuple[float, list[float], list[float], list[tuple[Value, float]]]:
+    """:func:`read_roundoff`, per input the round-off the partials written outside
+    minigrad add to its derivative (:func:`_partial_noise`; with ``partials``
+    False, 0), and each node's share of the value's round-off."""
     unknown = [math.inf] * len(xs)
     if not isinstance(f, Value):
-        return math.inf, unknown, unknown
+        return math.inf, unknown, unknown, []
     adjoint: dict[Value, float] = {f: 1.0}
     # Per node: what the inexact partials below f add to d f / d node, to first
     # order: over each edge, the partial's round-off times the adjoint above it,
     # carried down the rest of the path by the absolute partials.
     carried: dict[Value, float] = {}
     noise = 0.0
+    shares: list[tuple[Value, float]] = []
     # The slots and locals, not the properties: this walk runs per value of every level.
     get_adjoint, get_carried = adjoint.get, carried.get
     for node in toposort([f]):
@@ -162,7 +163,9 @@ def _read(
         own = abs(out) * (_HALF if rule in _EXACT else _ULP)
         opened = hidden(rule) and not isinstance(rule, Closure)  # whose forward it can call
         cell = _cell(rule, floats, [type(a) is not float for a in args], out) if opened else 0.0
-        noise += weight * max(own, 0.5 * cell, _QUANTUM)
+        share = weight * max(own, 0.5 * cell, _QUANTUM)
+        noise += share
+        shares.append((node, share))
         inexact = partials and weight > 0.0
         partial_of = rule.partials
         for j, arg in enumerate(args):
@@ -172,7 +175,7 @@ def _read(
             try:
                 slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
-                return math.inf, unknown, unknown
+                return math.inf, unknown, unknown, []
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
             own = 0.0
             if inexact and not minigrads_own(partial):
@@ -182,7 +185,7 @@ def _read(
         noise = math.inf
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
-    return noise, spread, [carried.get(x, 0.0) for x in xs]
+    return noise, spread, [carried.get(x, 0.0) for x in xs], shares
 
 
 def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: float) -> float:
@@ -310,9 +313,11 @@ class GraphRoundoff:
     def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
         self.fs = fs
         self.xs = xs
-        self._read: dict[int, tuple[float, list[float], list[float]]] = {}
+        self._read: dict[int, tuple[float, list[float], list[float], list[tuple[Value, float]]]]
+        self._read = {}
+        self._by: dict[int, list[float]] = {}
 
-    def _of(self, r: int) -> tuple[float, list[float], list[float]]:
+    def _of(self, r: int) -> tuple[float, list[float], list[float], list[tuple[Value, float]]]:
         found = self._read.get(r)
         if found is None:
             found = self._read[r] = _read(self.fs[r], self.xs)
@@ -325,6 +330,44 @@ class GraphRoundoff:
         noise = self._of(r)[0]
         return noise if math.isfinite(noise) else 0.0
 
+    def noise_by(self, r: int, i: int) -> float:
+        """The round-off of value ``r``'s differences by input ``i``: the shares of the
+        nodes ``i`` reaches (:meth:`noise` where that cannot be told). The others
+        have the same bits at every step of ``i``: ``sin(x) + ((y + 1e10) - 1e10)``
+        holds ``y``'s cancellation in its value, and none of it in a difference by ``x``.
+        (Their rounding still moves the computed function's slope itself: that is the
+        caller's to bound.)"""
+        by = self._by.get(r)
+        if by is None:
+            by = self._by[r] = self._reached(r)
+        return by[i]
+
+    def _reached(self, r: int) -> list[float]:
+        noise, _, _, shares = self._of(r)
+        f = self.fs[r]
+        if not (math.isfinite(noise) and isinstance(f, Value)):
+            return [self.noise(r)] * len(self.xs)
+        # Which inputs each node depends on, as bits; an input computed from another
+        # is held fixed while the others move, as grad holds it.
+        where = {x: 1 << i for i, x in enumerate(self.xs)}
+        bits: dict[Value, int] = {}
+        for node in reversed(toposort([f])):
+            b = where.get(node)
+            if b is None:
+                b = 0
+                for a in _args(node):
+                    if isinstance(a, Value):
+                        b |= bits.get(a, 0)
+            bits[node] = b
+        found = [0.0] * len(self.xs)
+        for node, share in shares:
+            b = bits.get(node, 0)
+            while b:
+                low = b & -b
+                found[low.bit_length() - 1] += share
+                b ^= low
+        return found
+
     def spread(self, r: int, i: int) -> float:
         """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
         graph; inf: the graph cannot tell)."""
@@ -334,7 +377,7 @@ class GraphRoundoff:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the
         model of :func:`analytic_roundoff`, plus what the partials written outside
         minigrad hold (:func:`_partial_noise`)."""
-        _, spreads, carried = self._of(r)
+        _, spreads, carried, _ = self._of(r)
         spread = spreads[i]
         if not math.isfinite(spread):
             return ANALYTIC_ULPS * _ULP * abs(a) + _QUANTUM

@@ -13,13 +13,13 @@ such, named.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder, widen
-from minigrad.checking.numeric.rounding import GraphRoundoff, minigrads_own, partial_at
+from minigrad.checking.numeric.rounding import GraphRoundoff
+from minigrad.checking.run.allowances import forward_share, moved_size, reached
 from minigrad.checking.run.determinism import deterministic
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
@@ -38,7 +38,7 @@ from minigrad.checking.verdicts.decide import (
     decide,
 )
 from minigrad.core import closure
-from minigrad.core.value import Value, _args, toposort
+from minigrad.core.value import Value, toposort
 
 __all__ = [
     "UNDECIDED_WARNING",
@@ -219,13 +219,14 @@ class Comparison:
         turns = turns_of(fs, xs) if graph is not None else None
         found.compared += len(keys) * len(xs) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
-        made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (_forward_share)
+        made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (forward_share)
         for i, x in enumerate(xs):
             at = x.data
             # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
             # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
             widest = [row[i] for row in turns] if turns is not None else bend_scale(at)
-            point = Point(levels.evaluator(k, i), at, here, s.step(at), noise, opaque, widest)
+            mine, moved = (noise, {}) if graph is None else reached(graph, noise, fs, xs, i, made)
+            point = Point(levels.evaluator(k, i), at, here, s.step(at), mine, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()
@@ -240,7 +241,11 @@ class Comparison:
                 zero: list[float] = zero,
                 point: Point = point,
                 x: Value = x,
+                moved: dict[int, float] = moved,
             ) -> Finding:
+                if r in moved and isinstance(est, Estimate):  # see reached
+                    est = Estimate(est.value, est.error + moved[r], est.step,
+                                   est.roundoff + moved[r], est.settled)  # fmt: skip
                 a = sides[m][1][r][i]
                 a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word
@@ -251,14 +256,14 @@ class Comparison:
                 ):  # counted against the function's size: the size where it looked,
                     size = point.sizes(max(est.step, s.eps))[r]
                     if graph is not None:
-                        size = _moved_size(fs[r], x, size)
+                        size = moved_size(fs[r], x, size)
                     elif abs(a) > a_err:  # a foreign engine's graph cannot be read: only
                         size = 0.0  # a slope of 0 is counted against the function's size
                 f = decide(a, a_err, est, s.tolerance, zero=size, classic=c)
                 if f.verdict == WRONG and s.tolerance is None and graph is not None:
                     # Before convicting: the share of the forward's own round-off.
-                    share = _forward_share(fs[r], xs, i, made)
-                    if share > 0.0:
+                    share = forward_share(fs[r], xs, i, made)
+                    if share:
                         f = decide(a, a_err + share, est, None, zero=size)
                 if c is not None:
                     f.step = s.eps  # the classic test's difference is PyTorch's, at eps
@@ -380,68 +385,6 @@ def _sharp(f: Finding, r: int, i: int, graph: GraphRoundoff | None) -> bool:
 
 def _settled(est: Estimate | Unresolved) -> bool:
     return isinstance(est, Estimate) and est.settled
-
-
-def _forward_share(
-    f: Value, xs: Sequence[Value], i: int, made: dict[int, tuple[Value, ...] | None]
-) -> float:
-    """How far the forward's own round-off moves the analytic derivative of ``f`` by
-    ``xs[i]``: the rules are evaluated at rounded values (``log(1 + b * b)`` at ``b
-    = 1e-6`` is 1e-4 off, and so is every derivative made from it), and the
-    derivative moves by ``ulp(node) * |d derivative / d node|`` for each node, read
-    off its own graph (create_graph) as a value's round-off is. 0 where no graph of
-    the derivative can be built (a closure op, a partial on floats only)."""
-    if id(f) not in made:  # every derivative of f at once, kept for its other entries
-        try:  # (a partial written for floats may raise anything on Values)
-            made[id(f)] = derivatives(f, xs, True)
-        except Exception:
-            made[id(f)] = None
-    ds = made[id(f)]
-    d = ds[i] if ds is not None else None
-    return GraphRoundoff([d], xs).noise(0) if isinstance(d, Value) else 0.0
-
-
-def _moved_size(f: Value, x: Value, size: float) -> float:
-    """The function's size per unit of ``x`` (``size``, :meth:`Point.sizes`) counted
-    from what ``x`` moves, not from what it does not: tanh(v) + 1e16 is of size
-    0.29 in v, not 1e16 (a slope counted in digits of 1e16 would "agree" to 14
-    digits where float64 proves none; so would one of ``(tanh(v) + 1e16) ** 1``
-    or ``1e17 * exp(v / 1e17)``). ``x`` moves by ``max(|x|, 1)``; each op moves by
-    the larger of its partials times its arguments' moves and the change of its
-    forward with every argument moved at once (cos at 1e-300 moves by 0.46, not
-    by its slope); an op whose forward cannot be called (a closure) by its whole
-    value. ``size`` where nothing moves (relu's flat side, ``x - x + c``)."""
-    scale = max(abs(x._data), 1.0)
-    moves: dict[Value, float] = {x: scale}
-    unseen = False
-    for node in reversed(toposort([f])):
-        rule, args = node._rule, _args(node)
-        ms = [moves.get(a, 0.0) if isinstance(a, Value) else 0.0 for a in args]
-        if rule is None or node is x or not any(ms):
-            continue
-        at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
-        out, moved = node._data, 0.0
-        partials = rule.partials
-        failed = (ArithmeticError, ValueError, TypeError, closure.ClosureOpError)
-        for side in (1.0, -1.0):  # off the domain, or beyond float64: the other side
-            with contextlib.suppress(*failed):
-                moved_at = rule.forward(*(v + side * m for v, m in zip(at, ms, strict=True)))
-                moved = max(moved, abs(moved_at - out))
-        try:  # the partials of the arguments that move
-            each = zip(partials, args, ms, strict=True)
-            lin = [m * abs(partial_at(p, a, at, out)) for p, a, m in each if m]
-            moved = max(moved, math.fsum(lin))
-        except failed:
-            moved = max(moved, abs(out))
-        moves[node] = moved if math.isfinite(moved) else abs(out)
-        # A partial under test that says 0 where the forward's move rounds away
-        # (1e17 * R(v / 1e17)) is no evidence that nothing moves.
-        own = type(rule) is not closure.Closure and all(map(minigrads_own, rule.partials))
-        unseen = unseen or (moved == 0.0 and not own)
-    moved = moves.get(f, 0.0)
-    if moved == 0.0 and unseen:
-        return 2.0**-1022
-    return min(size, max(moved / scale, 2.0**-1022)) if moved > 0.0 else size
 
 
 def foreign_roundoff(a: float) -> float:

@@ -1,0 +1,135 @@
+"""What the graph adds to an entry's bound and size, beyond the estimator's own reading.
+
+- :func:`reached`: the round-off of a value's differences by one input is that
+  of the nodes the input reaches; the rest move the computed slope itself, by
+  :func:`forward_share`.
+- :func:`forward_share`: how far the forward's rounding moves the analytic
+  derivative, read off the derivative's own graph.
+- :func:`moved_size`: the size a slope is counted against, from what the input
+  moves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Sequence
+
+from minigrad.checking.numeric.rounding import (
+    GraphRoundoff,
+    minigrads_own,
+    partial_at,
+    read_roundoff,
+)
+from minigrad.checking.run.levels import derivatives
+from minigrad.core import closure
+from minigrad.core.value import Value, _args, toposort
+
+__all__ = ["forward_share", "moved_size", "reached"]
+
+#: The part of a value's round-off the nodes an input reaches must hold at most
+#: for the input's differences to be held to them alone (see reached): below it,
+#: the whole round-off costs more than a digit; above, building the derivative's
+#: graph (create_graph) for every such input made gradcheck of a ring of 10 tanh
+#: 2.5 times slower (at 1/2), where nothing changed a verdict.
+_APART = 1.0 / 16.0
+
+
+def reached(
+    graph: GraphRoundoff,
+    noise: list[float] | None,
+    fs: Sequence[Value],
+    xs: Sequence[Value],
+    i: int,
+    made: dict[int, tuple[Value, ...] | None],
+) -> tuple[list[float] | None, dict[int, float]]:
+    """Per value, the round-off its differences by input ``i`` hold, and where that is
+    less than its whole round-off, how far the rest moves its slope.
+
+    The nodes ``i`` does not reach keep their bits at every step of ``i``
+    (:meth:`GraphRoundoff.noise_by`): ``s(x) + ((y + 1e10) - 1e10)`` holds ``y``'s
+    cancellation, 2e-6, in no difference by ``x``, and held to it, a rule
+    ``1e-5`` off agreed to 4 digits. But their rounding moves the computed
+    function's slope itself: ``(x * 1e300) * (y * 1e-300)`` at ``y = 1e-100``
+    has a slope of 0 by ``x`` in float64. That is :func:`forward_share`, the
+    derivative's own round-off, added to each estimate's bound; where no graph
+    of the derivative can be built (a closure op), the whole round-off stands.
+    Only where the nodes ``i`` reaches hold under :data:`_APART` of it:
+    elsewhere the whole costs a digit at most, and no derivative graph is built."""
+    if noise is None:
+        return noise, {}
+    mine, moved = list(noise), {}
+    for r, whole in enumerate(noise):
+        reached = graph.noise_by(r, i)
+        if reached < _APART * whole:
+            share = forward_share(fs[r], xs, i, made)
+            if share is not None:
+                mine[r], moved[r] = reached, share
+    return mine, moved
+
+
+def forward_share(
+    f: Value, xs: Sequence[Value], i: int, made: dict[int, tuple[Value, ...] | None]
+) -> float | None:
+    """How far the forward's own round-off moves the analytic derivative of ``f`` by
+    ``xs[i]``: the rules are evaluated at rounded values (``log(1 + b * b)`` at ``b
+    = 1e-6`` is 1e-4 off, and so is every derivative made from it), and the
+    derivative moves by ``ulp(node) * |d derivative / d node|`` for each node, read
+    off its own graph (create_graph) as a value's round-off is. None where no graph
+    of the derivative can be built (a closure op, a partial on floats only)."""
+    if id(f) not in made:  # every derivative of f at once, kept for its other entries
+        try:  # (a partial written for floats may raise anything on Values)
+            made[id(f)] = derivatives(f, xs, True)
+        except Exception:
+            made[id(f)] = None
+    ds = made[id(f)]
+    if ds is None:
+        return None
+    d = ds[i]
+    if not isinstance(d, Value):
+        return 0.0  # a constant slope: no rounding moves it
+    share, _ = read_roundoff(d, xs)
+    return share if math.isfinite(share) else None
+
+
+def moved_size(f: Value, x: Value, size: float) -> float:
+    """The function's size per unit of ``x`` (``size``, :meth:`Point.sizes`) counted
+    from what ``x`` moves, not from what it does not: tanh(v) + 1e16 is of size
+    0.29 in v, not 1e16 (a slope counted in digits of 1e16 would "agree" to 14
+    digits where float64 proves none; so would one of ``(tanh(v) + 1e16) ** 1``
+    or ``1e17 * exp(v / 1e17)``). ``x`` moves by ``max(|x|, 1)``; each op moves by
+    the larger of its partials times its arguments' moves and the change of its
+    forward with every argument moved at once (cos at 1e-300 moves by 0.46, not
+    by its slope); an op whose forward cannot be called (a closure) by its whole
+    value. ``size`` where nothing moves (relu's flat side, ``x - x + c``)."""
+    scale = max(abs(x._data), 1.0)
+    moves: dict[Value, float] = {x: scale}
+    unseen = False
+    for node in reversed(toposort([f])):
+        rule, args = node._rule, _args(node)
+        ms = [moves.get(a, 0.0) if isinstance(a, Value) else 0.0 for a in args]
+        if rule is None or node is x or not any(ms):
+            continue
+        at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
+        out, moved = node._data, 0.0
+        partials = rule.partials
+        failed = (ArithmeticError, ValueError, TypeError, closure.ClosureOpError)
+        for side in (1.0, -1.0):  # off the domain, or beyond float64: the other side
+            with contextlib.suppress(*failed):
+                moved_at = rule.forward(*(v + side * m for v, m in zip(at, ms, strict=True)))
+                moved = max(moved, abs(moved_at - out))
+        try:  # the partials of the arguments that move
+            each = zip(partials, args, ms, strict=True)
+            lin = [m * abs(partial_at(p, a, at, out)) for p, a, m in each if m]
+            moved = max(moved, math.fsum(lin))
+        except failed:
+            moved = max(moved, abs(out))
+        moves[node] = moved if math.isfinite(moved) else abs(out)
+        # A partial under test that says 0 where the forward's move rounds away
+        # (1e17 * R(v / 1e17)) is no evidence that nothing moves.
+        own = type(rule) is not closure.Closure and all(map(minigrads_own, rule.partials))
+        unseen = unseen or (moved == 0.0 and not own)
+    moved = moves.get(f, 0.0)
+    if moved == 0.0 and unseen:
+        return 2.0**-1022
+    return min(size, max(moved / scale, 2.0**-1022)) if moved > 0.0 else size
