@@ -844,7 +844,8 @@ def test_hypot_near_its_origin_holds_the_steps_within_its_bend() -> None:
         lambda x, y: sq(mg.sigmoid(mg.cos(-0.25 * (mg.hypot(x, y) + y)))),
         [Value(3.07e-9), Value(3.11e-9)],
     )
-    assert all(e.verdict == "agrees" and e.step < 1e-8 for e in report.entries), report.text()
+    # Held there, the bound (3e-7) is above the slopes (1e-10): no digit is proved.
+    assert all(e.verdict == "undecided" and e.step < 1e-8 for e in report.entries), report.text()
 
 
 def test_a_slope_that_saturates_through_atan2_is_not_bounded_by_huge_steps() -> None:
@@ -885,3 +886,18 @@ def test_rounding_an_input_does_not_reach_still_bounds_its_slope() -> None:
     # one 1e-100; the nodes x does not reach move the slope itself, and the bound holds it.
     entry = check(lambda x, y: (x * 1e300) * (y * 1e-300), [Value(0.5), Value(1e-100)]).entries[0]
     assert entry.verdict != "wrong" and abs(entry.numerical - 1e-100) <= entry.error, entry.reason
+
+
+@pytest.mark.parametrize("constant", [1e5, 1e8, 1e10])
+@pytest.mark.parametrize("slope", [-2.0, 2.2])
+def test_a_slope_the_bound_does_not_resolve_is_no_agreement_beside_a_constant(
+    constant: float, slope: float
+) -> None:
+    # x * x + c near 0: the bound (4e-7 at c = 1e8) is above the slope (2e-8), and
+    # counted in digits of the function's size per unit of x, 1, a rule of the wrong
+    # sign or 10% off "agreed to 6 digits". No digit of the slope is proved. (A rule
+    # of 0 says the slope is 0, and is counted in digits of that size: see digits.)
+    rule = Rule("square", lambda z: z * z, (lambda z, out: slope * z,))
+    for at in (1e-8, 1.22e-6):
+        (entry,) = check(lambda v: rule(v) + constant, [Value(at)]).entries
+        assert entry.verdict != "agrees", (at, entry.reason)
