@@ -587,18 +587,24 @@ def test_a_cosine_hidden_in_a_rule_at_a_large_argument_is_held_to_its_turns(at: 
 
 
 @pytest.mark.parametrize("kink", [1e8, -1e8])
-def test_a_kink_in_a_rule_beside_a_large_x_keeps_its_wide_steps(kink: float) -> None:
-    # relu in a rule, 1e-6 (67 ulps) beside x = 1e8: the forward's own differences
-    # break the s**2 law at the first step that crosses the kink and follow 1 / s
-    # beyond; held to that step, no step resolves the slopes (an ulp of 1e8 is a
-    # slope of 1e-2 there), and a slope 1e-4 off was undecided.
-    def relu(z: float) -> float:
-        return max(z - kink, 0.0)
-
-    for slope in (1.0, 1.0001):
-        rule = Rule("relu", relu, (lambda z, out, s=slope: s if z > kink else 0.0,))
+def test_a_kink_in_a_rule_beside_a_large_x_is_not_the_points(kink: float) -> None:
+    # relu in a rule, 1e-6 (67 ulps) beside x = 1e8, on its slope-1 side: the
+    # forward's own differences break the s**2 law at the first step that crosses
+    # the kink and follow 1 / s beyond, and the steps stay wide, where every gap
+    # is the kink's. The finer steps, which do not cross it, resolve a gap of 0:
+    # the kink is not at x, and its slopes are no test (a rule of 0.5, between
+    # them, passed as a subgradient; the right rule was named a kink). The values
+    # there, x - K, are exact (a few bits: no grid), and prove the slope of 1.
+    verdicts = {}
+    for slope in (1.0, 1.0001, 0.5):
+        rule = Rule(
+            "relu",
+            lambda z, s=slope: max(z - kink, 0.0),
+            (lambda z, out, s=slope: s if z > kink else 0.0,),
+        )
         (entry,) = check(lambda v, rule=rule: rule(v), [Value(kink + 1e-6)]).entries
-        assert entry.verdict == ("subgradient" if slope == 1.0 else "wrong"), entry.reason
+        verdicts[slope] = entry.verdict
+    assert verdicts == {1.0: "agrees", 1.0001: "wrong", 0.5: "wrong"}, verdicts
 
 
 def test_an_op_that_turns_in_one_output_does_not_hold_another_outputs_steps() -> None:
@@ -901,3 +907,36 @@ def test_a_slope_the_bound_does_not_resolve_is_no_agreement_beside_a_constant(
     for at in (1e-8, 1.22e-6):
         (entry,) = check(lambda v: rule(v) + constant, [Value(at)]).entries
         assert entry.verdict != "agrees", (at, entry.reason)
+
+
+@pytest.mark.parametrize("kink", [1e12, 1e14])
+def test_a_rule_standing_still_beside_a_far_kink_is_no_subgradient(kink: float) -> None:
+    # max(x - K, 0) in a rule at K - 1: the values are 0 at every step up to 1, and
+    # the coarser steps, which cross the kink, were read as one at x (a step of K / 40
+    # "saw" slopes 0 and 1): a rule of 0.5 passed as a subgradient. The bisected edge
+    # of the still values shows their grid, and the finer steps resolve a gap of 0.
+    for slope, want in ((0.5, {"wrong"}), (0.0, {"agrees", "undecided"})):
+        rule = Rule("relu", lambda z: max(z - kink, 0.0), (lambda z, out, s=slope: s,))
+        (entry,) = check(lambda v, rule=rule: rule(v), [Value(kink - 1.0)]).entries
+        assert entry.verdict in want, (slope, entry.reason)
+
+
+@pytest.mark.parametrize("kink", [1e12, 1e14])
+@pytest.mark.parametrize("slopes", [(0.0, 1.0), (-1.0, 1.0)])
+@pytest.mark.parametrize("off", [-10.0, -1.0, 1.0, 10.0])
+def test_a_rule_a_few_units_from_a_far_kink_is_judged_on_its_own_side(
+    kink: float, slopes: tuple[float, float], off: float
+) -> None:
+    # a (x - K) left of K, b (x - K) right of it, at K + off: the values near x are
+    # exact, a few ulps of K (2.0, 1.5), and were read as rounded to grids as coarse
+    # as themselves; no finer step could then refute a kink at x, and the midpoint of
+    # the two slopes passed as a subgradient.
+    a, b = slopes
+
+    def two(z: float) -> float:
+        return a * (z - kink) if z < kink else b * (z - kink)
+
+    for value, want in (((a + b) / 2, {"wrong"}), (a if off < 0 else b, {"agrees", "undecided"})):
+        rule = Rule("two_slopes", two, (lambda z, out, v=value: v,))
+        (entry,) = check(lambda v, rule=rule: rule(v), [Value(kink + off)]).entries
+        assert entry.verdict in want, (value, entry.reason)

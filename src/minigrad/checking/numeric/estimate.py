@@ -157,8 +157,11 @@ def nominal_step(x: float, eps: float) -> float:
 #: comes back at 2e5 times.
 _STAIRS = 64.0
 #: A value's grid counts as coarse when it is this many ulps of the value or more
-#: (random mantissas put it at an ulp or two; 256 is no accident).
-_COARSE = 256.0
+#: (random mantissas put it at an ulp or two; 256 is no accident); but a value on
+#: a grid coarser than ROUND of itself has under 10 bits: round by nature (a
+#: saturated op's 1.0, x - K a few ulps of K from a kink), not rounded to it. A
+#: row's own values show float32's cells (24 bits, FLOAT32 of themselves).
+_COARSE, ROUND, FLOAT32 = 256.0, 2.0**-10, 2.0**-24
 
 
 def grid_of(v: float) -> float:
@@ -292,7 +295,7 @@ class Point:
                 # of evidence.
                 g = grid_of(v) if v not in self._values[r] else 0.0
                 self._values[r].add(v)
-                if g > 0.0:
+                if 0.0 < g <= ROUND * abs(v):  # (under 10 bits: round by nature)
                     self.grid[r] = min(self.grid[r], g)
                     self.coarse[r] += 1
         self._seen[t] = got
@@ -382,7 +385,8 @@ class _Row:
         self.half = half
         self.d = (u - w) / (2.0 * half)
         big = max(abs(u), abs(w))
-        seen = [g for g in map(grid_of, (u, w)) if g] if p.on_grid(r) else []  # float32 in a rule
+        seen = [g for v in (u, w) if FLOAT32 * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
+        seen = seen if p.on_grid(r) else []  # float32 in a rule; not 1e12, nor 2.0
         delta = max(p._delta(r, big), 0.5 * min(seen, default=0.0))  # its grid at these values
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric.estimate import grid_of
+from minigrad.checking.numeric.estimate import ROUND, grid_of
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
@@ -80,9 +80,6 @@ _EXACT = frozenset((ADD, SUB, MUL, DIV, NEG))
 #: Irrational, not a short fraction: round arguments moved by one are round (10**4
 #: by 0.0911: 10911.0), and a power of them an exact integer, on a grid by nature.
 _PROBES = ((math.sqrt(2.0) - 1.0) / 4.0, math.sqrt(3.0) - 1.5, 3.0 - math.pi)
-#: A probed value on a grid coarser than this part of itself has under 10 bits: round
-#: by nature (a saturated op's 1.0), not rounded (float32 keeps 24).
-_ROUND = 2.0**-10
 #: How much further each probe's arguments move, as a part of their size, to see its
 #: results move: float32's cells are 6e-8 of them, so a slope of 1e-3 moves them.
 _NUDGE = 1e-4
@@ -212,7 +209,7 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
             except Exception:  # off its domain there: no evidence
                 break
             g = grid_of(v) if type(v) is float else 0.0
-            if not 0.0 < g <= _ROUND * abs(v):  # under 10 bits: round by nature
+            if not 0.0 < g <= ROUND * abs(v):  # under 10 bits: round by nature
                 break
             seen.append((v, g / abs(v)))
         if len(seen) == 2 and (seen[0][0] != seen[1][0] or seen[0][0] % 1.0):
