@@ -940,3 +940,13 @@ def test_a_rule_a_few_units_from_a_far_kink_is_judged_on_its_own_side(
         rule = Rule("two_slopes", two, (lambda z, out, v=value: v,))
         (entry,) = check(lambda v, rule=rule: rule(v), [Value(kink + off)]).entries
         assert entry.verdict in want, (value, entry.reason)
+
+
+@pytest.mark.parametrize("off", [0.0, 1e-3])
+def test_a_float32_rules_cells_grow_with_its_values_at_the_steps(off: float) -> None:
+    # A rule that rounds to float32, times 1.7 (no binary grid left), at 2e-6: steps
+    # of 2e-4 see values 100 times larger, whose cells are 100 times larger; held to
+    # the cells at x, the right rule was called wrong by 1.6 times a bound of 1.2e-8.
+    rule = Rule("f32", _float32, (lambda z, out: 1.0 + off,))
+    (entry,) = check(lambda v: rule(v) * 1.7, [Value(2.072870764516937e-06)]).entries
+    assert entry.verdict == ("wrong" if off else "agrees"), entry.reason

@@ -229,6 +229,8 @@ class Point:
         self.here = list(here)
         self.h = h
         self.noise = list(noise) if noise is not None else None
+        #: Per value, the part of ``noise`` hidden forwards' cells hold (the caller's).
+        self.cells: list[float] | None = None
         self._seen: dict[float, list[float] | None] = {}
         self._sizes: dict[tuple[float, int], list[float]] = {}
         #: How many times ``evaluate`` ran.
@@ -339,6 +341,8 @@ class Point:
             c = abs(self.here[r])
             noise = self.noise[r]
             known = max(noise * min(1.0, big / c), noise - MODEL_ROUNDOFF * c) if c else noise
+            if self.cells and c:  # a hidden forward's cells grow with its results
+                known = max(known, self.cells[r] * big / c)
         # A forward the graph does not show (a custom rule's, a closure's) may round
         # to a grid coarser than its value (cos(x) - 1 inside one rule): values
         # that did not move over some step show it, and their smallest change is

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric.estimate import ROUND, grid_of
+from minigrad.checking.numeric.estimate import FLOAT32, ROUND, grid_of
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
@@ -92,6 +92,10 @@ _QUANTUM = 2.0**-1074
 ANALYTIC_ULPS = 32.0
 
 
+#: Round-off, per input the absolute gradient and partials' share, nodes' shares, cells.
+_Reading = tuple[float, list[float], list[float], list[tuple[Value, float]], float]
+
+
 def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
     """The round-off ``f``'s computed value may hold, and per input its absolute gradient.
 
@@ -105,7 +109,7 @@ def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
         input, ``sum over paths of |product of partials|``, or -1 when no
         path leads from the input to ``f``.
     """
-    noise, spread, _, _ = _read(f, xs, partials=False)
+    noise, spread, _, _, _ = _read(f, xs, partials=False)
     return noise, spread
 
 
@@ -123,21 +127,20 @@ def minigrads_own(partial: Partial) -> bool:
     return isinstance(module, str) and module.startswith(_ACCURATE)
 
 
-def _read(
-    f: Value, xs: Sequence[Value], *, partials: bool = True
-) -> tuple[float, list[float], list[float], list[tuple[Value, float]]]:
+def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
     """:func:`read_roundoff`, per input the round-off the partials written outside
     minigrad add to its derivative (:func:`_partial_noise`; with ``partials``
-    False, 0), and each node's share of the value's round-off."""
+    False, 0), each node's share of the value's round-off, and the part of it
+    hidden forwards' cells hold (relative to their results: float32's)."""
     unknown = [math.inf] * len(xs)
     if not isinstance(f, Value):
-        return math.inf, unknown, unknown, []
+        return math.inf, unknown, unknown, [], 0.0
     adjoint: dict[Value, float] = {f: 1.0}
     # Per node: what the inexact partials below f add to d f / d node, to first
     # order: over each edge, the partial's round-off times the adjoint above it,
     # carried down the rest of the path by the absolute partials.
     carried: dict[Value, float] = {}
-    noise = 0.0
+    noise = cells = 0.0
     shares: list[tuple[Value, float]] = []
     # The slots and locals, not the properties: this walk runs per value of every level.
     get_adjoint, get_carried = adjoint.get, carried.get
@@ -162,6 +165,8 @@ def _read(
         cell = _cell(rule, floats, [type(a) is not float for a in args], out) if opened else 0.0
         share = weight * max(own, 0.5 * cell, _QUANTUM)
         noise += share
+        if cell >= FLOAT32 * abs(out):  # float32's kind: its cells at out grow with it
+            cells += weight * 0.5 * min(cell, 2.0 * FLOAT32 * abs(out))
         shares.append((node, share))
         inexact = partials and weight > 0.0
         partial_of = rule.partials
@@ -172,7 +177,7 @@ def _read(
             try:
                 slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
-                return math.inf, unknown, unknown, []
+                return math.inf, unknown, unknown, [], 0.0
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
             own = 0.0
             if inexact and not minigrads_own(partial):
@@ -182,7 +187,7 @@ def _read(
         noise = math.inf
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
-    return noise, spread, [carried.get(x, 0.0) for x in xs], shares
+    return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
 
 
 def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: float) -> float:
@@ -310,11 +315,10 @@ class GraphRoundoff:
     def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
         self.fs = fs
         self.xs = xs
-        self._read: dict[int, tuple[float, list[float], list[float], list[tuple[Value, float]]]]
-        self._read = {}
+        self._read: dict[int, _Reading] = {}
         self._by: dict[int, list[float]] = {}
 
-    def _of(self, r: int) -> tuple[float, list[float], list[float], list[tuple[Value, float]]]:
+    def _of(self, r: int) -> _Reading:
         found = self._read.get(r)
         if found is None:
             found = self._read[r] = _read(self.fs[r], self.xs)
@@ -326,6 +330,10 @@ class GraphRoundoff:
         estimator's model then applies)."""
         noise = self._of(r)[0]
         return noise if math.isfinite(noise) else 0.0
+
+    def cells(self, r: int) -> float:
+        """The part of :meth:`noise` hidden forwards' cells that grow hold (float32's)."""
+        return self._of(r)[4] if math.isfinite(self._of(r)[0]) else 0.0
 
     def noise_by(self, r: int, i: int) -> float:
         """The round-off of value ``r``'s differences by input ``i``: the shares of the
@@ -340,7 +348,7 @@ class GraphRoundoff:
         return by[i]
 
     def _reached(self, r: int) -> list[float]:
-        noise, _, _, shares = self._of(r)
+        noise, _, _, shares, _ = self._of(r)
         f = self.fs[r]
         if not (math.isfinite(noise) and isinstance(f, Value)):
             return [self.noise(r)] * len(self.xs)
@@ -374,7 +382,7 @@ class GraphRoundoff:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the
         model of :func:`analytic_roundoff`, plus what the partials written outside
         minigrad hold (:func:`_partial_noise`)."""
-        _, spreads, carried, _ = self._of(r)
+        _, spreads, carried, _, _ = self._of(r)
         spread = spreads[i]
         if not math.isfinite(spread):
             return ANALYTIC_ULPS * _ULP * abs(a) + _QUANTUM

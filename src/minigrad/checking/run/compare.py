@@ -216,6 +216,7 @@ class Comparison:
         sides = [(mode, *self._analytic(k, mode, fs, both, twice)) for mode in s.modes]
         graph = GraphRoundoff(fs, xs) if not isinstance(levels, ForeignLevels) else None
         noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
+        cells = [graph.cells(r) for r in range(len(fs))] if graph is not None else None
         turns = turns_of(fs, xs) if graph is not None else None
         found.compared += len(keys) * len(xs) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
@@ -228,6 +229,7 @@ class Comparison:
             mine, moved = (noise, {}) if graph is None else reached(graph, noise, fs, xs, i, made)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), mine, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
+            point.cells = cells
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()
             exact = s.exact(point) if s.exact_step else None
