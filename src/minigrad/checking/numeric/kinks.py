@@ -120,8 +120,8 @@ def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row |
         if any(8.0 * n < c and abs(z) < 0.5 * c for z, n in others):
             return None
         # Nor may a finer step resolve a gap under half of it: each straddles x, and a
-        # kink there shows in every gap (a relu rule at 1e14 - 1 stands still, on its
-        # grid of 0.016, over every step up to 1: no kink at x, one 64 ulps away).
+        # kink there shows in every gap (a relu rule at 1e14 - 1 stands still, exactly,
+        # over every step up to 1: no kink at x, one 64 ulps away).
         if any(8.0 * rows[-1].gap_noise < c and abs(rows[-1].gap) < 0.5 * c for rows in finer):
             return None
     elif any(8.0 * rows[-1].gap_noise < abs(fine.gap) for rows in finer):

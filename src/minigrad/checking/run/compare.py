@@ -226,7 +226,7 @@ class Comparison:
             # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
             # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
             widest = [row[i] for row in turns] if turns is not None else bend_scale(at)
-            mine, moved = (noise, {}) if graph is None else reached(graph, noise, fs, xs, i, made)
+            mine, shifts = (noise, {}) if graph is None else reached(graph, noise, fs, xs, i, made)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), mine, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
             point.cells = cells
@@ -243,11 +243,11 @@ class Comparison:
                 zero: list[float] = zero,
                 point: Point = point,
                 x: Value = x,
-                moved: dict[int, float] = moved,
+                shifts: dict[int, float] = shifts,
             ) -> Finding:
-                if r in moved and isinstance(est, Estimate):  # see reached
-                    est = Estimate(est.value, est.error + moved[r], est.step,
-                                   est.roundoff + moved[r], est.settled)  # fmt: skip
+                if r in shifts and isinstance(est, Estimate):  # the slope's own shift: see reached
+                    est = Estimate(est.value, est.error + shifts[r], est.step,
+                                   est.roundoff + shifts[r], est.settled)  # fmt: skip
                 a = sides[m][1][r][i]
                 a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word

@@ -111,12 +111,12 @@ CLASSIC_RTOL = 1e-3
 #: right rule from one off by a tenth of a percent (a constant written
 #: 0.999 for 1, a float32 constant), and the check warns instead.
 MIN_DIGITS = 3
-#: How small, beside the function's size per unit of its input, a bound must be
-#: for a slope it does not resolve to count in digits of that size: 12 digits,
-#: where no rule error could matter and float64 is near its own resolution (a
-#: slope of 1e-300 of a function of size 1). Above it, the derivative's own
-#: digits count: ``-2 x`` for ``x * x + 1e8`` at ``1e-8``, the wrong sign, agreed
-#: to 6 digits of the function's size, where no digit of the slope is proved.
+#: How small, beside the function's size per unit of its input, a rule's value
+#: must be to be counted as a slope of 0 where the bound does not resolve it: 12
+#: digits below it (``cos`` at 1e-300, a slope of 1e-300 of a function of size 1;
+#: ``tanh`` at 20). A larger value has digits of its own, and the bound proves
+#: none of them: ``-2 x`` for ``x * x + 1e8`` at ``1e-8``, the wrong sign, agreed
+#: to 6 digits of the function's size.
 NEGLIGIBLE = 1e-12
 
 
@@ -168,7 +168,7 @@ def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
     at most (0 to 16). A derivative of 0 has no digits of its own: ``zero``
     is the size it is counted against then (the function's size per unit of
     its input: a slope of 0 proved to within 1e-12 of a function of size 1 is
-    right to 12 digits), where the spread is :data:`NEGLIGIBLE` of it at most.
+    right to 12 digits), and so is one of at most :data:`NEGLIGIBLE` of it.
 
     Example:
         >>> digits(1.0, 1.0000001, 2e-7), digits(0.0, 0.0, 1e-12, zero=1.0)
