@@ -157,6 +157,7 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
             for arg in args:
                 if type(arg) is not float:
                     adjoint.setdefault(arg, 0.0)  # type: ignore[arg-type]
+            shares.append((node, 0.0))
             continue
         out = node._data
         floats = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
@@ -352,11 +353,12 @@ class GraphRoundoff:
         f = self.fs[r]
         if not (math.isfinite(noise) and isinstance(f, Value)):
             return [self.noise(r)] * len(self.xs)
-        # Which inputs each node depends on, as bits; an input computed from another
+        # Which inputs each node depends on, as bits, from the inputs up (the shares
+        # hold every node with an op, outputs first); an input computed from another
         # is held fixed while the others move, as grad holds it.
         where = {x: 1 << i for i, x in enumerate(self.xs)}
-        bits: dict[Value, int] = {}
-        for node in reversed(toposort([f])):
+        bits: dict[Value, int] = dict(where)
+        for node, _ in reversed(shares):
             b = where.get(node)
             if b is None:
                 b = 0
