@@ -116,7 +116,8 @@ MIN_DIGITS = 3
 #: digits below it (``cos`` at 1e-300, a slope of 1e-300 of a function of size 1;
 #: ``tanh`` at 20). A larger value has digits of its own, and the bound proves
 #: none of them: ``-2 x`` for ``x * x + 1e8`` at ``1e-8``, the wrong sign, agreed
-#: to 6 digits of the function's size.
+#: to 6 digits of the function's size. Measured: at 1e-9, 12 more wrong rules pass
+#: near stationary points (round 14); at 1e-15, 4 right ones of (h) go undecided.
 NEGLIGIBLE = 1e-12
 
 
