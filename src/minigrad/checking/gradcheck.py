@@ -155,8 +155,8 @@ def check(
         atol: Absolute tolerance of the classic test. With ``atol`` and
             ``rtol`` both None (the default), each entry is decided by the
             numerical derivative's error bound: *wrong*, *agrees* (to k
-            digits) or *undecided*, and the classic test at PyTorch's
-            tolerances judges only what stays undecided. Given either, the
+            digits) or *undecided* (which passes, with a
+            :class:`GradcheckWarning` that says why). Given either, the
             classic test ``|a - n| <= atol + rtol * |n|`` decides (the other
             at PyTorch's default), and cautions name the differences the
             numbers prove but the tolerance forgave.
@@ -268,8 +268,8 @@ def gradcheck(
             step for each input.
         atol: Absolute tolerance. With ``atol`` and ``rtol`` both None each
             derivative is judged by the numerical one's error bound (wrong,
-            agrees to k digits, or undecided; what stays undecided is judged
-            at PyTorch's tolerances). Given either, an entry passes when
+            agrees to k digits, or undecided, which passes with a
+            :class:`GradcheckWarning`). Given either, an entry passes when
             ``|analytic - numerical| <= atol + rtol * |numerical|``.
         rtol: Relative tolerance of that test (the other takes PyTorch's
             default: atol 1e-5, rtol 1e-3).
