@@ -950,3 +950,26 @@ def test_a_float32_rules_cells_grow_with_its_values_at_the_steps(off: float) -> 
     rule = Rule("f32", _float32, (lambda z, out: 1.0 + off,))
     (entry,) = check(lambda v: rule(v) * 1.7, [Value(2.072870764516937e-06)]).entries
     assert entry.verdict == ("wrong" if off else "agrees"), entry.reason
+
+
+@pytest.mark.parametrize(
+    ("forward", "slope", "x", "off"),
+    [
+        (lambda z: math.exp(z) - 1.0, math.exp, 4.009478022364483e-09, 1e-8),
+        (lambda z: 1.0 / (1.0 - z) - 1.0, lambda z: (1.0 - z) ** -2, 2.2758785972492901e-10, 1e-8),
+        (lambda z: 1.0 - math.cos(z), math.sin, -0.00019987433835405778, 1e-7),
+        (lambda z: math.log(3.0 + z) - math.log(3.0), lambda z: 1.0 / (3.0 + z), 6.3e-12, 1e-8),
+    ],
+)
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_cancellation_inside_a_rule_keeps_its_grid_where_the_values_grow(
+    forward: Real, slope: Real, x: float, off: float, wrong: bool
+) -> None:
+    # exp(x) - 1 near 0 rounds exp(x) to ulps of 1: its results lie on 2**-52 at any
+    # size, a grid as coarse as float32's cells of a result of 4e-9. Read as float32,
+    # the cells grew with the values at every step, the bound stayed 1e-7 of the
+    # slope, and a rule 1e-8 off agreed to 6 digits.
+    factor = 1.0 + off if wrong else 1.0
+    rule = Rule("cancels", forward, (lambda z, out: slope(mg.ops.value_of(z)) * factor,))
+    (entry,) = check(lambda v: rule(v), [Value(x)]).entries
+    assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason

@@ -5,39 +5,25 @@ of one coordinate (the values of every function being checked with that
 input set to ``t``; None off the domain) and knows nothing of minigrad's
 types, so the arithmetic can be read and tested on its own.
 
-A derivative is estimated in two stages; the second runs only for the rows
-(values) the first does not settle, or whose verdict a caller wants
-confirmed.
+A derivative is estimated in two stages (``docs/contributing.md`` derives each):
 
-1. **The pair** (:func:`pair`): central differences at the nominal step
-   ``h`` and at ``2h``. Their Richardson combination cancels the ``h**2``
-   term. When the two differences agree within their round-off, truncation
-   is invisible at ``2h`` and below: round-off has taken over there, so no
-   smaller step can refute the estimate, and its bound is what round-off
-   allows. A screen on the one-sided slopes (smooth: their gap halves with
-   the step; a kink: it stays; a jump: it grows) sends a kink to stage 2.
-2. **The ladder** (:mod:`~minigrad.checking.numeric.ladder`): a Richardson tableau (ratio 2, up to
-   the ``h**4`` term cancelled) started at a sequence of scales, each with
-   Ridders' error estimate plus the round-off its combinations carry. An
-   estimate at a scale counts only when every estimate at every smaller
-   scale agrees with it within the two bounds (a derivative is local: a
-   step that spans a pole, a kink or the periods of a sine sees an
-   average, and the smaller steps say so). Among the estimates that count,
-   the tightest bound wins. The scales go down until round-off has taken
-   over (a start whose error is mostly round-off, and one more), and up
-   while round-off dominates the best bound and the step fits in the domain.
+1. **The pair** (:func:`pair`): central differences at the nominal step ``h``
+   and at ``2h``, and their Richardson combination. Where the two agree within
+   their round-off, truncation is invisible at ``2h`` and below, no smaller step
+   can refute the estimate, and its bound is what round-off allows. The gap of
+   the one-sided slopes (halving with the step where smooth, staying at a kink,
+   growing at a jump) sends a kink to stage 2.
+2. **The ladder** (:mod:`~minigrad.checking.numeric.ladder`), for the rows the
+   pair does not settle: Richardson tableaux started at a sequence of scales,
+   each with Ridders' error plus the round-off its combinations carry. An
+   estimate counts only when every smaller scale agrees with it within both
+   bounds (a derivative is local); of those, the tightest bound wins.
 
-What a bound is made of, per value: the round-off of each computed value
-(``noise``: read off the graph by the caller, at least a few ulps of the
-value, and at least what the function's own evaluations show: a fourth
-difference over five equally spaced points is pure noise where truncation is
-invisible, and its size bounds the noise from below); a difference quotient
-over a step ``s`` moves by at most twice that over ``2s``. Truncation is what
-the tableau's columns still move.
-
-When no bound can be given, the estimator says why (:class:`Unresolved`): a
-kink (with both one-sided slopes and their bound), a jump, the edge of
-float64's range, or a point where no step on either side is in the domain.
+A bound is made of each value's round-off (``noise``: read off the graph by the
+caller, at least a few ulps of the value and what the function's own fourth
+differences show) over the step, and the truncation the tableau still moves.
+When no bound can be given, :class:`Unresolved` says why: a kink (with both
+one-sided slopes), a jump, the edge of float64's range, or no step in the domain.
 
 Example:
     >>> import math
@@ -150,9 +136,8 @@ def nominal_step(x: float, eps: float) -> float:
     return max(eps * max(1.0, math.sqrt(abs(x))), 64.0 * math.ulp(x))
 
 
-#: How much farther than the least step at which a hidden forward moved it may
-#: stand still and still show stairs (:meth:`Point.stairs`): a cell up to this many
-#: times the distance to its nearer edge. Measured: 16 and 1024 give the same
+#: How much farther than the least step at which a hidden forward moved it may stand
+#: still and show stairs (:meth:`Point.stairs`). Measured: 16 and 1024 give the same
 #: verdicts on every hostile round and hard.py; the even ``cos(x) - 1`` at 1e-4
 #: comes back at 2e5 times.
 _STAIRS = 64.0

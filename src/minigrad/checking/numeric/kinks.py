@@ -12,14 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import pairwise
 
-from minigrad.checking.numeric.estimate import (
-    Estimate,
-    Point,
-    Unresolved,
-    Why,
-    _Row,
-    min_step,
-)
+from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, Why, _Row, min_step
 
 __all__ = ["edge", "no_derivative", "one_sided", "shrinks"]
 

@@ -422,26 +422,22 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     return Estimate(0.0, bound, min(still, p.reach[r]), bound, True)
 
 
-#: The noise floor's points lie within this part of the value's reach (its turn
-#: limit, or the distance to a pole or branch point): there an op's Taylor series
-#: falls by 8 per order, and its fourth differences are shape below 8**-4 of it.
-#: Beyond, ``sin(R(x))`` with ``R`` x**-0.5 in a rule at 1e-9 turns 100 times over
-#: the points, and ``asin`` 7e-9 from its branch point reads as noise of 8e-8.
-#: Measured: 4 and 16 give the same verdicts on rounds 10, 12a and 13 and hard.py.
+#: The noise floor's points lie within this part of the value's reach (turn limit,
+#: pole, branch point), where an op's Taylor series falls 8 times per order and its
+#: fourth differences are shape below 8**-4 of it. Measured: 4 and 16 give the
+#: same verdicts on rounds 10, 12a and 13 and hard.py.
 _WITHIN = 8.0
 #: How much larger than a side's sixth difference its fourth must be to be read
 #: as shape: noise alone makes the sixth the larger (its weights are 4 times the
 #: fourth's). Measured: (h), (i) and hard.py come out the same from 10 to 100;
 #: at 1000 a 1e-9 error of 1 / x near its pole goes unseen again.
 _SHAPE = 100.0
-#: The noise floor's spacings between 2 ulps of x and a thousandth of the step
-#: (see _noise_floor), in decades: a power of the spacing (``x ** 1.5`` at 0)
-#: falls by 10**(30 p) from one to the next, noise not at all; 300 decades
-#: reach the subnormals, in at most 10 more spacings of 14 evaluations.
+#: The noise floor's spacings between 2 ulps of x and a thousandth of the step, in
+#: decades: a power of the spacing (``x ** 1.5`` at 0) falls by 10**(30 p) from one
+#: to the next, noise not at all; 300 reach the subnormals (10 spacings at most).
 _BETWEEN, _SPAN = 30, 300
-#: The part of the values' size their measured noise may reach before they are
-#: taken for noise (a derivative resolved to one part in ten of the values'
-#: own change between floats is none).
+#: The part of the values' size their measured noise may reach before they are taken
+#: for noise (one part in ten of their own change between floats resolves nothing).
 _NOISY = 1e-3
 #: How much the truncation of a smaller step may exceed the h**2 law from a
 #: larger one (the h**4 terms, and a step ratio off by rounding).

@@ -83,6 +83,10 @@ _PROBES = ((math.sqrt(2.0) - 1.0) / 4.0, math.sqrt(3.0) - 1.5, 3.0 - math.pi)
 #: How much further each probe's arguments move, as a part of their size, to see its
 #: results move: float32's cells are 6e-8 of them, so a slope of 1e-3 moves them.
 _NUDGE = 1e-4
+#: :func:`_fixed`'s scales, about 64, 1024 and 2**20: a result growing at least
+#: linearly is 16 times larger, and a cancellation's grid (under ROUND of its result)
+#: finer than float32's cell of it by the last; irrational, as :data:`_PROBES`.
+_OUT = tuple(m * (1.0 + _PROBES[0]) for m in (56.0, 900.0, 950000.0))
 #: The least round-off of a result: a subnormal quantum.
 _QUANTUM = 2.0**-1074
 #: How many ulps of the absolute gradient the analytic side may be off: each
@@ -166,7 +170,8 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
         cell = _cell(rule, floats, [type(a) is not float for a in args], out) if opened else 0.0
         share = weight * max(own, 0.5 * cell, _QUANTUM)
         noise += share
-        if cell >= FLOAT32 * abs(out):  # float32's kind: its cells at out grow with it
+        if cell >= FLOAT32 * abs(out) and not _fixed(rule, floats, args, out):
+            # float32's kind: its cells at out grow with it
             cells += weight * 0.5 * min(cell, 2.0 * FLOAT32 * abs(out))
         shares.append((node, share))
         inexact = partials and weight > 0.0
@@ -191,16 +196,35 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
     return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
 
 
+def _fixed(rule: Rule, floats: Sequence[float], args: Sequence[object], out: float) -> bool:
+    """Whether a hidden forward's grid is a cancellation's, the same at far larger
+    results (``exp(x) - 1`` near 0 rounds to ulps of 1), not float32's, which grows with
+    them: a result 16 times ``out`` or more, its Value arguments scaled by :data:`_OUT`,
+    on a grid finer than half float32's cell of itself (float32's 24 bits put it on
+    its own ulp, at least FLOAT32 of it). Else (off the domain, no larger result, an
+    overflow, float32's grid) nothing is shown, and the cells grow."""
+    for scale in _OUT:
+        moved = [
+            a if type(arg) is float else (a * (1.0 + scale) if a else scale)
+            for a, arg in zip(floats, args, strict=True)
+        ]
+        try:
+            v = rule.forward(*moved)
+        except Exception:  # off its domain there: no evidence
+            continue
+        big = type(v) is float and math.isfinite(v) and abs(v) >= 16.0 * abs(out)
+        if big and grid_of(v) < 0.5 * FLOAT32 * abs(v):
+            return True
+    return False
+
+
 def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: float) -> float:
-    """The grid a hidden forward rounds its results to, at ``out``'s size or the
-    probes', the coarser: float32 inside a custom rule, or ``cos(x) - 1``. At two
-    or more probe points (:data:`_PROBES`), results on a coarse grid
-    (:func:`grid_of`) that are no whole numbers or move when the arguments move
-    a little further show it; else 0 (a clamp's bounds at ``1e8 +- 5``, a
-    saturated op's 1.0 are round by nature, and still; float32's ``atan`` at
-    ``1e6`` is still too, but no whole number). The graph shows nothing of it:
-    ``R(x) * x`` moves with ``x`` where ``R`` stands still on its grid. Only the
-    arguments that are Values move (a constant's may be an exponent or a bound)."""
+    """The grid a hidden forward rounds its results to (float32 inside a custom rule,
+    ``cos(x) - 1``), at ``out``'s size or the probes', the coarser: results on a
+    coarse grid (:func:`grid_of`) at two or more probes (:data:`_PROBES`) that are no
+    whole numbers or move a little further show it; else 0 (a clamp's bounds at
+    ``1e8 +- 5``, a saturated 1.0 are round by nature, and still). The graph shows
+    none of it. Only Value arguments move (a constant's may be an exponent)."""
     relative: dict[float, float] = {}
     coarsest = 0.0
     for f in _PROBES:

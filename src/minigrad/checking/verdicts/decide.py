@@ -1,11 +1,8 @@
 """The one decision: what an analytic derivative and a numerical estimate prove.
 
-:func:`decide` is the only code that gives an entry its verdict, and
-:func:`passes` the only code that turns verdicts into pass or fail. Everything
-else in ``checking/`` gathers evidence (an analytic value with its round-off,
-an estimate with its bound, from :mod:`minigrad.checking.numeric.estimate`) or
-explains a verdict once made (fault localisation, the simplest failing point),
-and changes none.
+:func:`decide` alone gives an entry its verdict, and :func:`passes` alone turns
+verdicts into pass or fail. The rest of ``checking/`` gathers evidence (analytic
+values with their round-off, estimates with their bounds) or explains a verdict.
 
 The verdicts (the words every report prints):
 
