@@ -973,3 +973,15 @@ def test_a_cancellation_inside_a_rule_keeps_its_grid_where_the_values_grow(
     rule = Rule("cancels", forward, (lambda z, out: slope(mg.ops.value_of(z)) * factor,))
     (entry,) = check(lambda v: rule(v), [Value(x)]).entries
     assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_stairs_whose_fourth_differences_change_sign_are_noise_not_shape(wrong: bool) -> None:
+    # log(1 + x) written naively rounds 1 + x to ulps of 1: a staircase. The noise
+    # floor's points 1e-9 apart fall 0.6 of a tread apart, repeat every 5 points,
+    # and their sixth difference all but vanished: fourths of both signs were read
+    # as shape, the floor as 2e-19 for noise of 1e-16, and the right rule was wrong.
+    factor = 1.0 + 1e-8 if wrong else 1.0
+    rule = Rule("log1p_naive", lambda z: math.log(1.0 + z), (lambda z, out: factor / (1.0 + z),))
+    (entry,) = check(lambda v: rule(v), [Value(6.372327182222333e-05)]).entries
+    assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason

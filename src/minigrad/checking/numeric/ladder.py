@@ -134,6 +134,7 @@ def _noise_floor(p: Point, r: int) -> float:
         coarser, seen = most > 0.0, 0.0
         fourths: list[float] = []
         sixths: list[float] = []
+        smooth: list[bool] = []
         for side in (1.0, -1.0):
             got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
             vals = [v[r] for v in got if v is not None]
@@ -149,13 +150,17 @@ def _noise_floor(p: Point, r: int) -> float:
             jumpy = min(three) < 0.0 < max(three)
             seen = max(seen, *map(abs, vals)) if jumpy else math.inf
             fourths.append(max(map(abs, three)))
+            smooth.append(not jumpy)
             sixths.append(abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d))
         # Noise grows with the order of a difference (the sixth's weights are 4
         # times the fourth's); shape falls with it, by the spacing over the
-        # distance to a pole or bend per order. A side whose fourth is _SHAPE
-        # times its sixth shows shape, and both sides' sixths are read instead.
-        # A sixth of 0 is values on a grid (sin at 1e8) and shows no shape.
-        shape = any(0.0 < _SHAPE * x < y for x, y in zip(sixths, fourths, strict=True))
+        # distance to a pole or bend per order. A side whose fourths keep their sign
+        # and are _SHAPE times its sixth shows shape: both sides' sixths are read. A
+        # sixth of 0 is values on a grid (sin at 1e8); fourths of both signs are noise
+        # (stairs 0.6 of a cell apart repeat every 5 points: log(1 + x) at 6e-5).
+        shape = any(
+            ok and 0.0 < _SHAPE * x < y for x, y, ok in zip(sixths, fourths, smooth, strict=True)
+        )
         read = max(sixths if shape else fourths) / 2.0 if fourths else 0.0
         if not coarser or read > MODEL_ROUNDOFF * seen:
             most = max(most, read)
