@@ -985,3 +985,37 @@ def test_stairs_whose_fourth_differences_change_sign_are_noise_not_shape(wrong: 
     rule = Rule("log1p_naive", lambda z: math.log(1.0 + z), (lambda z, out: factor / (1.0 + z),))
     (entry,) = check(lambda v: rule(v), [Value(6.372327182222333e-05)]).entries
     assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason
+
+
+@pytest.mark.parametrize(
+    ("forward", "partials", "xs", "wrt"),
+    [
+        (
+            lambda z: math.log(1.0 + z),
+            (lambda z, out: 1.0 / (1.0 + z),),
+            [-9.671563478808549e-08],
+            0,
+        ),
+        (
+            lambda a, b: math.exp(a * b),
+            (lambda a, b, out: b * out, lambda a, b, out: a * out),
+            [7.565898408665505e-09, 34178572635.068195],
+            0,
+        ),
+    ],
+)
+@pytest.mark.parametrize("off", [0.0, 1e-8])
+def test_a_hidden_staircase_that_aliases_at_one_spacing_shows_at_another(
+    forward: Callable[..., float], partials: tuple[Any, ...], xs: list[float], wrt: int, off: float
+) -> None:
+    # A custom rule that rounds inside (1 + x; a * b, then exp) is a staircase. The
+    # noise floor's 7 points, spaced in whole ulps of x, can fall a near-whole number
+    # of treads apart (871136.99 cells, or 1.93 per 2 ulps): they drift along the
+    # treads and their differences show no noise. The floor read 4e-23 for noise of
+    # 5e-17, and both right rules were wrong at 6e4 and 14 times their bounds.
+    # (A rule 1e-8 off is still wrong: the noise measured holds it to 1e-10.)
+    first = partials[0]
+    rule = Rule("stairs", forward, ((lambda *a: first(*a) * (1.0 + off)), *partials[1:]))
+    report = check(lambda *v: rule(*v), [Value(x) for x in xs])
+    want = "wrong" if off else "agrees"
+    assert report.entries[wrt].verdict == want, report.entries[wrt].reason

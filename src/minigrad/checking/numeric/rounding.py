@@ -1,12 +1,9 @@
 """How much round-off a computed value and its computed gradient can hold, read off the graph.
 
-A check compares two computed numbers, and each carries the round-off of the
-floats it was made from. :mod:`minigrad.checking.numeric.estimate` models the
-numerical side's share as an ulp or so of the function's value, which is
-right for most functions and far too small where large intermediates cancel:
-``(x + 1e10) - 1e10`` is about ``x`` but off by up to an ulp of 1e10 (2e-6),
-and so is ``log1p(exp(x)) - x`` at 15 by an ulp of 15. The analytic side has
-the same problem where the paths of the chain rule cancel.
+A check compares two computed numbers, each with the round-off of the floats it
+was made from: an ulp or so of the value for most functions, far more where large
+intermediates cancel (``(x + 1e10) - 1e10`` is off by up to an ulp of 1e10), and
+so for the analytic side where the paths of the chain rule cancel.
 
 One walk backwards over the graph of a value ``f`` (a reverse pass with the
 absolute values of the partials) gives both, by first-order error analysis:
