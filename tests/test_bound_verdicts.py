@@ -1019,15 +1019,3 @@ def test_a_hidden_staircase_that_aliases_at_one_spacing_shows_at_another(
     report = check(lambda *v: rule(*v), [Value(x) for x in xs])
     want = "wrong" if off else "agrees"
     assert report.entries[wrt].verdict == want, report.entries[wrt].reason
-
-
-@pytest.mark.parametrize("slope", [0.0, 1.0])
-def test_a_forward_still_up_to_its_domains_edge_bounds_its_slope(slope: float) -> None:
-    # A rule whose forward ignores its argument, with a declared domain: the still
-    # values were followed out until a step left the domain, and that step threw
-    # away what the steps inside had shown, so a partial of 1 was undecided (it was
-    # wrong without the domain).
-    # (A partial of 0 of a constant proves no digit of itself: not wrong.)
-    rule = Rule("const", lambda z: 3.0, (lambda z, out: slope,), domain=((0.0, 1.0),))
-    (entry,) = check(lambda v: rule(v), [Value(0.3)]).entries
-    assert (entry.verdict == "wrong") == bool(slope), entry.reason

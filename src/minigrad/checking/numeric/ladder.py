@@ -394,7 +394,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
         for _ in range(_FAR if moved == math.inf else 0):
             lo, hi = p.at(p.x - 4.0 * still), p.at(p.x + 4.0 * still)
             if lo is None or hi is None:
-                break  # the domain's edge: still up to here, as far as the values go
+                return best
             if lo[r] != p.here[r] or hi[r] != p.here[r]:
                 moved = 4.0 * still
                 break
