@@ -326,6 +326,36 @@ def test_fast_mode_sees_a_wrong_rule_in_a_term_far_smaller_than_the_others(n: in
     assert check(right, [Value(v) for v in xs], fast_mode=True)
 
 
+def _ring(*vs: Value) -> Value:
+    total = Value(0.0)
+    for a, b in zip(vs, vs[1:] + vs[:1], strict=True):
+        total = total + (a * b).tanh()
+    return total
+
+
+def test_fast_mode_compares_entry_by_entry_only_the_inputs_the_direction_does_not_prove() -> None:
+    # Thirty slopes of a ring of tanh: one direction proves 9 digits of most of
+    # them, not of the few far smaller than the rest, which alone are compared
+    # entry by entry (before, every entry was, and fast mode saved nothing).
+    n = 30
+    rng = random.Random(n)
+    xs = [rng.uniform(-1.0, 1.0) for _ in range(n)]
+    report = check(_ring, [Value(v) for v in xs], fast_mode=True)
+    rest = {e.wrt for e in report.entries if e.wrt >= 0}
+    assert report.ok and not report.fell_back and 0 < len(rest) < n, report.text()
+    assert f"then {len(rest)} of {n} inputs entry by entry" in report.text()
+    assert report.checked == 1 + len(rest)
+    # A rule 1e-7 off in a term 1e-4 of the rest moves the direction's slope by
+    # less than its bound: the input's own entry convicts it.
+    bad = Rule("bad_exp", math.exp, (lambda x, out: out * (1.0 + 1e-7),))
+    f = lambda *vs: _ring(*vs[:-1]) + 1e-4 * bad(vs[-1])  # noqa: E731
+    inputs = [Value(v) for v in [*xs, 0.4]]
+    report = check(f, inputs, fast_mode=True)
+    assert not report.ok and not report.fell_back, report.text()
+    assert {e.wrt for e in report.failures} == {n}, report.text()
+    assert check(lambda *vs: _ring(*vs[:-1]) + 1e-4 * vs[-1].exp(), inputs, fast_mode=True)
+
+
 @pytest.mark.parametrize("order", [1, 2])
 def test_fast_mode_holds_an_entry_of_0_to_what_the_exhaustive_check_proves(order: int) -> None:
     # A partial forgotten (0.0 on floats) or a constant on Values (its derivative

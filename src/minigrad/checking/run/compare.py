@@ -200,8 +200,9 @@ class Comparison:
             self.dropped = DerivativeError(exc)
         return None
 
-    def compare(self, k: int, both: bool) -> LevelFindings:
-        """Compare every entry of level k in every mode (with ``both``, create_graph too)."""
+    def compare(self, k: int, both: bool, only: set[int] | None = None) -> LevelFindings:
+        """Compare every entry of level k in every mode (with ``both``, create_graph too),
+        by the inputs ``only`` where given."""
         levels, s = self.levels, self.settings
         names = levels.names
         xs = levels.xs
@@ -218,10 +219,12 @@ class Comparison:
         noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
         cells = [graph.cells(r) for r in range(len(fs))] if graph is not None else None
         turns = turns_of(fs, xs) if graph is not None else None
-        found.compared += len(keys) * len(xs) * len(sides)
+        found.compared += len(keys) * len(xs if only is None else only) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (forward_share)
         for i, x in enumerate(xs):
+            if only is not None and i not in only:
+                continue
             at = x.data
             # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
             # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).

@@ -8,19 +8,20 @@ reverse mode's ``G = sum_r w_r grad f_r`` projected on ``d``, or forward
 mode's jvp along ``d`` weighted by ``w``. The same decision as every entry
 (:func:`~minigrad.checking.verdicts.decide.decide`) judges it.
 
-Fast mode passes only when it proves as much as the exhaustive check would:
-an error ``e`` in entry (r, i) moves the direction's slope by ``|w_r d_i| e``,
-and the exhaustive check proves ``FAST_DIGITS`` digits of an entry at a
-well-conditioned point, or, where round-off rules, as much as output r's
-round-off leaves at the ladder's largest start (two million nominal steps,
+The direction proves an entry only where it proves as much as the exhaustive
+check would: an error ``e`` in entry (r, i) moves the direction's slope by
+``|w_r d_i| e``, and the exhaustive check proves ``FAST_DIGITS`` digits of an
+entry at a well-conditioned point, or, where round-off rules, as much as output
+r's round-off leaves at the ladder's largest start (two million nominal steps,
 times the tableau's 6.6), whichever is more; so the directional agreement's
-bound must be below ``|w_r d_i|`` times that, for every entry (the estimate
-widened as the exhaustive check's is). An output of 1e-8 beside one of 1e8,
-or a term 1e-6 of the others, holds entries the weighted sum's round-off
-would drown: the check then goes on to every entry. Anything else (a wider
-bound, a disagreement, a kink, a step off the domain, a closure op that
-misbehaves on its own, a weighted sum beyond float64) sends the check on to
-every entry, which says which one and why.
+bound must be below ``|w_r d_i|`` times that (the estimate widened as the
+exhaustive check's is). The inputs with an entry it does not prove (a slope
+1e-4 of the others, an output of 1e-8 beside one of 1e8, whose errors the
+weighted sum's round-off would drown) are compared entry by entry after it;
+where it proves no input, or may hide a whole row's error, and wherever it
+does not agree (a wider bound, a disagreement, a kink, a step off the domain,
+a closure op that misbehaves on its own, a weighted sum beyond float64),
+every entry is, which says which one and why.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from minigrad.checking.run.settings import Settings
 from minigrad.checking.verdicts.decide import AGREES, Tolerance, decide
 from minigrad.core.value import Value
 
-__all__ = ["FAST_DIGITS", "fast"]
+__all__ = ["FAST_DIGITS", "Direction", "fast"]
 
 #: The digits of every entry a passing direction must prove: what the exhaustive
 #: check proves of an entry at a well-conditioned point (a rule error of 1e-9 is
@@ -57,15 +58,15 @@ _WIDENED = 6.6
 _TOP = 2.0 * 10.0**_UP
 
 
-def fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
-    """The direction's entries (one per mode) when level ``k`` passes, else None."""
+def fast(levels: Levels, k: int, s: Settings, both: bool) -> Direction | None:
+    """What the direction proves of level ``k``, else None (every entry is compared)."""
     try:
         return _fast(levels, k, s, both)
     except ArithmeticError:  # the weighted sum or its slope beyond float64: every entry
         return None
 
 
-def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None:
+def _fast(levels: Levels, k: int, s: Settings, both: bool) -> Direction | None:
     import random  # only fast mode needs it; it costs an import
 
     xs = levels.xs
@@ -161,7 +162,8 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
     else:
         deltas = [graph.noise(r) or MODEL_ROUNDOFF * abs(f.data) for r, f in enumerate(fs)]
     cut = graph is None or levels.tapes.get(k) is None  # a graph short of the function
-    demands = []
+    # Per input, the least its entries and its column demand; and the rows' least.
+    need = [math.inf] * len(xs)
     # A rule's error is often one relative error e of a whole row (a wrong rule at
     # the output) or column (at an input): it moves the slope by e times that
     # row's or column's part of it, which the direction may all but annul. The
@@ -174,24 +176,25 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
                 continue
             floor = _WIDENED * dr / (_TOP * s.step(x.data))
             proven = max(10.0**-FAST_DIGITS * abs(row[i]), floor)
-            demands.append(abs(wr * di) * proven)
+            need[i] = min(need[i], abs(wr * di) * proven)
             if row[i] != 0.0:
                 share = proven / abs(row[i])
                 rel[0][r], rel[1][i] = min(rel[0][r], share), min(rel[1][i], share)
+    need_row = math.inf
     for r, (wr, row) in enumerate(zip(w, rows, strict=True)):
         part = math.fsum(di * ji for di, ji in zip(d, row, strict=True))
-        demands.append(abs(wr * part) * rel[0][r])
+        need_row = min(need_row, abs(wr * part) * rel[0][r])
     for i, di in enumerate(d):
         part = math.fsum(wr * row[i] for wr, row in zip(w, rows, strict=True))
-        demands.append(abs(di * part) * rel[1][i])
-    margin = min(demands, default=math.inf)
+        need[i] = min(need[i], abs(di * part) * rel[1][i])
+    margin = min(need_row, *need) if need else need_row
     # The analytic slope's round-off, and the least bound an estimate of it can
     # have: its round-off at the ladder's top, or TARGET of the slope, where the
-    # ladder stops climbing. A margin beneath them sends every entry on at once.
+    # ladder stops climbing. A row's demand beneath them sends every entry on at once.
     roundoff = MODEL_ROUNDOFF * math.fsum(terms) + 2.0**-1074
     roundoff += s.nondet_tol * math.fsum(map(abs, d))  # passes may differ by that much
     least = max(_WIDENED * delta / (_TOP * s.eps), TARGET * min(map(abs, slopes)))
-    if margin < least + roundoff:
+    if need_row < least + roundoff or all(n < least + roundoff for n in need):
         return None
     paired: dict[int, Estimate | Unresolved] = dict(pair(point, [0]))
     est = paired.get(0)
@@ -203,24 +206,39 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> list[Entry] | None
         # The ladder climbs past the widening's scale while round-off rules: at F
         # times its step, round-off r falls to r / F and the truncation t left
         # after two columns grows to t F**6, so no climb gets below their least
-        # sum, (7 / 6) r / F at F = (r / 6t)**(1/7). Beyond the margin: every entry.
+        # sum, (7 / 6) r / F at F = (r / 6t)**(1/7). Short of the margin: the
+        # widened estimate, and the inputs it does not prove entry by entry.
         rr, t = est.roundoff, max(est.error - est.roundoff, 0.0)
         climb = (rr / (6.0 * t)) ** (1.0 / 7.0) if t > 0.0 else math.inf
         reach = est.error if climb <= 1.0 else 7.0 / 6.0 * rr / climb
-        if not reach <= margin:
-            return None
-        est = ladder(point, [0])[0]
+        if reach <= margin:
+            est = ladder(point, [0])[0]
     tolerance = s.tolerance
     entries = []
+    bound = 0.0
     for mode, slope in zip(s.modes, slopes, strict=True):
         found = decide(slope, roundoff, est, None)
-        if found.verdict != AGREES or not found.error + roundoff <= margin:
+        if found.verdict != AGREES:
             return None
         if tolerance is not None and not _tolerated(slope, found.numerical, d, tolerance):
             return None
+        bound = max(bound, found.error + roundoff)
         key = keys[0] if len(keys) == 1 else (-1, ())
         entries.append(entry_of(k, key, -1, mode, slope, found, s))
-    return entries
+    rest = {i for i, n in enumerate(need) if not bound <= n}
+    if not bound <= need_row or len(rest) == len(xs):
+        return None  # a whole row's error may hide in the bound, or no input is proven
+    return Direction(entries, rest)
+
+
+class Direction:
+    """A direction that agrees: its entries (one per mode), and the inputs ``rest``
+    whose entries it does not prove (a demand at most its bound), to compare entry
+    by entry."""
+
+    def __init__(self, entries: list[Entry], rest: set[int]) -> None:
+        self.entries = entries
+        self.rest = rest
 
 
 def _tolerated(slope: float, numerical: float, d: list[float], tolerance: Tolerance) -> bool:

@@ -221,7 +221,8 @@ class Report:
         names: A display name per input (``x[0] 'a'``, ``v[1]``).
         fault: The op whose own rule disagrees with its forward, in words.
         fast: Whether the check ran in fast mode.
-        fell_back: Whether fast mode sent an order on to every entry.
+        fell_back: Whether fast mode sent an order on to every entry (where it
+            sent some inputs' entries on, they are among ``entries``).
         kinks: Passing entries that sit on a kink, in words (such a check
             passes, and the checkers warn with GradcheckWarning).
         cautions: Other passing entries worth a warning, in words: a
@@ -346,10 +347,17 @@ class Report:
         return counts
 
     def _mode(self) -> str:
+        rest = len({e.wrt for e in self.entries if e.wrt >= 0})
         if not self.fast:
             how = "exhaustive"
+        elif self.fell_back or rest >= len(self.names) > 0:
+            how = "fast mode, then exhaustive"
         else:
-            how = "fast mode, then exhaustive" if self.fell_back or not self.ok else "fast mode"
+            how = (
+                f"fast mode, then {rest} of {len(self.names)} inputs entry by entry"
+                if rest
+                else "fast mode"
+            )
         if self._named():
             how += "; " + modes_in_words(self.modes)
         return how

@@ -69,15 +69,16 @@ class _Checker:
             # single-rule checks always compare the two: they are small.
             both = (k < order or not self.localize) and not isinstance(self.levels, ForeignLevels)
             try:
-                if s.fast_mode:
-                    passed = fast(self.levels, k, s, both)
-                    if passed is not None:
-                        whole.compared += 1
-                        whole.entries.extend(passed)
+                direction = fast(self.levels, k, s, both) if s.fast_mode else None
+                whole.compared += s.fast_mode
+                self.fell_back = self.fell_back or (s.fast_mode and direction is None)
+                if direction is not None:
+                    whole.entries.extend(direction.entries)
+                    if not direction.rest:
                         continue
-                    whole.compared += 1
-                    self.fell_back = True
-                found = self.comparing.compare(k, both)
+                # Every entry, or those of the inputs the direction does not prove.
+                only = direction.rest if direction is not None else None
+                found = self.comparing.compare(k, both, only=only)
             except DerivativeError as exc:
                 beyond = _at_edge(exc) or self._overflows(k, exc)
                 if beyond:
