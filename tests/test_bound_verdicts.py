@@ -1019,3 +1019,18 @@ def test_a_hidden_staircase_that_aliases_at_one_spacing_shows_at_another(
     report = check(lambda *v: rule(*v), [Value(x) for x in xs])
     want = "wrong" if off else "agrees"
     assert report.entries[wrt].verdict == want, report.entries[wrt].reason
+
+
+@pytest.mark.parametrize("x", [-992629.1134644812, -895925.6906531735])
+def test_a_cancellations_treads_far_out_are_watched_where_the_ladder_steps(x: float) -> None:
+    # log(x + sqrt(x * x + 1)) at -1e6 cancels to ulps of 1e6: treads about 230 wide
+    # in x, each 2.3e-4 high. Still up to a step of 10, it moves by one tread at 50
+    # to 200; stairs were watched within 1e3 nominal steps only (1.0 here), so the
+    # step of 200 looked smooth, held to 2e-13 of round-off, and the right rule
+    # was wrong at 854 times its bound. Float64 shows no slope of this forward here.
+    rule = Rule("asinh_naive", lambda z: math.log(z + math.sqrt(z * z + 1)),
+                (lambda z, out: 1 / mg.sqrt(z * z + 1),))  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GradcheckWarning)
+        (entry,) = check(lambda v: rule(v), [Value(x)]).entries
+    assert entry.verdict == "undecided", entry.reason
