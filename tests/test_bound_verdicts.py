@@ -1034,3 +1034,15 @@ def test_a_cancellations_treads_far_out_are_watched_where_the_ladder_steps(x: fl
         warnings.simplefilter("ignore", GradcheckWarning)
         (entry,) = check(lambda v: rule(v), [Value(x)]).entries
     assert entry.verdict == "undecided", entry.reason
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_probe_that_ends_in_zero_bits_by_chance_is_no_coarse_grid(wrong: bool) -> None:
+    # 1 / (1 - x) - 1 near 0 rounds to ulps of 1 (2.2e-16). Of the forward's results
+    # at the probes, one (at -1.64e-6) ended in a dozen zero bits: read as the grid,
+    # 9e-13, it held the slope to 2e-9 and a rule 1.1e-9 off agreed to 8 digits.
+    factor = 1.0 - 1.1e-9 if wrong else 1.0
+    rule = Rule("inv1_naive", lambda z: 1 / (1 - z) - 1,
+                (lambda z, out: 1 / ((1 - z) * (1 - z)) * factor,))  # fmt: skip
+    (entry,) = check(lambda v: rule(v), [Value(-2.1387377125784227e-06)]).entries
+    assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason

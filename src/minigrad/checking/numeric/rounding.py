@@ -240,8 +240,9 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
                 break
             seen.append((v, g / abs(v)))
         if len(seen) == 2 and (seen[0][0] != seen[1][0] or seen[0][0] % 1.0):
-            relative[abs(seen[0][0])] = max(seen[0][1], seen[1][1])
-            coarsest = max(coarsest, *(rel * abs(v) for v, rel in seen))
+            finest = min(rel * abs(v) for v, rel in seen)  # each bounds the grid above
+            relative[abs(seen[0][0])] = finest / abs(seen[0][0])
+            coarsest = max(coarsest, finest)
     if len(relative) < 2:
         return 0.0
     # Where the results grow with the step (log in float32 at 1 + 1e-7 is 1e-7 there
