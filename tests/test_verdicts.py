@@ -327,3 +327,18 @@ def test_a_partial_that_cannot_be_computed_fails_the_check_naming_the_op(
     assert x.data == 0.5 and x.grad == 0.0
     with pytest.raises(mg.GradcheckError, match=rule.name):
         mg.check_grads(lambda v: rule(v), [x], order=order)
+
+
+@pytest.mark.parametrize(("rule", "where"), [(0.5, "between them"), (1.05, "within their bound")])
+def test_a_subgradient_says_whether_it_lies_between_the_slopes_or_within_their_bound(
+    rule: float, where: str
+) -> None:
+    # A value 0.05 beyond the right slope, within the slopes' bound of 0.1, is no
+    # proven error and passes; it was said to "lie between them", which it does not.
+    from minigrad.checking.numeric.estimate import Unresolved, Why
+    from minigrad.checking.verdicts.decide import SUBGRADIENT, decide
+
+    kink = Unresolved(Why.KINK, "a kink", left=0.0, right=1.0, error=0.1, step=1e-6)
+    found = decide(rule, 0.0, kink)
+    assert found.verdict == SUBGRADIENT and where in found.reason, found.reason
+    assert decide(1.2, 0.0, kink).verdict == "wrong"

@@ -104,9 +104,8 @@ class Cause(enum.Enum):
 #: PyTorch's tolerances: the classic test's defaults when only one is given.
 CLASSIC_ATOL = 1e-5
 CLASSIC_RTOL = 1e-3
-#: The fewest digits an agreement must prove to count. Fewer cannot tell a
-#: right rule from one off by a tenth of a percent (a constant written
-#: 0.999 for 1, a float32 constant), and the check warns instead.
+#: The fewest digits an agreement must prove to count. Fewer cannot tell a right rule
+#: from one off by a tenth of a percent (0.999 for 1, a float32 constant): it warns.
 MIN_DIGITS = 3
 #: How small, beside the function's size per unit of its input, a rule's value
 #: must be to be counted as a slope of 0 where the bound does not resolve it: 12
@@ -310,10 +309,11 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
             f"not differentiable at this point (a kink): left slope {est.left:.9g}, right "
             f"slope {est.right:.9g}"
         )
-        if lo - slack <= a <= hi + slack:
+        if lo - slack <= a <= hi + slack:  # where outside, within what the numbers resolve
+            where = "between them" if lo <= a <= hi else f"within their bound ({slack:.3g}) of them"
             return Finding(
                 SUBGRADIENT, 0, (lo + hi) / 2.0, (hi - lo) / 2.0, est.step,
-                f"subgradient: {note}; the rule's {a:.9g} lies between them",
+                f"subgradient: {note}; the rule's {a:.9g} lies {where}",
                 Cause.KINK, note,
             )  # fmt: skip
         return Finding(
