@@ -207,13 +207,12 @@ def widen(
     """One tableau at a thousand nominal steps, for rows whose pair settled with a bound
     of round-off at ``h``; per row the tighter estimate, where it is local.
 
-    Its estimate (the last column of :func:`_tableau`'s, Ridders' error plus
-    round-off) counts only where the tableau passes the smooth screen and the
-    pair's two differences agree with it as :func:`_local` holds every finer
-    difference (a bend, kink or pole between the two scales fails it), and
-    only where its bound is the tighter. The noise the pair's fourth difference measured
-    raises the graph's for its rows alone: it may be shape (1 - cos(x) at 1.6e-12 shows
-    its x**4 term, and held to it the ladder's steps proved 80 times less).
+    Its estimate (the last column of :func:`_tableau`'s, Ridders' error plus round-off)
+    counts only where the tableau passes the smooth screen and the pair's two differences
+    agree with it as :func:`_local` holds every finer difference (a bend, kink or pole
+    between the two scales fails it), and only where its bound is the tighter. The pair's
+    fourth difference raises the graph's noise for these rows alone: it may be shape
+    (1 - cos(x) at 1.6e-12 shows x**4 there; held to it, the ladder proved 80x less).
     """
     mine = [r for r in rows if r in p.paired and getattr(found.get(r), "settled", False)]
     mine = [r for r in mine if _WIDE * p.h <= p.reach[r]]  # within each value's turns
