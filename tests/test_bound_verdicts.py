@@ -1058,3 +1058,14 @@ def test_the_pairs_fourth_difference_widens_the_widened_rows_alone(wrong: bool) 
     rule = Rule("omcos", lambda z: 2 * math.sin(z / 2) ** 2, (lambda z, out: mg.sin(z) * factor,))
     (entry,) = check(lambda v: rule(v), [Value(1.5674669478366449e-12)]).entries
     assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_a_cancellations_results_of_a_few_bits_show_its_grid(wrong: bool) -> None:
+    # 1 - cos(t) in a rule at 3e-8 is 3 to 6 times 2**-53 at the probes: 2 or 3 bits,
+    # which were taken for round by nature, so no grid showed; beside t * t / 2 the
+    # finest steps see V still, and the right rule was wrong at 5e11 times its bound.
+    factor = 1.01 if wrong else 1.0
+    vers = Rule("vers", lambda z: 1 - math.cos(z), (lambda z, out: mg.sin(z) * factor,))
+    (entry,) = check(lambda t: t * t * 0.5 + vers(t * 0.1), [Value(3e-7)]).entries
+    assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minigrad.checking.numeric.estimate import FLOAT32, ROUND, grid_of
+from minigrad.checking.numeric.estimate import FLOAT32, grid_of
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
@@ -219,8 +219,8 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
     """The grid a hidden forward rounds its results to (float32 inside a custom rule,
     ``cos(x) - 1``), at ``out``'s size or the probes', the coarser: results on a
     coarse grid (:func:`grid_of`) at two or more probes (:data:`_PROBES`) that are no
-    whole numbers or move a little further show it; else 0 (a clamp's bounds at
-    ``1e8 +- 5``, a saturated 1.0 are round by nature, and still). The graph shows
+    whole numbers or move a little further show it, however few their bits; else 0 (a
+    clamp's bounds at ``1e8 +- 5``, a saturated 1.0 are whole and still). The graph shows
     none of it. Only Value arguments move (a constant's may be an exponent)."""
     relative: dict[float, float] = {}
     coarsest = 0.0
@@ -236,7 +236,7 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
             except Exception:  # off its domain there: no evidence
                 break
             g = grid_of(v) if type(v) is float else 0.0
-            if not 0.0 < g <= ROUND * abs(v):  # under 10 bits: round by nature
+            if not g > 0.0:  # (a few bits may be a cancellation's: 1 - cos(t) at 3e-8)
                 break
             seen.append((v, g / abs(v)))
         if len(seen) == 2 and (seen[0][0] != seen[1][0] or seen[0][0] % 1.0):
