@@ -263,9 +263,9 @@ class Point:
         if got is not None and not all(map(math.isfinite, got)):
             self.overflowed = True
             got = None
-        # Near x only (1e3 steps, or 1e-3 of |x|, as a cancellation's treads grow with
-        # it): far off, a value may be round by the function's own nature (1 / x at
-        # 0.03 + 0.02 is 20.0). Only a hidden forward's values (rounded unknown).
+        # Near x only: 1e3 steps, 1e-3 at |x| = 1, and beyond it 1e-3 of |x| (linear, as a
+        # cancellation's treads are ulps of |x|-sized intermediates); far off, a value may
+        # be round by nature (1 / x at 0.03 + 0.02 is 20.0). Only hidden forwards' values.
         if self._watched and got is not None and len(got) == len(self.here):
             near = abs(t - self.x) <= max(1e3 * self.h, 1e-3 * abs(self.x))
             for r in self._watched:
