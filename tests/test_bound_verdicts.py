@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 import struct
 import warnings
 from collections.abc import Callable
@@ -1069,3 +1070,52 @@ def test_a_cancellations_results_of_a_few_bits_show_its_grid(wrong: bool) -> Non
     vers = Rule("vers", lambda z: 1 - math.cos(z), (lambda z, out: mg.sin(z) * factor,))
     (entry,) = check(lambda t: t * t * 0.5 + vers(t * 0.1), [Value(3e-7)]).entries
     assert entry.verdict == ("wrong" if wrong else "agrees"), entry.reason
+
+
+@pytest.mark.parametrize("off", [0.0, 1e-8])
+def test_a_small_slope_beside_a_large_function_is_still_caught_where_it_widens(
+    off: float,
+) -> None:
+    # sin's slope times 0.03 beside 40 cosh(2y), about 180: the pair's bound is 2e-7
+    # of the slope, widening's at a thousand steps 4e-8. Held to SHARP_DIGITS
+    # there, a rule 1e-8 off agreed to 7 digits; it must reach WIDE_DIGITS, or climb.
+    rule = Rule("s", math.sin, (lambda z, out: mg.cos(z) * (1.0 + off),))
+    report = check(lambda x, y: (y * 2.0).cosh() * 40.0 + rule(x) * 0.03, [Value(0.7), Value(1.1)])
+    assert report.entries[0].verdict == ("wrong" if off else "agrees"), report.entries[0].reason
+    assert report.entries[1].verdict == "agrees"
+
+
+def test_small_slopes_the_pair_leaves_short_are_widened_before_they_climb() -> None:
+    # A ring of 30 tanh: the pair proves under 7 digits of the 5 slopes of 0.02 to 0.08
+    # beside a sum of about 5. Widening (6 evaluations) proves 9 digits of 3 of them,
+    # where each climbed the ladder (about 65 evaluations): 582 calls of func in all.
+    calls = [0]
+
+    def ring(*xs: Value) -> Value:
+        calls[0] += 1
+        if xs[0].data > 1e300:  # a value read: no replay, every evaluation calls ring
+            return xs[0]
+        return sum(((xs[i] * xs[(i + 1) % len(xs)]).tanh() for i in range(len(xs))), Value(0.0))
+
+    rng = random.Random(30)
+    report = check(ring, [Value(rng.uniform(-1.0, 1.0)) for _ in range(30)])
+    assert report.ok and min(e.digits for e in report.entries) >= 8
+    assert calls[0] <= 30 * 10 + 2 * 65 + 10, calls[0]
+
+
+@pytest.mark.parametrize("omitted", [False, True])
+def test_structure_the_pairs_fourth_difference_shows_is_not_widened_past(omitted: bool) -> None:
+    # A bump of width 1.6e-8 inside a rule, 3e-8 from the point: the pair's fourth
+    # difference shows it (1.2e-7 against its round-off of 1.4e-10), and the pair
+    # proves under 7 digits. Widened at a thousand steps, where the bump is
+    # invisible, a rule that omits it agreed to 9 digits; the ladder's finer steps
+    # resolve it.
+    c, w, a = -0.6565527456319533, 1.6221063646074437e-08, 1.2683474261838246e-11
+
+    def slope(t: Any) -> Any:
+        bump = -2.0 * (t - c) / w**2 * a * mg.exp(-(((t - c) / w) ** 2))
+        return 2.0 * t if omitted else 2.0 * t + bump
+
+    rule = _rule("fine_bump", lambda t: t * t + a * math.exp(-(((t - c) / w) ** 2)), slope)
+    (entry,) = check(lambda v: rule(v), [Value(-0.6565527145042929)]).entries
+    assert entry.verdict == ("wrong" if omitted else "agrees"), entry.reason

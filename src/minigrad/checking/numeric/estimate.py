@@ -374,9 +374,10 @@ class _Row:
         self.half = half
         self.d = (u - w) / (2.0 * half)
         big = max(abs(u), abs(w))
-        seen = [g for v in (u, w) if FLOAT32 * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
-        seen = seen if p.on_grid(r) else []  # float32 in a rule; not 1e12, nor 2.0
-        delta = max(p._delta(r, big), 0.5 * min(seen, default=0.0))  # its grid at these values
+        delta = p._delta(r, big)
+        if p.on_grid(r):  # its grid at these values: float32 in a rule; not 1e12, nor 2.0
+            seen = [g for v in (u, w) if FLOAT32 * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
+            delta = max(delta, 0.5 * min(seen, default=0.0))
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
         if (self.flat and p.hidden[r]) or p.stairs(r):

@@ -289,20 +289,39 @@ class Comparison:
             # The ladder for every value whose pair is not settled, or whose
             # verdict from the pair is anything but an agreement of SHARP_DIGITS.
             rows = range(len(keys))
-            unsure = {r for r in rows if r not in ests or not _settled(ests[r]) or not sharp(r)}
+            settled = [r for r in rows if r in ests and _settled(ests[r])]
+            unsure = {r for r in rows if r not in settled or not sharp(r)}
+
             # An agreement short of WIDE_DIGITS may hide a rule error inside the
-            # pair's round-off: a larger step rounds less, and it stands where
-            # the pair confirms it; what it does not let agree sharply climbs, and
-            # so does what it cannot widen (a domain's edge or a turn within it).
+            # pair's round-off: a larger step rounds less, and it stands where the
+            # pair confirms it. So may one short of SHARP_DIGITS where that is all
+            # the round-off the graph reads (a small slope of a large function), not
+            # what the pair's fourth difference shows (structure within the steps: a
+            # bump of 1e-8, which only the ladder's finer steps resolve), and where
+            # it agrees to WIDE_DIGITS. What it does not let agree so climbs, and so
+            # does what it cannot widen (a domain's edge or a turn within it).
+            def quiet(
+                r: int, point: Point = point, ests: dict[int, Estimate | Unresolved] = ests
+            ) -> bool:
+                _, fine, measured = point.paired[r]
+                est = ests[r]
+                return isinstance(est, Estimate) and measured / fine.half <= est.roundoff
+
             short = [
                 r
-                for r in rows
-                if r not in unsure and min(f.digits for f in findings[r]) < WIDE_DIGITS
+                for r in settled
+                if all(f.verdict == AGREES for f in findings[r])
+                and (quiet(r) if r in unsure else min(f.digits for f in findings[r]) < WIDE_DIGITS)
             ]
             if short:
                 wider = widen(point, ests, short)
                 ests.update(wider)
-                unsure.update(r for r in short if r not in wider or not sharp(r))
+                for r in short:
+                    need = WIDE_DIGITS if r in unsure else SHARP_DIGITS
+                    if r in wider and sharp(r) and min(f.digits for f in findings[r]) >= need:
+                        unsure.discard(r)
+                    else:
+                        unsure.add(r)
             if unsure:
                 ests.update(ladder(point, sorted(unsure)))
                 for r in unsure:
