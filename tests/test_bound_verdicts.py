@@ -1119,3 +1119,23 @@ def test_structure_the_pairs_fourth_difference_shows_is_not_widened_past(omitted
     rule = _rule("fine_bump", lambda t: t * t + a * math.exp(-(((t - c) / w) ** 2)), slope)
     (entry,) = check(lambda v: rule(v), [Value(-0.6565527145042929)]).entries
     assert entry.verdict == ("wrong" if omitted else "agrees"), entry.reason
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+def test_values_near_a_root_are_small_not_noise(dropped: bool) -> None:
+    # A quartic with clustered roots in Horner form, 2e-12 from one: its values are
+    # 1e-14 and change by 3e-15 between neighbouring floats, "a sizeable part of
+    # their own size", so every entry was undecided, even a slope of 5.92 where the
+    # truth is -5.4e-7. The ladder's larger steps show values far above that noise.
+    cs = [1.0, -4.5588310554799305, 7.793552728712944, -5.921505731480311, 1.687164045132848]
+    ds = [4.0, -13.67649316643979, 15.587105457425888, 0.0 if dropped else cs[3]]
+
+    def horner(coefficients: list[Any], t: Any) -> Any:
+        acc = coefficients[0]
+        for c in coefficients[1:]:
+            acc = acc * t + c
+        return acc
+
+    rule = _rule("poly", lambda t: horner(cs, t), lambda t: horner(ds, t))
+    (entry,) = check(lambda v: rule(v), [Value(1.1329999999981606)]).entries
+    assert entry.verdict == ("wrong" if dropped else "agrees"), entry.reason

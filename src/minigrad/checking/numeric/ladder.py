@@ -258,13 +258,6 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     known = p.noise or [MODEL_ROUNDOFF * abs(v) for v in p.here]
     floor = {r: _noise_floor(p, r) for r in rows}
     p.noise = [max(n, floor.get(r, 0.0)) for r, n in enumerate(known)]
-    sizes = p.sizes()
-    scale = max(abs(p.x), 1.0)
-    # Values whose noise between neighbouring floats is a sizeable part of the
-    # values themselves (sin at 1e20, whose argument moves by 16384 between
-    # floats) have no derivative float64 can show, however smooth the average
-    # slopes of large steps look.
-    noisy = {r for r in rows if floor.get(r, 0.0) > _NOISY * sizes[r] * scale}
     up, down, below = _starts(p)
     starts: list[_Start] = []
     pending = set(rows)
@@ -306,6 +299,13 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             if start is None or r not in start.rows:
                 break  # off the domain, or beyond an op of this value that turns
             starts.insert(0, start)
+    # Values whose noise between neighbouring floats is a sizeable part of the
+    # values themselves at every step taken (sin at 1e20, whose argument moves by
+    # 16384 between floats) have no derivative float64 can show, however smooth
+    # the average slopes of large steps look. Near a root the values are small
+    # and their noise large beside them, but the larger steps' are not.
+    sizes, scale = p.sizes(), max(abs(p.x), 1.0)
+    noisy = {r for r in rows if floor.get(r, 0.0) > _NOISY * sizes[r] * scale}
     found: dict[int, Estimate | Unresolved] = {}
     # Made again, now that every value is in: a row that did not move is
     # weighed with the grid every value showed (all cached: no evaluation).
