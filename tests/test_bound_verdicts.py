@@ -1139,3 +1139,35 @@ def test_values_near_a_root_are_small_not_noise(dropped: bool) -> None:
     rule = _rule("poly", lambda t: horner(cs, t), lambda t: horner(ds, t))
     (entry,) = check(lambda v: rule(v), [Value(1.1329999999981606)]).entries
     assert entry.verdict == ("wrong" if dropped else "agrees"), entry.reason
+
+
+@pytest.mark.parametrize("off", [1.0, 1.001])
+def test_a_single_stair_among_the_noise_floors_points_is_noise(off: float) -> None:
+    # log(cosh(x)) in one rule at 2.7e-6: cosh rounds to ulps of 1, so the values
+    # climb stairs of 1e-16. Seven points 1.6e-9 apart cross one, and its fourth
+    # differences were 1e-27, 4e-16, 1e-27: of one sign, so read as shape, and the
+    # floor stayed at 1e-27; the right rule was wrong at 4e9 times its bound.
+    rule = Rule("logcosh", lambda t: math.log(math.cosh(t)), (lambda t, out: mg.tanh(t) * off,))
+    (entry,) = check(lambda v: rule(v), [Value(-2.682257181417242e-06)]).entries
+    assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason
+
+
+@pytest.mark.parametrize("right", [True, False])
+def test_a_wrong_partial_does_not_set_how_far_the_steps_reach(right: bool) -> None:
+    # Relativistic kinetic energy of 6e-23 kg at 457 m/s, and its log. The partial by
+    # m written as gamma for gamma - 1 is 1e12 times too large; read as the speed of
+    # log's argument, it put log's branch point 7e-35 away, no step fit, and the
+    # entry was undecided. The forward's own values show the speed.
+    c = 299792458.0
+
+    def by_m(m: Any, v: Any, out: Any) -> Any:
+        return out / m if right else c * c / mg.sqrt(1 - (v / c) ** 2)
+
+    kinetic = Rule(
+        "relkin",
+        lambda m, v: m * c * c * (1 / math.sqrt(1 - (v / c) ** 2) - 1),
+        (by_m, lambda m, v, out: m * v / (1 - (v / c) ** 2) ** 1.5),
+    )
+    inputs = [Value(6.051574337723789e-23), Value(457.09017817726624)]
+    entry = check(lambda m, v: kinetic(m, v).log(), inputs).entries[0]
+    assert entry.verdict == ("agrees" if right else "wrong"), entry.reason

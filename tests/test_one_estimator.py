@@ -140,6 +140,35 @@ def test_a_closure_log_near_its_edge_is_checked_not_crashed() -> None:
     assert report.ok and report.entries[0].digits >= 6, report.text()
 
 
+@pytest.mark.parametrize("bug", [False, True])
+def test_a_rule_that_raises_where_the_check_reads_its_size_is_not_a_crash(bug: bool) -> None:
+    # A Catmull-Rom spline through 8 values 0.25 apart, defined on [0.25, 1.5). Before
+    # convicting, the check reads how far the rule's forward moves with its arguments
+    # moved by their own size (moved_size), past the table's end: the IndexError
+    # escaped bare from there. Off the forward's domain, it shows nothing.
+    table = [0.28, 0.739, 1.077, -1.117, 1.45, -0.038, 0.876, -1.983]
+
+    def knots(x: float) -> tuple[float, float, float, float, float]:
+        k = math.floor(x / 0.25)
+        p0, p1, p2, p3 = table[k - 1], table[k], table[k + 1], table[k + 2]
+        return p0, p1, p2, p3, x / 0.25 - k
+
+    def spline(x: float) -> float:
+        p0, p1, p2, p3, t = knots(x)
+        cubic = (2 * p0 - 5 * p1 + 4 * p2 - p3) * t * t + (-p0 + 3 * p1 - 3 * p2 + p3) * t**3
+        return 0.5 * (2 * p1 + (-p0 + p2) * t + cubic)
+
+    def slope(x: Value, out: Value) -> float:
+        p0, p1, p2, p3, t = knots(x.data if isinstance(x, Value) else x)
+        two = 1.0 if bug else 2.0  # the bug: the t-term's 2 forgotten
+        linear = two * (2 * p0 - 5 * p1 + 4 * p2 - p3) * t
+        return 0.5 * ((-p0 + p2) + linear + 3 * (-p0 + 3 * p1 - 3 * p2 + p3) * t * t) / 0.25
+
+    rule = Rule("catmull_rom", spline, (slope,))
+    report = check(lambda x: -1.288 * rule(x * 1.365 + 0.182) + 0.1 * x * x, [Value(0.78241739926)])
+    assert report.entries[0].verdict == ("wrong" if bug else "agrees"), report.text()
+
+
 def test_a_closure_that_divides_by_zero_is_named() -> None:
     bad = _closure("divz", lambda t: 2.0 * t, "zero")
     report = check(bad, [Value(1.0)])

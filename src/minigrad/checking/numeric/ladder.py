@@ -142,9 +142,10 @@ def _noise_floor(p: Point, r: int) -> float:
                 continue  # a kink between the points (abs(x - 1) at 1 + 2e-9) is no noise
             three = [a - 4 * b + 6 * c - 4 * d + e, b - 4 * c + 6 * d - 4 * e + f]
             three.append(c - 4.0 * d + 6.0 * e - 4.0 * f + g)
-            # A coarser spacing's fourths are noise where their signs differ (shape's,
-            # a pole's or a bend's, keep theirs from one to the next).
-            jumpy = min(three) < 0.0 < max(three)
+            # Fourths are noise where their signs differ (shape's keep theirs), or where a
+            # stair's (2**20 ulps) is beside an ulp (log(cosh(x)) in a rule at 2.7e-6).
+            ulp, low, top = math.ulp(max(map(abs, vals))), *sorted(map(abs, three))[::2]
+            jumpy = min(three) < 0.0 < max(three) or (low <= 4.0 * ulp and top > 2.0**20 * ulp)
             seen = max(seen, *map(abs, vals)) if jumpy else math.inf
             fourths.append(max(map(abs, three)))
             smooth.append(not jumpy)
@@ -442,8 +443,7 @@ _BETWEEN, _SPAN = 30, 300
 #: show no noise: of drifts of 0 to 4 treads per ulp, 2 ulps alone miss 17%, with 7 and
 #: 23 0.7% (2, 3, 5: 3.3%); the golden ratio's multiples keep farthest from whole.
 _ALIAS = (7.0, 23.0, (1.0 + math.sqrt(5.0)) / 2.0)
-#: The part of the values' size their measured noise may reach before they are taken
-#: for noise (one part in ten of their own change between floats resolves nothing).
+#: Values noisier than this part of their size are noise (a tenth of it resolves nothing).
 _NOISY = 1e-3
 #: How much the truncation of a smaller step may exceed the h**2 law from a
 #: larger one (the h**4 terms, and a step ratio off by rounding).

@@ -17,7 +17,13 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.estimate import grid_of
-from minigrad.checking.numeric.rounding import _cell, hidden, minigrads_forward, partial_at
+from minigrad.checking.numeric.rounding import (
+    _cell,
+    hidden,
+    minigrads_forward,
+    minigrads_own,
+    partial_at,
+)
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
@@ -139,13 +145,36 @@ def _turns(
         floats = [a._data if isinstance(a, Value) else a for a in args]
         each = zip(rule.partials, args, moved, strict=False)
         try:  # (the moved arguments' partials only)
-            total = sum(m * abs(partial_at(p, a, floats, node._data)) for p, a, m in each if m)
+            total = sum(
+                m * min(abs(partial_at(p, a, floats, node._data)), _shown(rule, p, floats, j))
+                for j, (p, a, m) in enumerate(each)
+                if m
+            )
         except (ArithmeticError, ValueError, TypeError):
             return math.inf
         speed[id(node)] = total
         if inside and hidden(rule):
             smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total], probed))
     return smallest
+
+
+def _shown(rule: Rule, partial: object, floats: Sequence[float], j: int) -> float:
+    """The slope of ``rule``'s forward in argument ``j`` as its own values show it,
+    where the partial is its user's (under test: a rule 1e12 times too large held a
+    log's argument 1e12 times too near its branch point, and no step was left); inf
+    where they show none (minigrad's own partial, or a change of a few ulps)."""
+    if minigrads_own(partial):  # type: ignore[arg-type]
+        return math.inf
+    a = floats[j]
+    d = 2.0**-20 * abs(a) or 2.0**-20
+    try:
+        hi = rule.forward(*floats[:j], a + d, *floats[j + 1 :])
+        lo = rule.forward(*floats[:j], a - d, *floats[j + 1 :])
+        change = abs(hi - lo)
+        resolved = change > 2.0**20 * math.ulp(max(abs(hi), abs(lo)))
+    except Exception:  # off its domain, or no float: nothing shown
+        return math.inf
+    return change / (2.0 * d) if resolved and math.isfinite(change) else math.inf
 
 
 def _inside(
