@@ -1,9 +1,8 @@
 """The numerical derivative: one estimator, whose estimates carry a bound it stands behind.
 
-Everything here works on a plain function ``evaluate(t) -> list[float] | None``
-of one coordinate (the values of every function being checked with that
-input set to ``t``; None off the domain) and knows nothing of minigrad's
-types, so the arithmetic can be read and tested on its own.
+Everything here works on a plain function ``evaluate(t) -> list[float] | None`` of
+one coordinate (the values with that input set to ``t``; None off the domain) and
+knows nothing of minigrad's types: the arithmetic can be read and tested alone.
 
 A derivative is estimated in two stages (``docs/contributing.md`` derives each):
 
@@ -15,13 +14,11 @@ A derivative is estimated in two stages (``docs/contributing.md`` derives each):
    growing at a jump) sends a kink to stage 2.
 2. **The ladder** (:mod:`~minigrad.checking.numeric.ladder`), for the rows the
    pair does not settle: Richardson tableaux started at a sequence of scales,
-   each with Ridders' error plus the round-off its combinations carry. An
-   estimate counts only when every smaller scale agrees with it within both
-   bounds (a derivative is local); of those, the tightest bound wins.
+   each with Ridders' error plus the round-off its combinations carry. An estimate
+   counts only where every smaller scale agrees with it (a derivative is local).
 
-A bound is made of each value's round-off (``noise``: read off the graph by the
-caller, at least a few ulps of the value and what the function's own fourth
-differences show) over the step, and the truncation the tableau still moves.
+A bound is each value's round-off (``noise``: read off the graph by the caller, and
+what its own fourth differences show) over the step, and the truncation left.
 When no bound can be given, :class:`Unresolved` says why: a kink (with both
 one-sided slopes), a jump, the edge of float64's range, or no step in the domain.
 

@@ -8,10 +8,9 @@ so for the analytic side where the paths of the chain rule cancel.
 One walk backwards over the graph of a value ``f`` (a reverse pass with the
 absolute values of the partials) gives both, by first-order error analysis:
 
-- each node's result is rounded once, by up to an ulp of its value, and that
-  error reaches ``f`` scaled by ``|d f / d node|``: the value's round-off is
-  at most ``sum over nodes of ulp(node) * |adjoint|`` (an ulp of 1e10 times 1
-  in the example above);
+- each node's result is rounded once, by up to an ulp of its value (of 1 too for
+  ops that cancel at their roots), and that error reaches ``f`` scaled by
+  ``|d f / d node|``: at most ``sum over nodes of ulp(node) * |adjoint|``;
 - each input's gradient is a sum over paths of products of partials, each
   product rounded at every step: its round-off is a small multiple of the
   unit round-off times ``sum over paths of |product|`` (the "absolute
@@ -19,9 +18,8 @@ absolute values of the partials) gives both, by first-order error analysis:
 
 A partial of the user's own rule rounds by more where it cancels inside
 (``1 / (1 - x * x)`` for atanh at ``1 - 1e-9`` is 0.25 off 5e8): its share is
-read off the partial's own graph, called once with Values
-(:func:`_partial_noise`). minigrad's own partials are swept against SymPy to
-a few ulps. One float pass per value, made only where a check needs it.
+read off the partial's own graph, called once with Values (:func:`_partial_noise`).
+minigrad's own partials are swept against SymPy to a few ulps.
 
 Example:
     >>> from minigrad import Value
@@ -41,6 +39,7 @@ from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import ADD, DIV, MUL, NEG, SUB
+from minigrad.core.rules.special import DIGAMMA, LGAMMA
 from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
@@ -70,6 +69,9 @@ _ULP = 2.0**-52
 _HALF = 2.0**-53
 #: The ops IEEE 754 rounds correctly: their results are off by half an ulp at most.
 _EXACT = frozenset((ADD, SUB, MUL, DIV, NEG))
+#: Ops made of terms that cancel at their roots, off by ulps of 1 there (against mpmath:
+#: lgamma 7 near its roots, 7 of itself at 3.5; digamma 9.5): _LOOSE ulps of |out| + 2.
+_CANCELLING, _LOOSE = frozenset((LGAMMA, DIGAMMA)), 8.0
 #: Where a hidden forward is probed for a grid (:func:`_cell`): its arguments moved
 #: by these fractions of their size (a unit at 0). Far enough that exact values
 #: beside a constant (``z - K`` at ``K``: multiples of an ulp of ``K``) lie on no
@@ -163,6 +165,7 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
         out = node._data
         floats = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
         own = abs(out) * (_HALF if rule in _EXACT else _ULP)
+        own = _LOOSE * _ULP * (abs(out) + 2.0) if rule in _CANCELLING else own
         opened = hidden(rule) and not isinstance(rule, Closure)  # whose forward it can call
         cell = _cell(rule, floats, [type(a) is not float for a in args], out) if opened else 0.0
         share = weight * max(own, 0.5 * cell, _QUANTUM)
