@@ -300,11 +300,10 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             if start is None or r not in start.rows:
                 break  # off the domain, or beyond an op of this value that turns
             starts.insert(0, start)
-    # Values whose noise between neighbouring floats is a sizeable part of the
-    # values themselves at every step taken (sin at 1e20, whose argument moves by
-    # 16384 between floats) have no derivative float64 can show, however smooth
-    # the average slopes of large steps look. Near a root the values are small
-    # and their noise large beside them, but the larger steps' are not.
+    # Values whose noise between neighbouring floats is a sizeable part of their size
+    # at every step taken (sin at 1e20, whose argument moves by 16384 between floats)
+    # show no derivative, however smooth the large steps' average slopes look. Near
+    # a root the values are as small as their noise, but the larger steps' are not.
     sizes, scale = p.sizes(), max(abs(p.x), 1.0)
     noisy = {r for r in rows if floor.get(r, 0.0) > _NOISY * sizes[r] * scale}
     found: dict[int, Estimate | Unresolved] = {}
@@ -443,7 +442,8 @@ _BETWEEN, _SPAN = 30, 300
 #: show no noise: of drifts of 0 to 4 treads per ulp, 2 ulps alone miss 17%, with 7 and
 #: 23 0.7% (2, 3, 5: 3.3%); the golden ratio's multiples keep farthest from whole.
 _ALIAS = (7.0, 23.0, (1.0 + math.sqrt(5.0)) / 2.0)
-#: Values noisier than this part of their size are noise (a tenth of it resolves nothing).
+#: The part of the values' size their measured noise may reach before they are taken
+#: for noise (one part in ten of their own change between floats resolves nothing).
 _NOISY = 1e-3
 #: How much the truncation of a smaller step may exceed the h**2 law from a
 #: larger one (the h**4 terms, and a step ratio off by rounding).

@@ -25,7 +25,7 @@ from minigrad.checking.numeric.rounding import (
     partial_at,
 )
 from minigrad.core.closure import Closure
-from minigrad.core.rule import Rule
+from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import DIV, POW
 from minigrad.core.rules.exp_log import CBRT, LOG, LOG1P, LOG2, LOG10, SIGMOID, SOFTPLUS, SQRT
@@ -158,12 +158,17 @@ def _turns(
     return smallest
 
 
-def _shown(rule: Rule, partial: object, floats: Sequence[float], j: int) -> float:
+def _shown(rule: Rule, partial: Partial, floats: Sequence[float], j: int) -> float:
     """The slope of ``rule``'s forward in argument ``j`` as its own values show it,
     where the partial is its user's (under test: a rule 1e12 times too large held a
-    log's argument 1e12 times too near its branch point, and no step was left); inf
-    where they show none (minigrad's own partial, or a change of a few ulps)."""
-    if minigrads_own(partial):  # type: ignore[arg-type]
+    log's argument 1e12 times too near its branch point, and no step was left).
+
+    A central difference over ``2**-20`` of the argument: a slope of the size of
+    ``out / a`` moves the values by ``2**-19`` of themselves, ``2**33`` ulps. It
+    counts where the change is ``2**20`` ulps at least, so the values' round-off is
+    a millionth of it; less (a forward on stairs, a slope far below its value's
+    scale) shows nothing, and neither does minigrad's own partial: inf."""
+    if minigrads_own(partial):
         return math.inf
     a = floats[j]
     d = 2.0**-20 * abs(a) or 2.0**-20
