@@ -393,8 +393,7 @@ class _Row:
 
 
 def _quotient(p: Point, s: float) -> Sides | None:
-    found = p.sides(s)
-    if found is None:
+    if (found := p.sides(s)) is None:
         return None
     up, down, half = found
     for u, d in zip(up, down, strict=True):

@@ -1,20 +1,21 @@
 """Where the point has no two-sided derivative: a kink, a jump, an edge.
 
-:func:`no_derivative` reads the one-sided slopes of the ladder's starts
-(:mod:`.ladder`) for a kink (their gap does not shrink with the step) or a
-jump (the change to a side does not); :func:`one_sided` estimates from the
-side that fits where no central step does; :func:`edge` says why there is no
-estimate at all.
+:func:`no_derivative` reads the one-sided slopes of the ladder's starts (:mod:`.ladder`)
+for a kink (their gap does not shrink with the step) or a jump (the change to a side does
+not); :func:`one_sided` estimates from the side that fits where no central step does
+(:func:`open_side`: beside one, at a declared edge); :func:`edge` says why there is none;
+:func:`riser` and :func:`one_bend` find a jump and a kink among the noise floor's points.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from itertools import pairwise
 
 from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, Why, _Row, min_step
 
-__all__ = ["edge", "no_derivative", "one_sided", "shrinks"]
+__all__ = ["edge", "no_derivative", "one_bend", "one_sided", "open_side", "riser", "shrinks"]
 
 
 def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresolved | None:
@@ -84,14 +85,8 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
             (lv, le), (rv, re) = _extrapolated(rows, True), _extrapolated(rows, False)
             if max(le, re) < error:
                 left, right, error, step = lv, rv, max(le, re), rows[-1].half
-    return Unresolved(
-        Why.KINK,
-        f"a kink: left slope {left:.9g}, right slope {right:.9g}",
-        left=left,
-        right=right,
-        error=error,
-        step=step,
-    )
+    words = f"a kink: left slope {left:.9g}, right slope {right:.9g}"
+    return Unresolved(Why.KINK, words, left=left, right=right, error=error, step=step)
 
 
 def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row | None:
@@ -182,8 +177,7 @@ def _extrapolated(rows: Sequence[_Row], left: bool) -> tuple[float, float]:
     """One side's slope from a start's steps ``s``, ``s/2``, ``s/4`` (:func:`_second`),
     and its error (a slope's round-off is half its gap's)."""
     slopes = [(row.left if left else row.right, row.gap_noise / 2.0) for row in rows]
-    value, error, _ = _second(slopes)
-    return value, error
+    return _second(slopes)[:2]
 
 
 def _second(slopes: Sequence[tuple[float, float]]) -> tuple[float, float, float]:
@@ -249,12 +243,9 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
             "the one-sided differences do not settle as the step shrinks: the derivative is "
             "infinite here, or beyond the range of float64",
         )
-    best: Estimate | None = None
-    for j, e in enumerate(ests):
-        if all(abs(e.value - f.value) <= e.error + f.error for f in ests[j + 1 :]) and (
-            best is None or e.error < best.error
-        ):
-            best = e
+    held = [e for j, e in enumerate(ests) if all(abs(e.value - f.value) <= e.error + f.error
+                                                 for f in ests[j + 1 :])]  # fmt: skip
+    best = min(held, key=lambda e: e.error, default=None)
     if best is not None and len(ests) >= 3:
         # Estimates still moving by a steady fraction per decade (a power of the
         # step below the series', sqrt(s) at an edge: x ** 1.5 at 0) are no closer
@@ -271,12 +262,54 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
 
 def edge(p: Point) -> Unresolved:
     """No step on either side gives a finite value: an edge of the domain or of float64."""
-    if not p.overflowed:
-        return Unresolved(
-            Why.EDGE,
-            "no step on either side of the point stays in the function's domain",
-        )
-    return Unresolved(
-        Why.RANGE,
-        "the derivative is beyond the range of float64 here (its difference quotients overflow)",
-    )
+    inside = "no step on either side of the point stays in the function's domain"
+    over = "the derivative is beyond the range of float64 here (its difference quotients overflow)"
+    return Unresolved(Why.RANGE, over) if p.overflowed else Unresolved(Why.EDGE, inside)
+
+
+def open_side(p: Point, r: int, best: Estimate, up: int, down: int) -> Estimate | None:
+    """Where a declared domain's edge cut the central steps short, the open side's
+    one-sided estimate, if it is tighter than the central ``best``: ``x * x``
+    declared on (0.5, inf), at 0.5 + 1e-12. Only there: the user declared the
+    function smooth inside, and a side that goes flat far off (``exp2(x - c) +
+    c`` to the left, at 7e14) has nothing to hold its slope to. And only beside
+    a central estimate: one-sided differences alone at steps that turn the
+    function (``sin(50 x)``) bound their truncation too tightly."""
+    side = one_sided(p, r, up, down) if p.fenced and p.off and not p.overflowed else None
+    if not isinstance(side, Estimate) or side.error >= best.error:
+        return None
+    return side if abs(side.value - best.value) <= side.error + best.error else None
+
+
+def riser(p: Point, r: int, sigma: float, noise: float) -> bool:
+    """Whether value ``r`` jumps by ``noise / 16`` (beyond its mean slope) between two
+    neighbouring floats in ``(x, x + 7 sigma)``: a stair's riser. Risers of one rounding
+    share a sign: the midpoint's departure from the chord, ``(left - right) H / 2``
+    for ``left`` and ``right`` risers a side, points to a half holding one for the
+    right sign (both are tried), and at an ulp the jump is whole, while smooth
+    structure (a bump, a wiggle of 1e-8) moves by its slope times an ulp there."""
+    ends = p.at(p.x + sigma), p.at(p.x + 7.0 * sigma)
+    if ends[0] is None or ends[1] is None:
+        return False
+    slope = abs(ends[1][r] - ends[0][r]) / (6.0 * sigma)
+    for sign in (1.0, -1.0):
+        (a, ya), (b, yb) = (p.x + sigma, ends[0][r]), (p.x + 7.0 * sigma, ends[1][r])
+        while a < (m := a + (b - a) / 2.0) < b and (got := p.at(m)) is not None:
+            if sign * (got[r] - (ya + yb) / 2.0) > 0.0:
+                b, yb = m, got[r]
+            else:
+                a, ya = m, got[r]
+        if abs(yb - ya) - slope * (b - a) >= noise / 16.0:
+            return True
+    return False
+
+
+def one_bend(v: Sequence[float]) -> bool:
+    """Second differences of one sign at one place or two neighbours, a million ulps
+    of the values at least and the rest a millionth of them: one kink (round-off
+    and a grid's steps change sign or are ulps; a pole's fall by 8 at most per point)."""
+    d2 = [u - 2.0 * m + w for u, m, w in zip(v, v[1:], v[2:], strict=False)]
+    top = max(map(abs, d2))
+    big = [k for k, e in enumerate(d2) if abs(e) > top * 2.0**-20]
+    bend = 2.0**20 * math.ulp(max(map(abs, v))) < top < math.inf and big[-1] - big[0] <= 1
+    return bend and d2[big[0]] * d2[big[-1]] > 0.0

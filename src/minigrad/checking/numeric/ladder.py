@@ -15,6 +15,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
+from minigrad.checking.numeric import kinks
 from minigrad.checking.numeric.estimate import (
     MODEL_ROUNDOFF,
     Estimate,
@@ -25,7 +26,6 @@ from minigrad.checking.numeric.estimate import (
     _Row,
     min_step,
 )
-from minigrad.checking.numeric.kinks import edge, no_derivative, one_sided, shrinks
 
 __all__ = ["ladder", "widen"]
 
@@ -50,9 +50,6 @@ class _Start:
         self.rows: dict[int, list[_Row]] = {}
         #: Per row, the index of the finest difference its best estimate is made of.
         self.used: dict[int, int] = {}
-
-    def finest(self, r: int) -> _Row:
-        return self.rows[r][-1]
 
 
 def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
@@ -88,13 +85,13 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
         # does (by _LAW / 4 of the last change at most), or Ridders' error means nothing.
         a, b, c = table if len(table) == 3 else (table[0],) * 3
         law = abs(b.d - c.d) <= _LAW / 4.0 * abs(a.d - b.d) + a.r + 2.0 * b.r + c.r
-        if best is not None and shrinks(table) and law and math.isfinite(best.error):
+        if best is not None and kinks.shrinks(table) and law and math.isfinite(best.error):
             start.best[r] = best
         start.rows[r] = table
     return start
 
 
-def _noise_floor(p: Point, r: int) -> float:
+def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     """The noise of value ``r`` as the function's own evaluations show it.
 
     Fourth differences over points a little apart on one side of the point,
@@ -110,6 +107,11 @@ def _noise_floor(p: Point, r: int) -> float:
     every ``_BETWEEN`` decades between (``x ** 1.5``'s shape shrinks with the
     spacing, noise does not); the finest where the values move at all. 0 where
     nothing can be measured (the sides leave the domain, the values never move).
+    A hidden forward's stairs (``exp(x) - 1`` at 1e-5 under a smooth factor) are
+    smooth within a tread, where a difference sees the factor's slope alone (1.5x
+    Planck's): its spacings also reach a seventh of the step, of a tenth of it and
+    of ``wide`` (a step taken), within ``|x|``, read where it rises between two
+    neighbouring floats (:func:`.riser`): a difference errs by noise / s then.
     """
     scale, most = min(p.h, abs(p.x)) if p.x != 0.0 else p.h, 0.0
     q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
@@ -117,9 +119,12 @@ def _noise_floor(p: Point, r: int) -> float:
     # Between the two, one every _BETWEEN decades (more than one only at 0).
     between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
     spacings = {fine, *(s for s in between if s > fine), coarse}
-    if p.hidden[r] and p.x:  # stairs inside (see _ALIAS)
+    wider: set[float] = set()
+    if p.hidden[r] and p.x:  # stairs inside (see _ALIAS, and above)
         spacings |= {_ALIAS[0] * q, _ALIAS[1] * q, round(_ALIAS[2] * coarse / q) * q}
-    for sigma in sorted(spacings):
+        tops = (min(w, abs(p.x)) / 7.0 for w in (p.h, p.h / 10.0, wide) if w)
+        wider = {max(q, round(t / q) * q) for t in tops} - spacings
+    for sigma in sorted(spacings | wider):
         if 7.0 * sigma > p.reach[r] / _WITHIN and sigma > fine:
             break  # an op turns within the points: its shape, not noise (see _WITHIN)
         if most > 0.0 and not (p.hidden[r] and p.x):
@@ -138,7 +143,7 @@ def _noise_floor(p: Point, r: int) -> float:
             if len(vals) < len(got) or len(set(vals)) == 1:
                 continue
             a, b, c, d, e, f, g = vals
-            if _one_bend(vals):
+            if kinks.one_bend(vals):
                 continue  # a kink between the points (abs(x - 1) at 1 + 2e-9) is no noise
             three = [a - 4 * b + 6 * c - 4 * d + e, b - 4 * c + 6 * d - 4 * e + f]
             three.append(c - 4.0 * d + 6.0 * e - 4.0 * f + g)
@@ -160,20 +165,11 @@ def _noise_floor(p: Point, r: int) -> float:
             ok and 0.0 < _SHAPE * x < y for x, y, ok in zip(sixths, fourths, smooth, strict=True)
         )
         read = max(sixths if shape else fourths) / 2.0 if fourths else 0.0
+        if sigma in wider and read > most and not kinks.riser(p, r, sigma, read):
+            read = 0.0  # structure smooth at an ulp (a bump, a wiggle), not stairs
         if not coarser or read > MODEL_ROUNDOFF * seen:
             most = max(most, read)
     return most
-
-
-def _one_bend(v: Sequence[float]) -> bool:
-    """Second differences of one sign at one place or two neighbours, a million ulps
-    of the values at least and the rest a millionth of them: one kink (round-off
-    and a grid's steps change sign or are ulps; a pole's fall by 8 at most per point)."""
-    d2 = [u - 2.0 * m + w for u, m, w in zip(v, v[1:], v[2:], strict=False)]
-    top = max(map(abs, d2))
-    big = [k for k, e in enumerate(d2) if abs(e) > top * 2.0**-20]
-    bend = 2.0**20 * math.ulp(max(map(abs, v))) < top < math.inf and big[-1] - big[0] <= 1
-    return bend and d2[big[0]] * d2[big[-1]] > 0.0
 
 
 def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
@@ -237,7 +233,7 @@ def widen(
         v = v12 + (v12 - v01) / f2
         rr = ((f2 + 1.0) * r12 + r01) / f2
         error = max(abs(v - v12), abs(v - v01)) + rr
-        smooth = shrinks((t0, t1, t2))
+        smooth = kinks.shrinks((t0, t1, t2))
         law = _LAW * max(abs(t0.d - v), abs(t1.d - v) * (f1 + 1.0), abs(t2.d - v) * (f2 + 1.0))
         local = abs(coarse.d - v) <= error + coarse.r + law * (coarse.half / t0.half) ** 2
         local = local and abs(fine.d - v) <= error + fine.r + law * (fine.half / t0.half) ** 2
@@ -246,8 +242,8 @@ def widen(
     return better
 
 
-def _rounded(e: Estimate) -> bool:
-    return e.error - e.roundoff <= _ROUNDED * e.roundoff
+def _rounded(e: Estimate | None) -> bool:
+    return e is not None and e.error - e.roundoff <= _ROUNDED * e.roundoff
 
 
 def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
@@ -258,7 +254,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     """
     known = p.noise or [MODEL_ROUNDOFF * abs(v) for v in p.here]
     floor = {r: _noise_floor(p, r) for r in rows}
-    p.noise = [max(n, floor.get(r, 0.0)) for r, n in enumerate(known)]
+    p.noise = noise = [max(n, floor.get(r, 0.0)) for r, n in enumerate(known)]
     up, down, below = _starts(p)
     starts: list[_Start] = []
     pending = set(rows)
@@ -276,20 +272,14 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         starts.append(start)
         if s in below:
             continue
-        for r in list(pending):
-            e = start.best.get(r)
-            if e is not None and _rounded(e):
-                rounded[r] += 1
-                if rounded[r] >= 2:
-                    pending.discard(r)
+        rounded.update({r: rounded[r] + 1 for r in pending if _rounded(start.best.get(r))})
+        pending -= {r for r in pending if rounded[r] >= 2}
         if not pending:
             break
+    # And the finest differences float64 has at x: a candidate must hold against
+    # them too (t - sin(t) at 3e15, whose period is a dozen ulps).
     if down and all(st.requested != down[-1] for st in starts):
-        # And the finest differences float64 has at x: a candidate must hold
-        # against them too (t - sin(t) at 3e15, whose period is a dozen ulps).
-        finest = _tableau(p, down[-1], rows)
-        if finest is not None:
-            starts.append(finest)
+        starts.extend(st for st in [_tableau(p, down[-1], rows)] if st is not None)
     # Up: while the best local bound is mostly round-off, a larger step may do better.
     for r in rows:
         for s in up:
@@ -314,7 +304,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     for r in rows:
         mine = [st for st in starts if r in st.rows]
         if failed_below and p.overflowed:
-            found[r] = edge(p)  # the steps below |x| overflow: beyond float64's range
+            found[r] = kinks.edge(p)  # the steps below |x| overflow: beyond float64's range
             continue
         if mine and p.x != 0.0 and min(st.step for st in mine) >= 0.25 * abs(p.x):
             # No step below |x| fits in float64 (cbrt at 5e-324): every step spans
@@ -328,30 +318,37 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         if r in noisy:
             found[r] = Unresolved(
                 Why.NOISE,
-                f"the values change by {floor[r]:.3g} between neighbouring floats of x, a "
+                f"the values change by {floor[r]:.3g} between points near x, a "
                 "sizeable part of their own size: float64 shows no derivative here",
             )
             continue
         best = _still(p, r, mine, _local(mine, r)) if p.hidden[r] else _local(mine, r)
-        odd = no_derivative(p, r, [st.rows[r] for st in mine])
+        for _ in range(3 if p.hidden[r] and p.x else 0):  # its noise at its step's scale
+            more = _noise_floor(p, r, best.step) if best and best.step > p.h else 0.0
+            if more <= noise[r]:
+                break
+            noise[r] = more  # (see _noise_floor), and the starts weighed with it
+            mine = [st for st in (_tableau(p, st.requested, [r]) for st in mine) if st]
+            best = _local(mine, r)
+        odd = kinks.no_derivative(p, r, [st.rows[r] for st in mine])
         if odd is not None:
             found[r] = odd
         elif best is not None:
-            found[r] = _open_side(p, r, best) or best
-        elif mine and all(st.finest(r).flat for st in mine) and p.hidden[r]:
+            found[r] = kinks.open_side(p, r, best, _UP, _DOWN) or best
+        elif mine and all(st.rows[r][-1].flat for st in mine) and p.hidden[r]:
             found[r] = Unresolved(
                 Why.RANGE,
                 "the values do not change at any step up to the domain's edge, and a hidden "
                 "forward computes them: how small a slope they round away cannot be told",
             )
-        elif mine and all(st.finest(r).flat for st in mine):
+        elif mine and all(st.rows[r][-1].flat for st in mine):
             # No step changed the value at all: the slope is below what the
             # largest step resolves.
             top = mine[0]
             bound = max(p.delta(r, p.here[r]) / top.step, 2.0**-1074)
             found[r] = Estimate(0.0, bound, top.step, bound, True)
         elif p.overflowed:
-            found[r] = edge(p)
+            found[r] = kinks.edge(p)
         elif not mine and p.reach[r] < 2.0 * min_step(p.x):
             found[r] = Unresolved(
                 Why.NOISE,
@@ -366,7 +363,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
                 "the function turns faster than the finest step)",
             )
         else:
-            found[r] = one_sided(p, r, _UP, _DOWN) or edge(p)
+            found[r] = kinks.one_sided(p, r, _UP, _DOWN) or kinks.edge(p)
     return found
 
 
@@ -418,10 +415,10 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     # the value by an ulp, the least change seen.
     delta = p.delta(r, p.here[r])
     grid = max(p.least[r], 2.0 * delta) if moved < math.inf else delta
-    bound = max(1.5 * grid / min(still, p.reach[r]), 2.0**-1074)
-    if best is not None and best.error <= bound:
-        return best
-    return Estimate(0.0, bound, min(still, p.reach[r]), bound, True)
+    bound, at = max(1.5 * grid / min(still, p.reach[r]), 2.0**-1074), min(still, p.reach[r])
+    return (
+        best if best is not None and best.error <= bound else Estimate(0.0, bound, at, bound, True)
+    )
 
 
 #: The noise floor's points lie within this part of the value's reach (turn limit,
@@ -448,22 +445,6 @@ _NOISY = 1e-3
 #: How much the truncation of a smaller step may exceed the h**2 law from a
 #: larger one (the h**4 terms, and a step ratio off by rounding).
 _LAW = 4.0
-
-
-def _open_side(p: Point, r: int, best: Estimate) -> Estimate | None:
-    """Where a declared domain's edge cut the central steps short, the open side's
-    one-sided estimate, if it is tighter than the central ``best``: ``x * x``
-    declared on (0.5, inf), at 0.5 + 1e-12. Only there: the user declared the
-    function smooth inside, and a side that goes flat far off (``exp2(x - c) +
-    c`` to the left, at 7e14) has nothing to hold its slope to. And only beside
-    a central estimate: one-sided differences alone at steps that turn the
-    function (``sin(50 x)``) bound their truncation too tightly."""
-    if not (p.fenced and p.off and not p.overflowed):
-        return None
-    side = one_sided(p, r, _UP, _DOWN)
-    if not isinstance(side, Estimate) or side.error >= best.error:
-        return None
-    return side if abs(side.value - best.value) <= side.error + best.error else None
 
 
 def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
@@ -495,6 +476,6 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
             for row in finer
         ):
             best = e
-    if best is None:
-        return None
-    return Estimate(best.value, best.error, best.step, best.roundoff, True)
+    return (
+        None if best is None else Estimate(best.value, best.error, best.step, best.roundoff, True)
+    )

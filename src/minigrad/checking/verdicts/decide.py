@@ -182,6 +182,7 @@ def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
     return max(0, min(16, math.floor(math.log10(scale) - math.log10(spread))))
 
 
+@dataclasses.dataclass(slots=True)
 class Broken:
     """The analytic side fails by itself (NaN, two passes that differ, a partial that
     raised, a closure that ignores ``out.grad``): no number need be weighed.
@@ -191,11 +192,8 @@ class Broken:
         cause: A :class:`Cause`.
     """
 
-    __slots__ = ("cause", "words")
-
-    def __init__(self, words: str, cause: Cause) -> None:
-        self.words = words
-        self.cause = cause
+    words: str
+    cause: Cause
 
 
 def decide(
@@ -239,15 +237,12 @@ def decide(
             f"{n:.10g} +- {e:.2g} (NaN or inf never passes)",
             Cause.NOT_FINITE,
         )  # fmt: skip
-    d = abs(a - n)
-    bound = e + roundoff
-    k = digits(a, n, d + bound, zero)
-    proven = d > bound
+    d, bound = abs(a - n), e + roundoff
+    k, proven = digits(a, n, d + bound, zero), d > bound
     if tolerance is not None:
         m = n if classic is None else classic
         allowed = tolerance.allowed(m)
-        dm = abs(a - m)
-        within = dm <= allowed
+        within = (dm := abs(a - m)) <= allowed
         words = (
             f"|analytic - numerical| = {dm:.3g} is {'within' if within else 'beyond'} "
             f"atol + rtol * |numerical| = {allowed:.3g} (atol={tolerance.atol:g}, "
@@ -265,14 +260,9 @@ def decide(
                 f"{d / bound:.3g} times the bound (the tolerance forgave it)"
             )
         return Finding(
-            AGREES if within else WRONG,
-            k if not proven else 0,
-            m,
-            e if classic is None else math.inf,
-            est.step,
-            words,
-            forgiven=proven and within,
-        )
+            AGREES if within else WRONG, k if not proven else 0, m,
+            e if classic is None else math.inf, est.step, words, forgiven=proven and within,
+        )  # fmt: skip
     if proven:
         return Finding(
             WRONG, 0, n, e, est.step,
@@ -324,10 +314,7 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
     jump = est.why is Why.JUMP
     cause = Cause.JUMP if jump else Cause.RANGE
     note = f"not differentiable at this point: the function {est.words}" if jump else est.words
-    return Finding(
-        UNDECIDED, 0, math.nan, math.inf, est.step,
-        f"undecided: {note}", cause, note,
-    )  # fmt: skip
+    return Finding(UNDECIDED, 0, math.nan, math.inf, est.step, f"undecided: {note}", cause, note)
 
 
 def passes(verdicts: Iterable[Verdict]) -> bool:
