@@ -1224,3 +1224,19 @@ def test_stairs_no_step_resolves_leave_the_entry_undecided() -> None:
     inputs = [Value(2.056268259112351e-23), Value(51.17186746099627)]
     entry = check(lambda m, v: kinetic(m, v).log(), inputs).entries[1]
     assert entry.verdict == "undecided", entry.reason
+
+
+@pytest.mark.parametrize("off", [1.0, 1.0001])
+def test_stairs_wider_than_the_step_are_no_turn(off: float) -> None:
+    # t**3 / (exp(c t) - 1) in one rule at c t = 2.5e-7: treads of 0.017 in t, four
+    # nominal steps wide. The rule's own differences broke the s**2 law at the first
+    # probe that crossed a riser, read as a turn, and no step left the tread: its
+    # slope, 1.5 times the true one, convicted the right rule at 2.6e4 times its bound.
+    c = 1.33e-14
+    rule = Rule(
+        "planck_like",
+        lambda t: t**3 / (math.exp(c * t) - 1),
+        (lambda t, out: out * (3 / t - c * mg.exp(c * t) / mg.expm1(c * t)) * off,),
+    )
+    (entry,) = check(lambda v: rule(v), [Value(18490539.716579564)]).entries
+    assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason

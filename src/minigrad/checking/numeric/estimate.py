@@ -383,9 +383,8 @@ class _Row:
             # seen: the grid is unknown, and so is the bound). On stairs, any value
             # may be a cell off the smooth function's, wherever it moved.
             self.r = max(self.r, p.least[r] / half)
-        right_step, left_step = (p.x + half) - p.x, p.x - (p.x - half)
-        self.right = (u - c) / right_step
-        self.left = (c - w) / left_step
+        self.right = (u - c) / ((p.x + half) - p.x)
+        self.left = (c - w) / (p.x - (p.x - half))
         self.gap = self.right - self.left
         self.gap_noise = 4.0 * (delta if abs(c) <= big else p._delta(r, abs(c))) / half
         # The larger change from the point to a side, for telling a jump.

@@ -10,7 +10,7 @@ not); :func:`one_sided` estimates from the side that fits where no central step 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 
 from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, Why, _Row, min_step
@@ -281,27 +281,29 @@ def open_side(p: Point, r: int, best: Estimate, up: int, down: int) -> Estimate 
     return side if abs(side.value - best.value) <= side.error + best.error else None
 
 
-def riser(p: Point, r: int, sigma: float, noise: float) -> bool:
-    """Whether value ``r`` jumps by ``noise / 16`` (beyond its mean slope) between two
-    neighbouring floats in ``(x, x + 7 sigma)``: a stair's riser. Risers of one rounding
-    share a sign: the midpoint's departure from the chord, ``(left - right) H / 2``
-    for ``left`` and ``right`` risers a side, points to a half holding one for the
-    right sign (both are tried), and at an ulp the jump is whole, while smooth
-    structure (a bump, a wiggle of 1e-8) moves by its slope times an ulp there."""
-    ends = p.at(p.x + sigma), p.at(p.x + 7.0 * sigma)
+def riser(at: Callable[[float], Sequence[float] | None], r: int, a: float, b: float) -> float:
+    """The largest jump of value ``r`` between two neighbouring floats in ``(a, b)``, beyond the
+    mean slope and 4 times the ulps beside: a stair's riser. Risers of one rounding share
+    a sign: the midpoint's departure from the chord, ``(left - right) H / 2`` for ``left``
+    and ``right`` risers a side, points to a half holding one for the right sign (both
+    are tried); at an ulp the jump is whole, where smooth structure (a bump, a wiggle
+    of 1e-8) moves by its slope times an ulp, and a kink as the ulps beside it."""
+    ends, jump = (at(a), at(b)), 0.0
     if ends[0] is None or ends[1] is None:
-        return False
-    slope = abs(ends[1][r] - ends[0][r]) / (6.0 * sigma)
+        return jump
+    slope = abs(ends[1][r] - ends[0][r]) / (b - a)
     for sign in (1.0, -1.0):
-        (a, ya), (b, yb) = (p.x + sigma, ends[0][r]), (p.x + 7.0 * sigma, ends[1][r])
-        while a < (m := a + (b - a) / 2.0) < b and (got := p.at(m)) is not None:
+        (lo, ya), (hi, yb) = (a, ends[0][r]), (b, ends[1][r])
+        while lo < (m := lo + (hi - lo) / 2.0) < hi and (got := at(m)) is not None:
             if sign * (got[r] - (ya + yb) / 2.0) > 0.0:
-                b, yb = m, got[r]
+                hi, yb = m, got[r]
             else:
-                a, ya = m, got[r]
-        if abs(yb - ya) - slope * (b - a) >= noise / 16.0:
-            return True
-    return False
+                lo, ya = m, got[r]
+        w = hi - lo
+        n0, n1 = at(lo - w), at(hi + w)  # the ulps beside: a kink's move by as much
+        side = max(abs(ya - n0[r]), abs(n1[r] - yb)) if n0 and n1 else math.inf
+        jump = max(jump, abs(yb - ya) - max(slope * w, 4.0 * side))
+    return jump
 
 
 def one_bend(v: Sequence[float]) -> bool:

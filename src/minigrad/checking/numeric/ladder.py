@@ -109,9 +109,9 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     nothing can be measured (the sides leave the domain, the values never move).
     A hidden forward's stairs (``exp(x) - 1`` at 1e-5 under a smooth factor) are
     smooth within a tread, where a difference sees the factor's slope alone (1.5x
-    Planck's): its spacings also reach a seventh of the step, of a tenth of it and
-    of ``wide`` (a step taken), within ``|x|``, read where it rises between two
-    neighbouring floats (:func:`.riser`): a difference errs by noise / s then.
+    Planck's): its spacings also reach a seventh of the step, of its tenth, of ``wide``
+    (the steps taken) and of its golden part (_ALIAS), within ``|x|``, read where a
+    riser shows (:func:`.riser`): a difference at ``s`` errs by noise / ``s`` then.
     """
     scale, most = min(p.h, abs(p.x)) if p.x != 0.0 else p.h, 0.0
     q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
@@ -122,7 +122,7 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     wider: set[float] = set()
     if p.hidden[r] and p.x:  # stairs inside (see _ALIAS, and above)
         spacings |= {_ALIAS[0] * q, _ALIAS[1] * q, round(_ALIAS[2] * coarse / q) * q}
-        tops = (min(w, abs(p.x)) / 7.0 for w in (p.h, p.h / 10.0, wide) if w)
+        tops = (min(w, abs(p.x)) / 7.0 for w in (p.h, p.h / 10.0, wide, wide / _ALIAS[2]) if w)
         wider = {max(q, round(t / q) * q) for t in tops} - spacings
     for sigma in sorted(spacings | wider):
         if 7.0 * sigma > p.reach[r] / _WITHIN and sigma > fine:
@@ -165,8 +165,9 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
             ok and 0.0 < _SHAPE * x < y for x, y, ok in zip(sixths, fourths, smooth, strict=True)
         )
         read = max(sixths if shape else fourths) / 2.0 if fourths else 0.0
-        if sigma in wider and read > most and not kinks.riser(p, r, sigma, read):
-            read = 0.0  # structure smooth at an ulp (a bump, a wiggle), not stairs
+        if sigma in wider:  # stairs far above the finer spacings' noise, with a riser
+            far = read > 16.0 * most and kinks.riser(p.at, r, p.x + sigma, p.x + 7.0 * sigma)
+            read = read if far and far >= read / 16.0 else 0.0  # else a bump, a wiggle
         if not coarser or read > MODEL_ROUNDOFF * seen:
             most = max(most, read)
     return most
@@ -221,8 +222,6 @@ def widen(
         p.noise = [MODEL_ROUNDOFF * abs(v) for v in p.here]
     better: dict[int, Estimate] = {}
     for r in mine:
-        e = found[r]
-        assert isinstance(e, Estimate)
         coarse, fine, measured = p.paired[r]
         known, p.noise[r] = p.noise[r], max(p.noise[r], measured)
         t0, t1, t2 = (_Row(p, r, *g) for g in got if g is not None)
@@ -237,7 +236,7 @@ def widen(
         law = _LAW * max(abs(t0.d - v), abs(t1.d - v) * (f1 + 1.0), abs(t2.d - v) * (f2 + 1.0))
         local = abs(coarse.d - v) <= error + coarse.r + law * (coarse.half / t0.half) ** 2
         local = local and abs(fine.d - v) <= error + fine.r + law * (fine.half / t0.half) ** 2
-        if smooth and local and min(f1, f12) > 0.01 and error < e.error:
+        if smooth and local and min(f1, f12) > 0.01 and error < found[r].error:
             better[r] = Estimate(v, error, t0.half, rr, True)
     return better
 
@@ -323,8 +322,10 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             )
             continue
         best = _still(p, r, mine, _local(mine, r)) if p.hidden[r] else _local(mine, r)
-        for _ in range(3 if p.hidden[r] and p.x else 0):  # its noise at its step's scale
-            more = _noise_floor(p, r, best.step) if best and best.step > p.h else 0.0
+        near = max(1e3 * p.h, 1e-3 * abs(p.x))  # (where Point watches a hidden forward)
+        for _ in range(3 if p.hidden[r] and p.x and mine else 0):  # at its steps' scale
+            wide = max(best.step if best else 0.0, min(max(st.step for st in mine), near))
+            more = _noise_floor(p, r, wide) if wide > p.h else 0.0
             if more <= noise[r]:
                 break
             noise[r] = more  # (see _noise_floor), and the starts weighed with it

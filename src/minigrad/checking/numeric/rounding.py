@@ -345,8 +345,7 @@ class GraphRoundoff:
         self._by: dict[int, list[float]] = {}
 
     def _of(self, r: int) -> _Reading:
-        found = self._read.get(r)
-        if found is None:
+        if (found := self._read.get(r)) is None:
             found = self._read[r] = _read(self.fs[r], self.xs)
         return found
 
@@ -368,10 +367,9 @@ class GraphRoundoff:
         holds ``y``'s cancellation in its value, and none of it in a difference by ``x``.
         (Their rounding still moves the computed function's slope itself: that is the
         caller's to bound.)"""
-        by = self._by.get(r)
-        if by is None:
-            by = self._by[r] = self._reached(r)
-        return by[i]
+        if r not in self._by:
+            self._by[r] = self._reached(r)
+        return self._by[r][i]
 
     def _reached(self, r: int) -> list[float]:
         noise, _, _, shares, _ = self._of(r)

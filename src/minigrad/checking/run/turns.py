@@ -13,9 +13,11 @@ value's limit by every input in one pass: a point's widest steps
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
+from minigrad.checking.numeric import kinks
 from minigrad.checking.numeric.estimate import grid_of
 from minigrad.checking.numeric.rounding import (
     _cell,
@@ -383,11 +385,31 @@ def _smooth_over(rule: Rule, u: float) -> float:
         return t if _law(rule, u, t, cell) is not None else top
     if t >= top or not first:
         return top
-    while t < top and _law(rule, u, t, cell):
+    searched = False  # once: a stair's height is every stair's
+    while t < top:
+        if not _law(rule, u, t, cell):
+            # Broken by a riser (stairs: exp(c u) - 1 under u**3), the law holds over
+            # the stair's height as over a grid's cell; broken by a turn, it holds over none.
+            jump = (
+                0.0 if searched else kinks.riser(functools.partial(_value, rule), 0, u - t, u + t)
+            )
+            if jump <= cell:
+                break
+            searched, cell = True, jump
+            continue
         t *= _GROW
     if t < top and _law(rule, u, t * _GROW, cell, afar=True):
         return top  # a kink or a bend seen from afar: the ladder's to see, as before
     return min(t, top)
+
+
+def _value(rule: Rule, u: float) -> list[float] | None:
+    """``rule``'s forward at ``u``; None off its domain, or where it gives no finite float."""
+    try:
+        v = rule.forward(u)
+    except Exception:  # off its domain
+        return None
+    return [v] if type(v) is float and math.isfinite(v) else None
 
 
 def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> bool | None:
