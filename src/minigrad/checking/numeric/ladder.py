@@ -110,8 +110,8 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     A hidden forward's stairs (``exp(x) - 1`` at 1e-5 under a smooth factor) are
     smooth within a tread, where a difference sees the factor's slope alone (1.5x
     Planck's): its spacings also reach a seventh of the step, of its tenth, of ``wide``
-    (the steps taken) and of its golden part (_ALIAS), within ``|x|``, read where a
-    riser shows (:func:`.riser`): a difference at ``s`` errs by noise / ``s`` then.
+    (the steps taken) and of its golden part (_ALIAS), within ``|x|``, read where 16
+    times the finer ones' with a riser (:func:`.riser`): a difference errs by noise / s.
     """
     scale, most = min(p.h, abs(p.x)) if p.x != 0.0 else p.h, 0.0
     q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
