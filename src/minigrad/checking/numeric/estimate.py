@@ -238,7 +238,9 @@ class Point:
         #: which it moved (a hidden forward's): see :meth:`stairs`.
         self.still: list[list[float]] = [[] for _ in self.here]
         self.moved = [math.inf] * len(self.here)
-        #: The values of a hidden forward: the only ones whose grid is watched.
+        #: The values of a hidden forward, the only ones whose grid is watched, within 1e3
+        #: steps of x or 1e-3 of |x| (a cancellation's treads are ulps of |x|-sized ones).
+        self.near = max(1e3 * h, 1e-3 * abs(x))
         self._watched = [r for r, h in enumerate(self.hidden) if h]
         #: Whether a moved point was off the function's domain (or a declared one),
         #: and whether moved points are held to a domain the user declared (a
@@ -260,11 +262,10 @@ class Point:
         if got is not None and not all(map(math.isfinite, got)):
             self.overflowed = True
             got = None
-        # Near x only: 1e3 steps, 1e-3 at |x| = 1, and beyond it 1e-3 of |x| (linear, as a
-        # cancellation's treads are ulps of |x|-sized intermediates); far off, a value may
-        # be round by nature (1 / x at 0.03 + 0.02 is 20.0). Only hidden forwards' values.
+        # Near x only (self.near); far off, a value may be round by nature (1 / x at
+        # 0.03 + 0.02 is 20.0). Only hidden forwards' values.
         if self._watched and got is not None and len(got) == len(self.here):
-            near = abs(t - self.x) <= max(1e3 * self.h, 1e-3 * abs(self.x))
+            near = abs(t - self.x) <= self.near
             for r in self._watched:
                 v = got[r]
                 if v != self.here[r]:

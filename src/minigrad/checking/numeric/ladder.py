@@ -322,9 +322,8 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             )
             continue
         best = _still(p, r, mine, _local(mine, r)) if p.hidden[r] else _local(mine, r)
-        near = max(1e3 * p.h, 1e-3 * abs(p.x))  # (where Point watches a hidden forward)
         for _ in range(3 if p.hidden[r] and p.x and mine else 0):  # at its steps' scale
-            wide = max(best.step if best else 0.0, min(max(st.step for st in mine), near))
+            wide = max(best.step if best else 0.0, min(max(st.step for st in mine), p.near))
             more = _noise_floor(p, r, wide) if wide > p.h else 0.0
             if more <= noise[r]:
                 break
