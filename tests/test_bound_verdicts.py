@@ -1240,3 +1240,46 @@ def test_stairs_wider_than_the_step_are_no_turn(off: float) -> None:
     )
     (entry,) = check(lambda v: rule(v), [Value(18490539.716579564)]).entries
     assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason
+
+
+@pytest.mark.parametrize("slope", [0.0, 1e-6, 1.0])
+def test_values_still_up_to_a_domains_edge_bound_the_slope(slope: float) -> None:
+    # A forward that ignores its argument, with a declared domain: the still values
+    # were followed outward until a step left the domain, and then bounded nothing,
+    # so a partial of 1 (or 1e-6) was undecided where without the domain it is wrong.
+    const = Rule("const", lambda x: 3.0, (lambda x, out: slope,), domain=((0.0, 1.0),))
+    (entry,) = check(lambda v: const(v), [Value(0.3)]).entries
+    assert (entry.verdict == "wrong") == (slope != 0.0), entry.reason
+
+
+@pytest.mark.parametrize("slope", [0.0, 1.0])
+def test_values_still_up_to_where_another_output_overflows_bound_the_slope(slope: float) -> None:
+    # exp(y / 2) overflows at the walk's eighth step; sin(x) never moved with y.
+    ignores_y = Rule(
+        "ignores_y",
+        lambda x, y: math.sin(x),
+        (lambda x, y, out: mg.cos(x), lambda x, y, out: slope),
+    )
+    report = check(lambda x, y: (ignores_y(x, y), mg.exp(y * 0.5)), [Value(0.3), Value(1.2)])
+    entry = next(e for e in report.entries if e.output == 0 and e.wrt == 1)
+    assert (entry.verdict == "wrong") == (slope != 0.0), entry.reason
+
+
+@pytest.mark.parametrize(("x", "slope"), [(0.3, 1e-14), (700.0, None)])
+def test_a_grid_hidden_by_cancellation_is_not_read_from_an_edge(
+    x: float, slope: float | None
+) -> None:
+    # ((700 + 1e-14 x) - 700) + 1 moves in cells of an ulp of 700, 11 units of x
+    # wide: still up to the domain's edge at 0.2, it is no ulp of 1 over 0.2. And
+    # log1p(exp(x)) - x is 0 up to where exp overflows: a 0 shows no grid at all.
+    if slope is None:
+        rule = Rule("sp", lambda x: math.log1p(math.exp(x)) - x, (lambda x, out: -mg.sigmoid(-x),))
+    else:
+        rule = Rule(
+            "cells",
+            lambda x: ((700.0 + 1e-14 * x) - 700.0) + 1.0,
+            (lambda x, out: slope,),
+            domain=((0.0, 1.0),),
+        )
+    (entry,) = check(lambda v: rule(v), [Value(x)]).entries
+    assert entry.verdict != "wrong", entry.reason

@@ -338,8 +338,8 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         elif mine and all(st.rows[r][-1].flat for st in mine) and p.hidden[r]:
             found[r] = Unresolved(
                 Why.RANGE,
-                "the values do not change at any step up to the domain's edge, and a hidden "
-                "forward computes them: how small a slope they round away cannot be told",
+                "the values do not change at any step taken, and a hidden forward computes them"
+                " with no grid to read: how small a slope they round away cannot be told",
             )
         elif mine and all(st.rows[r][-1].flat for st in mine):
             # No step changed the value at all: the slope is below what the
@@ -380,18 +380,20 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     until the values move and the edge is bisected: past a kink (relu's flat
     side) the change falls with the step, on a grid never below a cell. Beyond
     a bend (``p.reach``) a still step only finds that change. Never moving, no
-    grid shows: the model's round-off (a constant forward)."""
+    grid shows: the model's round-off (a constant forward), ``4**k`` times where an
+    edge cut ``k`` rounds of the walk; none for a value of 0."""
     rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
     flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
     if len(flat) < 2 or flat[0] > flat[-1] / 2.0:
         return best
     still, moved = flat[-1], rows[len(flat)].half if len(flat) < len(rows) else math.inf
-    saved = (p.off, p.overflowed)
+    saved, unseen = (p.off, p.overflowed), 1.0
     try:
-        for _ in range(_FAR if moved == math.inf else 0):
+        for k in range(_FAR if moved == math.inf else 0):
             lo, hi = p.at(p.x - 4.0 * still), p.at(p.x + 4.0 * still)
-            if lo is None or hi is None:
-                return best
+            if lo is None or hi is None:  # a domain's edge, or an overflow, cut the walk
+                unseen = 4.0 ** (_FAR - k)  # short: a grid that much coarser goes unseen
+                break
             if lo[r] != p.here[r] or hi[r] != p.here[r]:
                 moved = 4.0 * still
                 break
@@ -410,11 +412,13 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
                 moved = t
     finally:
         p.off, p.overflowed = saved
+    if moved == math.inf and p.here[r] == 0.0:
+        return best  # never moving, a 0 shows no grid (log1p(exp(x)) - x at 700 hides one)
     # A value may be off by its round-off too, where the graph reads more than a
     # cell: a rule in float32 beside 1e-9 x stands still on its grid while x moves
     # the value by an ulp, the least change seen.
     delta = p.delta(r, p.here[r])
-    grid = max(p.least[r], 2.0 * delta) if moved < math.inf else delta
+    grid = max(p.least[r], 2.0 * delta) if moved < math.inf else delta * unseen
     bound, at = max(1.5 * grid / min(still, p.reach[r]), 2.0**-1074), min(still, p.reach[r])
     return (
         best if best is not None and best.error <= bound else Estimate(0.0, bound, at, bound, True)

@@ -71,10 +71,7 @@ class Verdict(enum.StrEnum):
         return repr(self.value)
 
 
-WRONG = Verdict.WRONG
-AGREES = Verdict.AGREES
-SUBGRADIENT = Verdict.SUBGRADIENT
-UNDECIDED = Verdict.UNDECIDED
+WRONG, AGREES, SUBGRADIENT, UNDECIDED = Verdict  # the members, in their order
 
 
 class Cause(enum.Enum):
@@ -102,8 +99,7 @@ class Cause(enum.Enum):
 
 
 #: PyTorch's tolerances: the classic test's defaults when only one is given.
-CLASSIC_ATOL = 1e-5
-CLASSIC_RTOL = 1e-3
+CLASSIC_ATOL, CLASSIC_RTOL = 1e-5, 1e-3
 #: The fewest digits an agreement must prove to count. Fewer cannot tell a right rule
 #: from one off by a tenth of a percent (0.999 for 1, a float32 constant): it warns.
 MIN_DIGITS = 3
