@@ -1283,3 +1283,25 @@ def test_a_grid_hidden_by_cancellation_is_not_read_from_an_edge(
         )
     (entry,) = check(lambda v: rule(v), [Value(x)]).entries
     assert entry.verdict != "wrong", entry.reason
+
+
+@pytest.mark.parametrize("off", [1.0, 1.00001])
+def test_stairs_a_few_ulps_of_x_wide_are_read_as_noise(off: float) -> None:
+    # Arrhenius in one rule at T = 1314: exp's argument moves by an ulp of itself per
+    # ulp of T, so the values climb stairs 5 of their ulps high, a riser every 25 ulps
+    # of T. Spacings of 2 ulps read 2 ulps of noise; those of 7 and 23, 8, were
+    # discarded as under 64 ulps, and the finest steps' differences, 1.5 times the
+    # slope, vetoed every coarser estimate: a rule 1e-5 off was undecided.
+    rg = 8.314462618
+    arrhenius = Rule(
+        "arrhenius",
+        lambda a, ea, t: a * math.exp(-ea / (rg * t)),
+        (
+            lambda a, ea, t, out: out / a,
+            lambda a, ea, t, out: -out / (rg * t),
+            lambda a, ea, t, out: out * ea / (rg * t * t) * off,
+        ),
+    )
+    inputs = [Value(591849788.2950733), Value(58375.15659341108), Value(1314.5619086736026)]
+    entry = check(lambda a, ea, t: arrhenius(a, ea, t), inputs).entries[2]
+    assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason

@@ -112,10 +112,13 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     Planck's): its spacings also reach a seventh of the step, of its tenth, of ``wide``
     (the steps taken) and of its golden part (_ALIAS), within ``|x|``, read where 16
     times the finer ones' with a riser (:func:`.riser`): a difference errs by noise / s.
+    At 7 and 23 ulps fourths of both signs, twice the finer read, count whole (Arrhenius).
     """
     scale, most = min(p.h, abs(p.x)) if p.x != 0.0 else p.h, 0.0
     q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
     fine, coarse = 2.0 * q, max(16.0 * q, round(1e-3 * scale / q) * q if p.x else 1e-3 * scale)
+    # Up to 23 ulps, fourths of both signs are noise, whole where twice the finer read
+    near = _ALIAS[1] * q  # (white rounding reads within 2 of it; measured on hard.py)
     # Between the two, one every _BETWEEN decades (more than one only at 0).
     between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
     spacings = {fine, *(s for s in between if s > fine), coarse}
@@ -128,15 +131,11 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
         if 7.0 * sigma > p.reach[r] / _WITHIN and sigma > fine:
             break  # an op turns within the points: its shape, not noise (see _WITHIN)
         if most > 0.0 and not (p.hidden[r] and p.x):
-            # The finer spacing where the values move: the least structure. A hidden
-            # forward may round inside to a grid only a coarser one shows (log(1 + x
-            # * x) at 0.004 in one rule): it counts beyond the values' own round-off
-            # (not at 0, where a coarser spacing's values are no size of x's).
-            break
+            break  # the finer spacing where the values move: the least structure
+        # A hidden forward may round inside to a grid only a coarser spacing shows (log(1
+        # + x * x) at 0.004): beyond its own round-off (not at 0: no size of x's there).
         coarser, seen = most > 0.0, 0.0
-        fourths: list[float] = []
-        sixths: list[float] = []
-        smooth: list[bool] = []
+        fourths, sixths, smooth = list[float](), list[float](), list[bool]()
         for side in (1.0, -1.0):
             got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
             vals = [v[r] for v in got if v is not None]
@@ -168,7 +167,8 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
         if sigma in wider:  # stairs far above the finer spacings' noise, with a riser
             far = read > 16.0 * most and kinks.riser(p.at, r, p.x + sigma, p.x + 7.0 * sigma)
             read = read if far and far >= read / 16.0 else 0.0  # else a bump, a wiggle
-        if not coarser or read > MODEL_ROUNDOFF * seen:
+        whole = seen < math.inf and sigma <= near and read > 2.0 * most  # (see near)
+        if not coarser or read > MODEL_ROUNDOFF * seen or whole:
             most = max(most, read)
     return most
 
