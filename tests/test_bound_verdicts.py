@@ -1305,3 +1305,25 @@ def test_stairs_a_few_ulps_of_x_wide_are_read_as_noise(off: float) -> None:
     inputs = [Value(591849788.2950733), Value(58375.15659341108), Value(1314.5619086736026)]
     entry = check(lambda a, ea, t: arrhenius(a, ea, t), inputs).entries[2]
     assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason
+
+
+@pytest.mark.parametrize("off", [1.0, 1.01])
+def test_paths_that_cancel_do_not_hold_the_steps_to_their_sum(off: float) -> None:
+    # The principal square root's real part at x >> |y|, its partial by y through
+    # sqrt((hypot(x, y) - x) / 2): that argument is 3e-16 from sqrt's branch point and
+    # moves by 4e-16 per unit of x, but its two paths' speeds, 1 each, added up to 2,
+    # and held the steps to 3e-16: a rule 1% off was undecided.
+    def pim(x: Any, y: Any) -> Any:
+        return (1 if y > 0 else -1) * mg.sqrt((mg.hypot(x, y) - x) / 2)
+
+    real = Rule(
+        "csqrt_re",
+        lambda x, y: math.sqrt((math.hypot(x, y) + x) / 2),
+        (
+            lambda x, y, out: out / (2 * mg.hypot(x, y)) * off,
+            lambda x, y, out: pim(x, y) / (2 * mg.hypot(x, y)),
+        ),
+    )
+    inputs = [Value(0.5798707716072267), Value(-2.4537493944007934e-08)]
+    entry = check(lambda x, y: real(x, y), inputs).entries[0]
+    assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason

@@ -95,12 +95,12 @@ def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None
     slope, and ``tanh``'s whole rise over the step (and, where an op has a
     pole, a step beyond it sees both sides: :func:`_radius`). ``t * t +
     sin(t)`` at 3e7 has central differences at steps of 279 and 2790 that
-    agree on ``2 t`` and miss ``cos(t)``. A forward pass with the absolute
-    values of the partials bounds how fast each op's argument moves with
-    ``x``. A rule written outside the table hides its forward, but its
-    partials are graphs too: a periodic op there turns its derivative (``2 t
-    + cos(t)`` for ``t * t + sin(t)`` in one rule), and steps beyond its
-    scale average that derivative just the same. inf when no such op is
+    agree on ``2 t`` and miss ``cos(t)``. A forward pass with the partials
+    (signed, plus the rounding their paths' absolute sum may carry: :data:`_CANCEL`)
+    gives how fast each op's argument moves with ``x``. A rule written outside
+    the table hides its forward, but its partials are graphs too: a periodic op
+    there turns its derivative (``2 t + cos(t)`` for ``t * t + sin(t)`` in one
+    rule), and steps beyond its scale average that derivative just the same. inf when no such op is
     found that ``x`` reaches (or when a partial cannot be computed: the
     numbers decide alone).
 
@@ -118,18 +118,32 @@ def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None
         >>> turn_scale(inside(t), t)
         1.0
     """
-    return _turns(f, {id(x): 1.0}, inside=True, probed=probed)
+    return _turns(f, {id(x): (1.0, 1.0)}, inside=True, probed=probed)
+
+
+#: Paths that cancel: an argument's speed is its signed sum over the paths from the
+#: input, ``hypot(x, y) - x`` at ``x >> y`` nearly still, plus the rounding that sum
+#: and its partials carry, 64 ulps of the paths' absolute sum (MODEL_ROUNDOFF's
+#: model of a few dozen ops); the absolute sum alone held ``sqrt`` of it, 3e-16
+#: from its branch point, to steps of 3e-16 where it moves by 4e-16 per unit.
+_CANCEL = 2.0**-46
+
+
+def _speed(signed: float, mass: float) -> float:
+    """How fast a node moves, from its signed speed and its paths' absolute sum."""
+    return min(mass, abs(signed) + _CANCEL * mass)
 
 
 def _turns(
     f: Value,
-    speed: dict[int, float],
+    speed: dict[int, tuple[float, float]],
     *,
     inside: bool,
     probed: dict[tuple[int, float], float] | None = None,
 ) -> float:
-    """:func:`turn_scale` from the speeds of some of ``f``'s nodes (``inside``: look
-    into the partials of rules written outside the table, once)."""
+    """:func:`turn_scale` from the speeds of some of ``f``'s nodes, signed and their paths'
+    absolute sum (``inside``: look into the partials of rules written outside the table,
+    once)."""
     if not isinstance(f, Value):
         return math.inf
     smallest = math.inf
@@ -138,25 +152,26 @@ def _turns(
         if rule is None:
             continue
         args = _args(node)
-        moved = [speed.get(id(a), 0.0) if isinstance(a, Value) else 0.0 for a in args]
-        if not any(moved):
+        moved = [speed.get(id(a), (0.0, 0.0)) if isinstance(a, Value) else (0.0, 0.0) for a in args]
+        if not any(m for _, m in moved):
             continue
         for j, radius in _radius(node, probed):
-            if moved[j] > 0.0:
-                smallest = min(smallest, radius / moved[j])
+            if moved[j][1] > 0.0:
+                smallest = min(smallest, radius / _speed(*moved[j]))
         floats = [a._data if isinstance(a, Value) else a for a in args]
-        each = zip(rule.partials, args, moved, strict=False)
+        signed = mass = 0.0
         try:  # (the moved arguments' partials only)
-            total = sum(
-                m * min(abs(partial_at(p, a, floats, node._data)), _shown(rule, p, floats, j))
-                for j, (p, a, m) in enumerate(each)
-                if m
-            )
+            for j, (p, a, (v, m)) in enumerate(zip(rule.partials, args, moved, strict=False)):
+                if m:
+                    slope = partial_at(p, a, floats, node._data)
+                    size = min(abs(slope), _shown(rule, p, floats, j))
+                    signed, mass = signed + math.copysign(size, slope) * v, mass + size * m
         except (ArithmeticError, ValueError, TypeError):
             return math.inf
-        speed[id(node)] = total
+        speed[id(node)] = (signed, mass)
         if inside and hidden(rule):
-            smallest = min(smallest, _inside(rule, floats, node._data, [*moved, total], probed))
+            seeds = [*moved, (signed, mass)]
+            smallest = min(smallest, _inside(rule, floats, node._data, seeds, probed))
     return smallest
 
 
@@ -188,11 +203,12 @@ def _inside(
     rule: Rule,
     floats: Sequence[float],
     out: float,
-    speeds: Sequence[float],
+    speeds: Sequence[tuple[float, float]],
     probed: dict[tuple[int, float], float] | None = None,
 ) -> float:
     """The turn scale of the periodic ops in ``rule``'s partials (called on Values for
-    its arguments and ``out``, which move at ``speeds``); inf where none is found."""
+    its arguments and ``out``, which move at ``speeds``: see :func:`_turns`); inf where
+    none is found."""
     smallest = math.inf
     leaves = [Value(v) for v in (*floats, out)]
     for partial in rule.partials:
@@ -281,8 +297,8 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
     sin(a))``, whose ``R`` is 1e-8 off, agreed to 7 digits held to ``sin``'s radian).
 
     Each op that turns or bends needs the speed of its argument by each input.
-    One pass forwards over the graph of all those arguments together, with the
-    absolute partials, carries each node's speeds by the inputs it depends on
+    One pass forwards over the graph of all those arguments together carries
+    each node's speeds (:func:`_turns`) by the inputs it depends on
     (few, in a chain or an activation's argument): linear in the graph, where
     a walk back from each argument is quadratic in a chain of 10,000 tanh.
     Where a rule written outside minigrad hides its forward, its partials are
@@ -302,33 +318,35 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
     if not capped:
         return unbounded
     where = {id(x): i for i, x in enumerate(xs)}
-    speeds: dict[int, dict[int, float]] = {}
+    speeds: dict[int, dict[int, tuple[float, float]]] = {}  # signed, and paths' (_turns)
     for n in reversed(toposort([arg for _, arg, _ in capped])):  # the inputs first
-        mine: dict[int, float] = {}
+        mine: dict[int, tuple[float, float]] = {}
         if n._rule is not None:
             args = _args(n)
             floats = [a._data if isinstance(a, Value) else a for a in args]
             pairs = zip(args, n._rule.partials, strict=False)
             try:
-                slopes = [abs(partial_at(p, a, floats, n._data)) for a, p in pairs]
+                slopes = [partial_at(p, a, floats, n._data) for a, p in pairs]
             except (ArithmeticError, ValueError, TypeError):
                 return unbounded  # as turn_scale: the numbers decide alone
             for a, slope in zip(args, slopes, strict=False):
-                if isinstance(a, Value) and slope > 0.0:
-                    for i, v in speeds[id(a)].items():
-                        mine[i] = mine.get(i, 0.0) + slope * v
+                if isinstance(a, Value) and slope != 0.0:
+                    for i, (v, m) in speeds[id(a)].items():
+                        was, mass = mine.get(i, (0.0, 0.0))
+                        mine[i] = (was + slope * v, mass + abs(slope) * m)
         at = where.get(id(n))
         if at is not None:
-            mine[at] = mine.get(at, 0.0) + 1.0
+            was, mass = mine.get(at, (0.0, 0.0))
+            mine[at] = (was + 1.0, mass + 1.0)
         speeds[id(n)] = mine
     turns = unbounded
     inside = [{id(n) for n in toposort([f])} for f in fs] if len(fs) > 1 else [set()]
     for node, arg, radius in capped:
         rows = [r for r in range(len(fs)) if len(fs) == 1 or id(node) in inside[r]]
-        for i, v in speeds[id(arg)].items():
-            if v > 0.0:
+        for i, (v, m) in speeds[id(arg)].items():
+            if m > 0.0:
                 for r in rows:
-                    turns[r][i] = min(turns[r][i], radius / v)
+                    turns[r][i] = min(turns[r][i], radius / _speed(v, m))
     return turns
 
 
