@@ -1327,3 +1327,24 @@ def test_paths_that_cancel_do_not_hold_the_steps_to_their_sum(off: float) -> Non
     inputs = [Value(0.5798707716072267), Value(-2.4537493944007934e-08)]
     entry = check(lambda x, y: real(x, y), inputs).entries[0]
     assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason
+
+
+@pytest.mark.parametrize("off", [1.0, 1.0001])
+def test_a_hidden_forward_is_laddered_down_to_its_finest_steps(off: float) -> None:
+    # A bump 3e-9 wide and 5e-13 high, 5e-9 beside the point, inside one rule: the
+    # ladder stopped two decades after round-off took over (1e-7), and the steps
+    # that saw the bump's slope (2.6e-5 of the derivative) were never taken. The
+    # coarse steps, which average it away, convicted the right rule at 3e5 times
+    # their bound.
+    c, w, a = 0.32316965243691725, 3.0128776683965338e-09, 4.531331188343895e-13
+
+    def bump(t: Any) -> Any:
+        return mg.exp(-(((t - c) / w) ** 2))
+
+    rule = Rule(
+        "fine_bump",
+        lambda t: math.sin(t) + a * math.exp(-(((t - c) / w) ** 2)),
+        (lambda t, out: (mg.cos(t) - 2 * a * (t - c) / (w * w) * bump(t)) * off,),
+    )
+    (entry,) = check(lambda v: rule(v), [Value(0.32316965763182576)]).entries
+    assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason

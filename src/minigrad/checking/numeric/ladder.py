@@ -257,8 +257,8 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     up, down, below = _starts(p)
     starts: list[_Start] = []
     pending = set(rows)
-    # Down: until round-off has taken over (a start whose best error is mostly
-    # round-off), and one more start after it; the scales below |x| always.
+    # Down: until round-off has taken over (a start whose best error is mostly round-off)
+    # and one more; a hidden forward's every decade (a bump 3e-9 wide); below |x| always.
     rounded = dict.fromkeys(rows, 0)
     failed_below = False
     for s in [*down[:1], *below, *down[1:]]:
@@ -272,7 +272,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         if s in below:
             continue
         rounded.update({r: rounded[r] + 1 for r in pending if _rounded(start.best.get(r))})
-        pending -= {r for r in pending if rounded[r] >= 2}
+        pending -= {r for r in pending if rounded[r] >= 2 and not p.hidden[r]}
         if not pending:
             break
     # And the finest differences float64 has at x: a candidate must hold against
