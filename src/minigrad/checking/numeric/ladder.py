@@ -118,7 +118,7 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
     fine, coarse = 2.0 * q, max(16.0 * q, round(1e-3 * scale / q) * q if p.x else 1e-3 * scale)
     # Up to 23 ulps, fourths of both signs are noise, whole where twice the finer read
-    near = _ALIAS[1] * q  # (white rounding reads within 2 of it; measured on hard.py)
+    near = _ALIAS[1] * q  # (white rounding reads within 2 of that; measured, hard.py)
     # Between the two, one every _BETWEEN decades (more than one only at 0).
     between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
     spacings = {fine, *(s for s in between if s > fine), coarse}
@@ -132,8 +132,8 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
             break  # an op turns within the points: its shape, not noise (see _WITHIN)
         if most > 0.0 and not (p.hidden[r] and p.x):
             break  # the finer spacing where the values move: the least structure
-        # A hidden forward may round inside to a grid only a coarser spacing shows (log(1
-        # + x * x) at 0.004): beyond its own round-off (not at 0: no size of x's there).
+        # A hidden forward may round to a grid only a coarser spacing shows, log(1 + x * x)
+        # at 0.004: counted beyond its own round-off (not at 0: no size of x's there).
         coarser, seen = most > 0.0, 0.0
         fourths, sixths, smooth = list[float](), list[float](), list[bool]()
         for side in (1.0, -1.0):

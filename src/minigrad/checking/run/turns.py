@@ -100,9 +100,9 @@ def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None
     gives how fast each op's argument moves with ``x``. A rule written outside
     the table hides its forward, but its partials are graphs too: a periodic op
     there turns its derivative (``2 t + cos(t)`` for ``t * t + sin(t)`` in one
-    rule), and steps beyond its scale average that derivative just the same. inf when no such op is
-    found that ``x`` reaches (or when a partial cannot be computed: the
-    numbers decide alone).
+    rule), and steps beyond its scale average that derivative just the same.
+    inf when no such op is found that ``x`` reaches (or when a partial cannot be
+    computed: the numbers decide alone).
 
     Example:
         >>> from minigrad import Rule, Value, cos, sin
