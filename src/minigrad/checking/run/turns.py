@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric import kinks
-from minigrad.checking.numeric.estimate import grid_of
+from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, grid_of
 from minigrad.checking.numeric.rounding import (
     _cell,
     hidden,
@@ -96,7 +96,7 @@ def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None
     pole, a step beyond it sees both sides: :func:`_radius`). ``t * t +
     sin(t)`` at 3e7 has central differences at steps of 279 and 2790 that
     agree on ``2 t`` and miss ``cos(t)``. A forward pass with the partials
-    (signed, plus the rounding their paths' absolute sum may carry: :data:`_CANCEL`)
+    (signed, plus the rounding their paths' absolute sum may carry: :func:`_speed`)
     gives how fast each op's argument moves with ``x``. A rule written outside
     the table hides its forward, but its partials are graphs too: a periodic op
     there turns its derivative (``2 t + cos(t)`` for ``t * t + sin(t)`` in one
@@ -121,17 +121,14 @@ def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None
     return _turns(f, {id(x): (1.0, 1.0)}, inside=True, probed=probed)
 
 
-#: Paths that cancel: an argument's speed is its signed sum over the paths from the
-#: input, ``hypot(x, y) - x`` at ``x >> y`` nearly still, plus the rounding that sum
-#: and its partials carry, 64 ulps of the paths' absolute sum (MODEL_ROUNDOFF's
-#: model of a few dozen ops); the absolute sum alone held ``sqrt`` of it, 3e-16
-#: from its branch point, to steps of 3e-16 where it moves by 4e-16 per unit.
-_CANCEL = 2.0**-46
-
-
 def _speed(signed: float, mass: float) -> float:
-    """How fast a node moves, from its signed speed and its paths' absolute sum."""
-    return min(mass, abs(signed) + _CANCEL * mass)
+    """How fast a node moves: its signed speed summed over the paths from the input
+    (``hypot(x, y) - x`` at ``x >> y`` nearly still), plus the rounding that sum and its
+    partials carry, :data:`MODEL_ROUNDOFF` of the paths' absolute sum ``mass`` (a few
+    dozen ops, each rounded once); ``mass`` at most. The absolute sum alone held
+    ``sqrt`` of that difference, 3e-16 from its branch point and moving by 4e-16 per
+    unit, to steps of 3e-16."""
+    return min(mass, abs(signed) + MODEL_ROUNDOFF * mass)
 
 
 def _turns(
