@@ -416,6 +416,11 @@ def test_errors_name_the_arguments_as_the_rule_names_them() -> None:
         ZeroDivisionError, match=r"backward: partials\[0\] failed on floats at a=0.0, b=1.0"
     ):
         root_of_product(Value(0.0), Value(1.0)).backward()
+    # A partial that reads .data gets floats from backward: the advice is the argument
+    # itself, not a function minigrad does not have (minigrad.data is its datasets).
+    reads_data = Rule("reads_data", math.exp, (lambda x, out: x.data * 0.0 + out,))
+    with pytest.raises(AttributeError, match=r"floats, which have no \.data: use the argument"):
+        reads_data(Value(0.5)).backward()
     # Beyond six arguments every one is still named (x0 ... x6), none dropped.
     seven = Rule("seven", lambda *xs: math.log(sum(xs)), (lambda *a: 1.0 / sum(a[:-1]),) * 7)
     with pytest.raises(ValueError, match=r"got x0=-1.0, x1=0.0, x2=0.0, .*, x6=0.0$"):

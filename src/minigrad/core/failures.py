@@ -251,6 +251,11 @@ def _advice(exc: BaseException, partial: object, on_values: bool) -> str:
         )
     if isinstance(exc, AttributeError) and not on_values:
         name = getattr(exc, "name", None) or "cos"
+        if name in ("data", "grad"):  # a Value's attribute: backward passes floats
+            return (
+                f"backward passes a partial floats, which have no .{name}: use the argument "
+                f"itself (x, not x.{name}), which works on floats and Values alike"
+            )
         return (
             f"write partials with minigrad's functions (minigrad.{name}(x), not x.{name}()), "
             "which accept floats and Values"
