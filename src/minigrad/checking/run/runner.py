@@ -18,6 +18,7 @@ its forward, and where (:mod:`minigrad.checking.run.locate`).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 
@@ -31,8 +32,8 @@ from minigrad.checking.run.levels import DerivativeError, Func, Levels
 from minigrad.checking.run.locate import narrow
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.settings import Settings
-from minigrad.checking.run.table import modes_in_words
-from minigrad.checking.verdicts.decide import MIN_DIGITS, WRONG, Cause, decide, passes
+from minigrad.checking.run.table import modes_in_words, where
+from minigrad.checking.verdicts.decide import AGREES, MIN_DIGITS, WRONG, Cause, decide, passes
 from minigrad.core._validate import as_int
 from minigrad.core.inputs import weights
 from minigrad.core.value import Value, _args
@@ -46,6 +47,10 @@ __all__ = ["MAX_ORDER", "run_check"]
 
 #: A rate of change beyond this is taken as beyond float64's range.
 _BEYOND = 1e300
+#: How many times the entry's own bound a rule whose mixed derivatives differ is
+#: to be off beside the point (:meth:`_Checker._schwarz`): the step is chosen for
+#: it, and the second-order terms of the rule's error stay below it.
+_BESIDE = 1e4
 
 
 class _Checker:
@@ -104,10 +109,91 @@ class _Checker:
             whole.extend(found)
             if not passes(e.verdict for e in found.entries):
                 return self._report(k, whole)
+            beside = self._schwarz(k, found, whole)
+            if beside is not None:
+                return beside
             dropped = self.comparing.dropped
             if dropped is not None and k < order:
                 return self._dropped(k, whole, dropped)
         return self._report(order, whole)
+
+    def _schwarz(self, k: int, found: LevelFindings, whole: LevelFindings) -> Report | None:
+        """Level ``k``'s derivatives by the same inputs in two orders (d/dy of df/dx,
+        d/dx of df/dy) where their estimates differ beyond their two bounds: a report
+        that fails where the order-``k - 1`` check fails beside the point, else None
+        (the difference is then a caution).
+
+        Where a function's order-k derivatives are continuous they are one number in
+        every order (Schwarz). Each entry agrees with its own estimate, so the
+        order-(k-1) derivatives are no function's derivatives near the point: a rule
+        right at the point alone (``b`` left out where ``b = 1``). That proves no rule
+        wrong (``x y (x**2 - y**2) / (x**2 + y**2)`` has unequal ones at 0, rightly):
+        the order-(k-1) check at the last input moved by ``delta`` does, where such a
+        rule is off by the gap times ``delta``, :data:`_BESIDE` times that entry's own
+        bound (a hundredth of the input's scale at most)."""
+        s, levels = self.settings, self.levels
+        if k < 2 or s.fast_mode or isinstance(levels, ForeignLevels):
+            return None
+        groups: dict[tuple[str, int, tuple[int, ...]], list[Entry]] = {}
+        for e in found.entries:
+            if e.verdict == AGREES and math.isfinite(e.error) and e.wrt >= 0:
+                key = (e.mode, e.output, tuple(sorted((*e.path, e.wrt))))
+                groups.setdefault(key, []).append(e)
+        worst, pair = 1.0, None
+        for same in groups.values():
+            for a, b in itertools.combinations(same, 2):
+                gap = abs(a.numerical - b.numerical)
+                if gap > worst * (a.error + b.error):
+                    worst, pair = gap / (a.error + b.error), (a, b)
+        if pair is None:
+            return None
+        a, b = pair
+        gap, names = abs(a.numerical - b.numerical), levels.names
+        shown = (
+            f"{where(a, names)} is {a.numerical:.9g} +- {a.error:.2g} and {where(b, names)} "
+            f"{b.numerical:.9g} +- {b.error:.2g}, the same derivative in another order"
+        )
+        tried = []
+        for e in (a, b):
+            j, i = e.wrt, e.path[-1]
+            below = [
+                f.allowed
+                for f in whole.entries
+                if (f.order, f.output, f.path, f.wrt, f.mode)
+                == (k - 1, e.output, e.path[:-1], i, e.mode)
+            ]
+            if j >= len(levels.inputs) or not below or not 0.0 < below[0] < math.inf:
+                continue
+            at = levels.inputs[j].data
+            delta = min(_BESIDE * below[0] / gap, 0.01 * max(abs(at), 1.0))
+            for d in (delta, -delta):
+                moved = [Value(x.data) for x in levels.inputs]
+                moved[j] = Value(levels.inputs[j].data + d)
+                try:
+                    beside = run_check(levels.func, moved, k - 1, levels.weights, s)
+                except Exception:  # off the domain there, or refused: the other side
+                    continue
+                tried.append(f"{names[j]} = {moved[j].data!r}")
+                if beside.ok:
+                    break
+                there = f"at {names[j]} = {moved[j].data!r} ({names[j]} moved by {d:.3g})"
+                for f in beside.failures:
+                    f.reason = f"{there}: {f.reason}"
+                    whole.add(f, names)
+                whole.compared += beside.checked
+                report = self._report(k, whole, localize=False)
+                report.fault = (
+                    f"{shown}: the order-{k - 1} derivatives are no function's near the point, "
+                    f"and {there} the order-{k - 1} check fails"
+                    + (f": {beside.fault}" if beside.fault else "")
+                )
+                return report
+        checked = f"; the order-{k - 1} check passes at {' and '.join(tried)}" if tried else ""
+        whole.cautions.append(
+            f"{shown}{checked}: the order-{k} derivatives are not continuous here, or a "
+            f"rule of order {k - 1} is wrong beside the point by less than the numbers resolve"
+        )
+        return None
 
     def _dropped(self, k: int, whole: LevelFindings, exc: DerivativeError) -> Report:
         """Order ``k`` passed on floats, but a partial drops the graph: order ``k + 1``

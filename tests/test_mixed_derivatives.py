@@ -1,0 +1,99 @@
+"""Mixed derivatives in two orders: a rule right at the point alone, caught beside it.
+
+A rule whose derivative leaves out a parameter that is 1 at the checked point
+(swish's ``b``) has the right value there, so the order-1 check agrees; and
+the order-2 check differentiates those same partials, so each of its entries
+agrees with its own estimate too. Only the two orders of one mixed derivative
+tell: d/db of df/dx and d/dx of df/db differ, which the derivatives of one
+function never do where they are continuous. The order-1 check at ``b``
+moved then proves the rule wrong. Where a function's second derivatives are
+not continuous (``x y (x**2 - y**2) / (x**2 + y**2)`` at 0) the two orders
+differ for a right rule: that passes, with a caution.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from minigrad import GradcheckError, Rule, Value, check, gradgradcheck, sigmoid
+
+POINT = (2.277397190080749, 1.0)
+
+
+def _swish(b_in_the_slope: bool) -> Rule:
+    """x * sigmoid(b x), whose derivative by x leaves out ``b`` unless told."""
+
+    def forward(x: float, b: float) -> float:
+        return x / (1.0 + math.exp(-b * x))
+
+    def by_x(x: Any, b: Any, out: Any) -> Any:
+        s = sigmoid(b * x)
+        return s * (1 + (b * x if b_in_the_slope else x) * (1 - s))
+
+    def by_b(x: Any, b: Any, out: Any) -> Any:
+        s = sigmoid(b * x)
+        return x * x * s * (1 - s)
+
+    return Rule("swish", forward, (by_x, by_b))
+
+
+def _f(rule: Rule) -> Any:
+    return lambda x, b: -1.063 * rule(x, b)
+
+
+def test_a_slope_right_at_the_point_alone_fails_order_2_where_it_is_wrong() -> None:
+    inputs = [Value(v) for v in POINT]
+    wrong = _f(_swish(b_in_the_slope=False))
+    assert check(wrong, inputs), "the order-1 check cannot see it: the value is right here"
+    report = check(wrong, inputs, order=2)
+    assert not report
+    [failure] = report.failures
+    assert (failure.order, failure.wrt, failure.verdict) == (1, 0, "wrong")
+    assert failure.reason.startswith("at x[1] = ")
+    assert "another order" in report.fault and "'swish'" in report.fault
+    with pytest.raises(GradcheckError, match="moved by"):
+        gradgradcheck(wrong, inputs)
+    assert [x.data for x in inputs] == list(POINT)  # put back, bit for bit
+
+
+def test_the_right_slope_passes_every_order_with_no_caution() -> None:
+    right = _f(_swish(b_in_the_slope=True))
+    for order in (2, 3):
+        report = check(right, [Value(v) for v in POINT], order=order)
+        assert report and report.warnings == [], report
+
+
+def _peano() -> Rule:
+    """x y (x**2 - y**2) / (x**2 + y**2), 0 at 0: its mixed derivatives at 0 are -1 and 1."""
+
+    def forward(x: float, y: float) -> float:
+        r = x * x + y * y
+        return 0.0 if r == 0.0 else x * y * (x * x - y * y) / r
+
+    def by_x(x: Any, y: Any, out: Any) -> Any:
+        r = x * x + y * y
+        if r <= 0.0:  # (a comparison reads floats and Values alike)
+            return -y  # df/dx along x = 0
+        return y * (x**4 + 4 * x * x * y * y - y**4) / (r * r)
+
+    def by_y(x: Any, y: Any, out: Any) -> Any:
+        r = x * x + y * y
+        if r <= 0.0:
+            return x  # df/dy along y = 0
+        return x * (x**4 - 4 * x * x * y * y - y**4) / (r * r)
+
+    return Rule("peano", forward, (by_x, by_y))
+
+
+def test_mixed_derivatives_that_are_not_continuous_pass_with_a_caution() -> None:
+    rule = _peano()
+    report = check(lambda x, y: rule(x, y), [Value(0.0), Value(0.0)], order=2)
+    assert report, report
+    [caution] = [w for w in report.warnings if "another order" in w]
+    assert "not continuous here" in caution
+    # Away from 0 its second derivatives are continuous: one number in either order.
+    report = check(lambda x, y: rule(x, y), [Value(0.3), Value(-0.7)], order=2)
+    assert report and not any("another order" in w for w in report.warnings), report
