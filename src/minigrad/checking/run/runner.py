@@ -130,7 +130,8 @@ class _Checker:
         wrong (``x y (x**2 - y**2) / (x**2 + y**2)`` has unequal ones at 0, rightly):
         the order-(k-1) check at the last input moved by ``delta`` does, where such a
         rule is off by the gap times ``delta``, :data:`_BESIDE` times that entry's own
-        bound (a hundredth of the input's scale at most)."""
+        bound (a hundredth of the input's scale at most). Only that entry, and only
+        off by that much (within a factor of 10), counts."""
         s, levels = self.settings, self.levels
         if k < 2 or s.fast_mode or isinstance(levels, ForeignLevels):
             return None
@@ -174,10 +175,19 @@ class _Checker:
                 except Exception:  # off the domain there, or refused: the other side
                     continue
                 tried.append(f"{names[j]} = {moved[j].data!r}")
-                if beside.ok:
+                # The entry below, off by about the gap times the move (a failure of
+                # another size, or of another entry, is not this one's: a declared
+                # domain left, say).
+                off = [
+                    f
+                    for f in beside.failures
+                    if (f.order, f.output, f.path, f.wrt) == (k - 1, e.output, e.path[:-1], i)
+                    and 0.1 <= abs(f.analytic - f.numerical) / (gap * abs(d)) <= 10.0
+                ]
+                if not off:
                     break
                 there = f"at {names[j]} = {moved[j].data!r} ({names[j]} moved by {d:.3g})"
-                for f in beside.failures:
+                for f in off:
                     f.reason = f"{there}: {f.reason}"
                     whole.add(f, names)
                 whole.compared += beside.checked
