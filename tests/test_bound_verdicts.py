@@ -1348,3 +1348,44 @@ def test_a_hidden_forward_is_laddered_down_to_its_finest_steps(off: float) -> No
     )
     (entry,) = check(lambda v: rule(v), [Value(0.32316965763182576)]).entries
     assert entry.verdict == ("agrees" if off == 1.0 else "wrong"), entry.reason
+
+
+@pytest.mark.parametrize("x", [0.9146794281418991, -1.3, 0.2, 3.0])
+@pytest.mark.parametrize("with_the_wiggle", [True, False])
+def test_a_wiggle_finer_than_the_step_is_shape_not_noise(x: float, with_the_wiggle: bool) -> None:
+    # A wiggle 3.4e-10 high and 9e-9 long inside one rule is smooth at an ulp of x:
+    # its fourth differences show it only at spacings near its length, where it read as
+    # noise, and coarse steps that average it away agreed to 3 digits with a rule that
+    # leaves out its slope (a tenth of the derivative). With no riser (stairs) and far
+    # more than the function moves per ulp of x (a rounding's sawtooth), it is shape.
+    a, length, phase = 3.4136280712110955e-10, 1.4049546934350418e-09, 5.72
+
+    def right(t: Any, out: Any) -> Any:
+        return 2 * t + a / length * mg.cos(t / length + phase)
+
+    def left_out(t: Any, out: Any) -> Any:  # (no cosine: none to hold the steps to it)
+        return 2 * t
+
+    rule = Rule(
+        "fine_wiggle",
+        lambda t: t * t + a * math.sin(t / length + phase),
+        (right if with_the_wiggle else left_out,),
+    )
+    (entry,) = check(lambda v: rule(v), [Value(x)]).entries
+    assert entry.verdict == ("agrees" if with_the_wiggle else "wrong"), entry.reason
+
+
+def test_a_rounding_sawtooth_above_the_finest_read_stays_noise() -> None:
+    # exp(a * b) at b = -9.7e10: a * b moves about an ulp of itself per ulp of b, so
+    # its rounding is a sawtooth that aliases at 2 ulps into a read 230 times finer
+    # than at 20; within 16 moves of the function per ulp of b, it stays noise (read
+    # as shape, the right rule was called wrong at 3 times the bound).
+    rule = Rule(
+        "expab",
+        lambda a, b: math.exp(a * b),
+        (lambda a, b, out: b * out, lambda a, b, out: a * out),
+    )
+    report = check(
+        lambda a, b: rule(a, b), [Value(3.73172814412467e-09), Value(-96986566897.80289)]
+    )
+    assert report, report

@@ -110,16 +110,15 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     A hidden forward's stairs (``exp(x) - 1`` at 1e-5 under a smooth factor) are
     smooth within a tread, where a difference sees the factor's slope alone (1.5x
     Planck's): its spacings also reach a seventh of the step, of its tenth, of ``wide``
-    (the steps taken) and of its golden part (_ALIAS), within ``|x|``, read where 16
-    times the finer ones' with a riser (:func:`.riser`): a difference errs by noise / s.
+    (the steps taken) and of its golden part (_ALIAS), within ``|x|``. Beyond 23 ulps a read
+    16 times the finer ones' is its noise with a riser (:func:`.riser`), or as a rounding's
+    sawtooth, within 16 moves per ulp of x; else a wiggle's (shape: a difference sees it).
     At 7 and 23 ulps fourths of both signs, twice the finer read, count whole (Arrhenius).
     """
     scale, most = min(p.h, abs(p.x)) if p.x != 0.0 else p.h, 0.0
     q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
     fine, coarse = 2.0 * q, max(16.0 * q, round(1e-3 * scale / q) * q if p.x else 1e-3 * scale)
-    # Up to 23 ulps, fourths of both signs are noise, whole where twice the finer read
-    near = _ALIAS[1] * q  # (white rounding reads within 2 of that; measured, hard.py)
-    # Between the two, one every _BETWEEN decades (more than one only at 0).
+    near = _ALIAS[1] * q  # fourths whole up to it (white rounding reads within 2; hard.py)
     between = [coarse * 10.0 ** (-_BETWEEN * k) for k in range(_SPAN // _BETWEEN, 0, -1)]
     spacings = {fine, *(s for s in between if s > fine), coarse}
     wider: set[float] = set()
@@ -132,9 +131,8 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
             break  # an op turns within the points: its shape, not noise (see _WITHIN)
         if most > 0.0 and not (p.hidden[r] and p.x):
             break  # the finer spacing where the values move: the least structure
-        # A hidden forward may round to a grid only a coarser spacing shows, log(1 + x * x)
-        # at 0.004: counted beyond its own round-off (not at 0: no size of x's there).
-        coarser, seen = most > 0.0, 0.0
+        # Coarser: a hidden forward's grid (log(1 + x * x) at 0.004), beyond its round-off.
+        coarser, seen, slope = most > 0.0, 0.0, 0.0
         fourths, sixths, smooth = list[float](), list[float](), list[bool]()
         for side in (1.0, -1.0):
             got = [p.at(p.x + side * k * sigma) for k in range(1, 8)]
@@ -142,6 +140,7 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
             if len(vals) < len(got) or len(set(vals)) == 1:
                 continue
             a, b, c, d, e, f, g = vals
+            slope = max(slope, abs(g - a) / (6.0 * sigma))  # the mean slope over the points
             if kinks.one_bend(vals):
                 continue  # a kink between the points (abs(x - 1) at 1 + 2e-9) is no noise
             three = [a - 4 * b + 6 * c - 4 * d + e, b - 4 * c + 6 * d - 4 * e + f]
@@ -164,9 +163,10 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
             ok and 0.0 < _SHAPE * x < y for x, y, ok in zip(sixths, fourths, smooth, strict=True)
         )
         read = max(sixths if shape else fourths) / 2.0 if fourths else 0.0
-        if sigma in wider:  # stairs far above the finer spacings' noise, with a riser
+        if sigma in wider or (read > 16.0 * most and coarser and sigma > near):  # (x, hidden)
             far = read > 16.0 * most and kinks.riser(p.at, r, p.x + sigma, p.x + 7.0 * sigma)
-            read = read if far and far >= read / 16.0 else 0.0  # else a bump, a wiggle
+            saw = sigma not in wider and read <= 16.0 * slope * q
+            read = read if (far and far >= read / 16.0) or saw else 0.0
         whole = seen < math.inf and sigma <= near and read > 2.0 * most  # (see near)
         if not coarser or read > MODEL_ROUNDOFF * seen or whole:
             most = max(most, read)
