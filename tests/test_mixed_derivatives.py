@@ -56,6 +56,15 @@ def test_a_slope_right_at_the_point_alone_fails_order_2_where_it_is_wrong() -> N
     assert "another order" in report.fault and "'swish'" in report.fault
     with pytest.raises(GradcheckError, match="moved by"):
         gradgradcheck(wrong, inputs)
+    with pytest.raises(GradcheckError, match="moved by"):  # a weighted sum's Hessian too
+        gradgradcheck(wrong, inputs, grad_outputs=[0.7])
+    # Two outputs whose weighted gaps all but cancel (0.7 - 1.3 * 0.5): the signed sum.
+    rule = _swish(b_in_the_slope=False)
+    two = lambda x, b: (rule(x, b), x * b + 0.5 * rule(x, b))  # noqa: E731
+    assert not gradgradcheck(two, inputs, grad_outputs=[0.7, -1.3], raise_exception=False)
+    right = _swish(b_in_the_slope=True)
+    two_right = lambda x, b: (right(x, b), x * b + 0.5 * right(x, b))  # noqa: E731
+    assert gradgradcheck(two_right, inputs, grad_outputs=[0.7, -1.3])
     assert [x.data for x in inputs] == list(POINT)  # put back, bit for bit
 
 

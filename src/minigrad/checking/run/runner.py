@@ -157,16 +157,24 @@ class _Checker:
         tried = []
         for e in (a, b):
             j, i = e.wrt, e.path[-1]
-            below = [
-                f.allowed
-                for f in whole.entries
-                if (f.order, f.output, f.path, f.wrt, f.mode)
-                == (k - 1, e.output, e.path[:-1], i, e.mode)
-            ]
-            if j >= len(levels.inputs) or not below or not 0.0 < below[0] < math.inf:
+
+            def below(f: Entry, e: Entry = e, i: int = i) -> float:
+                """The weight of entry ``f`` in ``e``'s order-(k-1) derivative (0: none):
+                1 for its own, ``v_o`` for output o's in the weighted sum at order 1."""
+                if (f.order, f.path, f.wrt) != (k - 1, e.path[:-1], i):
+                    return 0.0
+                if f.output == e.output:
+                    return 1.0
+                if e.output >= 0 or f.output < 0 or levels.weights is None:
+                    return 0.0
+                w = levels.weights[f.output]
+                return w.data if isinstance(w, Value) else w
+
+            bound = sum(f.allowed * abs(below(f)) for f in whole.entries if f.mode == e.mode)
+            if j >= len(levels.inputs) or not 0.0 < bound < math.inf:
                 continue
             at = levels.inputs[j].data
-            delta = min(_BESIDE * below[0] / gap, 0.01 * max(abs(at), 1.0))
+            delta = min(_BESIDE * bound / gap, 0.01 * max(abs(at), 1.0))
             for d in (delta, -delta):
                 moved = [Value(x.data) for x in levels.inputs]
                 moved[j] = Value(levels.inputs[j].data + d)
@@ -175,16 +183,12 @@ class _Checker:
                 except Exception:  # off the domain there, or refused: the other side
                     continue
                 tried.append(f"{names[j]} = {moved[j].data!r}")
-                # The entry below, off by about the gap times the move (a failure of
+                # The entries below, off by about the gap times the move (a failure of
                 # another size, or of another entry, is not this one's: a declared
                 # domain left, say).
-                off = [
-                    f
-                    for f in beside.failures
-                    if (f.order, f.output, f.path, f.wrt) == (k - 1, e.output, e.path[:-1], i)
-                    and 0.1 <= abs(f.analytic - f.numerical) / (gap * abs(d)) <= 10.0
-                ]
-                if not off:
+                off = [f for f in beside.failures if below(f)]
+                size = abs(sum((f.analytic - f.numerical) * below(f) for f in off))
+                if not off or not 0.1 <= size / (gap * abs(d)) <= 10.0:
                     break
                 there = f"at {names[j]} = {moved[j].data!r} ({names[j]} moved by {d:.3g})"
                 for f in off:
@@ -198,7 +202,7 @@ class _Checker:
                     + (f": {beside.fault}" if beside.fault else "")
                 )
                 return report
-        checked = f"; the order-{k - 1} check passes at {' and '.join(tried)}" if tried else ""
+        checked = f"; at {' and '.join(tried)} the derivatives below are not off" if tried else ""
         whole.cautions.append(
             f"{shown}{checked}: the order-{k} derivatives are not continuous here, or a "
             f"rule of order {k - 1} is wrong beside the point by less than the numbers resolve"
