@@ -251,7 +251,7 @@ def _advice(exc: BaseException, partial: object, on_values: bool) -> str:
         )
     if isinstance(exc, AttributeError) and not on_values:
         name = getattr(exc, "name", None) or "cos"
-        if name in ("data", "grad"):  # a Value's attribute: backward passes floats
+        if not callable(getattr(Value, name, None)):  # .data, .grad: no method of a Value's
             return (
                 f"backward passes a partial floats, which have no .{name}: use the argument "
                 f"itself (x, not x.{name}), which works on floats and Values alike"
