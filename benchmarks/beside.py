@@ -32,30 +32,31 @@ from typing import Any
 
 import minigrad
 
-#: Each rule: its forward on floats, then its slopes by x (right, and with b left
-#: out) and by b, written once against a namespace of operations (``ns.exp``, ...).
+#: Each rule: its forward, then its slopes by x (right, and with b left out) and by
+#: b, each written once against a namespace of operations (``ns.exp``, ...): floats,
+#: minigrad's Values, torch tensors or JAX arrays.
 Slope = Callable[[Any, Any, Any], Any]
-RULES: dict[str, tuple[Callable[[float, float], float], Slope, Slope, Slope]] = {
+RULES: dict[str, tuple[Slope, Slope, Slope, Slope]] = {
     "x exp(b x)": (
-        lambda x, b: x * math.exp(b * x),
+        lambda ns, x, b: x * ns.exp(b * x),
         lambda ns, x, b: ns.exp(b * x) * (1 + b * x),
         lambda ns, x, b: ns.exp(b * x) * (1 + x),
         lambda ns, x, b: x * x * ns.exp(b * x),
     ),
     "sin(x b)": (
-        lambda x, b: math.sin(x * b),
+        lambda ns, x, b: ns.sin(x * b),
         lambda ns, x, b: b * ns.cos(x * b),
         lambda ns, x, b: ns.cos(x * b),
         lambda ns, x, b: x * ns.cos(x * b),
     ),
     "x**2 b**3": (
-        lambda x, b: x * x * b * b * b,
+        lambda ns, x, b: x * x * b * b * b,
         lambda ns, x, b: 2 * x * b * b * b,
         lambda ns, x, b: 2 * x * b * b,
         lambda ns, x, b: 3 * x * x * b * b,
     ),
     "swish x sigmoid(b x)": (
-        lambda x, b: x / (1 + math.exp(-b * x)),
+        lambda ns, x, b: x * ns.sigmoid(b * x),
         lambda ns, x, b: ns.sigmoid(b * x) * (1 + b * x * (1 - ns.sigmoid(b * x))),
         lambda ns, x, b: ns.sigmoid(b * x) * (1 + x * (1 - ns.sigmoid(b * x))),
         lambda ns, x, b: x * x * ns.sigmoid(b * x) * (1 - ns.sigmoid(b * x)),
@@ -75,14 +76,19 @@ def cases(n: int, seed: int = 0) -> list[Case]:
 
 
 def minigrad_tool() -> Tool:
-    ns = types.SimpleNamespace(exp=minigrad.exp, cos=minigrad.cos, sigmoid=minigrad.sigmoid)
+    floats = types.SimpleNamespace(
+        exp=math.exp, sin=math.sin, cos=math.cos, sigmoid=lambda z: 1.0 / (1.0 + math.exp(-z))
+    )
+    ns = types.SimpleNamespace(
+        exp=minigrad.exp, sin=minigrad.sin, cos=minigrad.cos, sigmoid=minigrad.sigmoid
+    )
 
     def run(name: str, wrong: bool, x: float) -> bool:
         forward, right, left_out, by_b = RULES[name]
         by_x = left_out if wrong else right
         rule = minigrad.Rule(
             name,
-            forward,
+            lambda a, b: forward(floats, a, b),
             (lambda a, b, out: by_x(ns, a, b), lambda a, b, out: by_b(ns, a, b)),
         )
         inputs = [minigrad.Value(x), minigrad.Value(1.0)]
@@ -93,20 +99,15 @@ def minigrad_tool() -> Tool:
 
 def torch_tool() -> Tool:
     torch: Any = importlib.import_module("torch")
-    ns = types.SimpleNamespace(exp=torch.exp, cos=torch.cos, sigmoid=torch.sigmoid)
+    ns = types.SimpleNamespace(exp=torch.exp, sin=torch.sin, cos=torch.cos, sigmoid=torch.sigmoid)
 
     def run(name: str, wrong: bool, x: float) -> bool:
-        _, right, left_out, by_b = RULES[name]
+        forward_of, right, left_out, by_b = RULES[name]
         by_x = left_out if wrong else right
 
         def forward(ctx: Any, a: Any, b: Any) -> Any:
             ctx.save_for_backward(a, b)
-            return {
-                "x exp(b x)": lambda: a * torch.exp(b * a),
-                "sin(x b)": lambda: torch.sin(a * b),
-                "x**2 b**3": lambda: a * a * b * b * b,
-                "swish x sigmoid(b x)": lambda: a * torch.sigmoid(b * a),
-            }[name]()
+            return forward_of(ns, a, b)
 
         def backward(ctx: Any, g: Any) -> Any:
             a, b = ctx.saved_tensors
@@ -133,17 +134,15 @@ def jax_tool() -> Tool:
     jax.config.update("jax_enable_x64", True)
     jnp: Any = importlib.import_module("jax.numpy")
     check_grads: Any = importlib.import_module("jax.test_util").check_grads
-    ns = types.SimpleNamespace(exp=jnp.exp, cos=jnp.cos, sigmoid=jax.nn.sigmoid)
+    ns = types.SimpleNamespace(exp=jnp.exp, sin=jnp.sin, cos=jnp.cos, sigmoid=jax.nn.sigmoid)
 
     def run(name: str, wrong: bool, x: float) -> bool:
-        _, right, left_out, by_b = RULES[name]
+        forward_of, right, left_out, by_b = RULES[name]
         by_x = left_out if wrong else right
-        forward: Callable[[Any, Any], Any] = {
-            "x exp(b x)": lambda a, b: a * jnp.exp(b * a),
-            "sin(x b)": lambda a, b: jnp.sin(a * b),
-            "x**2 b**3": lambda a, b: a * a * b * b * b,
-            "swish x sigmoid(b x)": lambda a, b: a * jax.nn.sigmoid(b * a),
-        }[name]
+
+        def forward(a: Any, b: Any) -> Any:
+            return forward_of(ns, a, b)
+
         f = jax.custom_vjp(forward)
         f.defvjp(
             lambda a, b: (forward(a, b), (a, b)),
