@@ -48,9 +48,12 @@ __all__ = ["MAX_ORDER", "run_check"]
 #: A rate of change beyond this is taken as beyond float64's range.
 _BEYOND = 1e300
 #: How many times the entry's own bound a rule whose mixed derivatives differ is
-#: to be off beside the point (:meth:`_Checker._schwarz`): the step is chosen for
-#: it, and the second-order terms of the rule's error stay below it.
-_BESIDE = 1e4
+#: to be off beside the point, the nearer moves after the farther
+#: (:meth:`_Checker._schwarz`): far beyond the bound (at 1e2, its noise is a
+#: per cent of the gap times the move), and near enough, in three decades, for
+#: the move's second-order terms to fall below the first (measured: 1 to 2
+#: decades nearer where a rule's error is nonlinear in the move).
+_BESIDE = (1e4, 1e3, 1e2)
 
 
 class _Checker:
@@ -129,9 +132,9 @@ class _Checker:
         right at the point alone (``b`` left out where ``b = 1``). That proves no rule
         wrong (``x y (x**2 - y**2) / (x**2 + y**2)`` has unequal ones at 0, rightly):
         the order-(k-1) check at the last input moved by ``delta`` does, where such a
-        rule is off by the gap times ``delta``, :data:`_BESIDE` times that entry's own
-        bound (a hundredth of the input's scale at most). Only that entry, and only
-        off by that much (within a factor of 10), counts."""
+        rule is off by the gap times ``delta`` to first order, :data:`_BESIDE` times
+        that entry's own bound. Only that entry counts, and only off by that much
+        within a factor of 2 (else a nearer move: the second-order terms fall)."""
         s, levels = self.settings, self.levels
         if k < 2 or s.fast_mode or isinstance(levels, ForeignLevels):
             return None
@@ -173,23 +176,28 @@ class _Checker:
             bound = sum(f.allowed * abs(below(f)) for f in whole.entries if f.mode == e.mode)
             if j >= len(levels.inputs) or not 0.0 < bound < math.inf:
                 continue
-            at = levels.inputs[j].data
-            delta = min(_BESIDE * bound / gap, 0.01 * max(abs(at), 1.0))
-            for d in (delta, -delta):
-                moved = [Value(x.data) for x in levels.inputs]
-                moved[j] = Value(levels.inputs[j].data + d)
-                try:
-                    beside = run_check(levels.func, moved, k - 1, levels.weights, s)
-                except Exception:  # off the domain there, or refused: the other side
-                    continue
+            for delta in (m * bound / gap for m in _BESIDE):
+                beside, d = None, 0.0
+                for d in (delta, -delta):
+                    moved = [Value(x.data) for x in levels.inputs]
+                    moved[j] = Value(levels.inputs[j].data + d)
+                    try:
+                        beside = run_check(levels.func, moved, k - 1, levels.weights, s)
+                    except Exception:  # off the domain there, or refused: the other side
+                        continue
+                    break
+                if beside is None:
+                    continue  # refused on both sides: a nearer move may be inside
                 tried.append(f"{names[j]} = {moved[j].data!r}")
-                # The entries below, off by about the gap times the move (a failure of
-                # another size, or of another entry, is not this one's: a declared
-                # domain left, say).
+                # The entries below, off by the gap times the move to first order
+                # (a nearer move where they are off by another size: the move's
+                # second-order terms, or another failure than this one's).
                 off = [f for f in beside.failures if below(f)]
                 size = abs(sum((f.analytic - f.numerical) * below(f) for f in off))
-                if not off or not 0.1 <= size / (gap * abs(d)) <= 10.0:
-                    break
+                if not off:
+                    break  # not off at all: nearer, less so
+                if not 0.5 <= size / (gap * abs(d)) <= 2.0:
+                    continue
                 there = f"at {names[j]} = {moved[j].data!r} ({names[j]} moved by {d:.3g})"
                 for f in off:
                     f.reason = f"{there}: {f.reason}"
