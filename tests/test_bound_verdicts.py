@@ -1389,3 +1389,41 @@ def test_a_rounding_sawtooth_above_the_finest_read_stays_noise() -> None:
         lambda a, b: rule(a, b), [Value(3.73172814412467e-09), Value(-96986566897.80289)]
     )
     assert report, report
+
+
+@pytest.mark.parametrize("y", [1e-9, 3e-9, 0.5])
+def test_a_partial_through_an_infinite_slope_has_no_bound_to_convict_on(y: float) -> None:
+    # hypot's slope by y written as sqrt(h * h - x * x) / h: right, but at y << x
+    # h * h - x * x cancels to 0, and sqrt's slope there is infinite; the rule
+    # computes 0 where the slope is y / 2. Its own round-off has no bound, so no
+    # difference is proven (it was called wrong); where it rounds well (y = 0.5)
+    # it agrees, and the same rule doubled is wrong.
+    def by_y(x: Any, y: Any, out: Any) -> Any:
+        h = mg.hypot(x, y)
+        return mg.sqrt(h * h - x * x) / h
+
+    def rule(scale: float) -> Rule:
+        def scaled(x: Any, y: Any, out: Any) -> Any:
+            return scale * by_y(x, y, out)
+
+        return Rule("hyp", math.hypot, (lambda x, y, out: x / mg.hypot(x, y), scaled))
+
+    right = check(lambda a, b: rule(1.0)(a, b), [Value(2.0), Value(y)])
+    wrong = check(lambda a, b: rule(2.0)(a, b), [Value(2.0), Value(y)])
+    if y < 1e-3:
+        assert right and right.entries[1].verdict == "undecided", right
+        assert "unbounded" in right.entries[1].reason, right.entries[1].reason
+    else:
+        assert right.entries[1].verdict == "agrees" and not wrong, (right, wrong)
+
+
+@pytest.mark.parametrize("x", [1.5e-95, -3.8e-93])
+def test_a_slope_beyond_float64_in_the_derivative_graph_is_no_pole(x: float) -> None:
+    # The derivative -1 / (x * x) at 1.5e-95: by x * x (2e-190) its own slope is
+    # 2e379, beyond float64, so its round-off reads inf; but every partial exists
+    # there, and the share is finite: a rule 0.1% off is still wrong.
+    def rule(scale: float) -> Rule:
+        return Rule("recip", lambda t: 1 / t, (lambda t, out: -scale / (t * t),))
+
+    assert not check(lambda v: rule(0.999)(v), [Value(x)])
+    assert check(lambda v: rule(1.0)(v), [Value(x)]).entries[0].verdict == "agrees"

@@ -63,7 +63,7 @@ def reached(
         reached = graph.noise_by(r, i)
         if reached < _APART * whole:
             share = forward_share(fs[r], xs, i, made)
-            if share is not None:
+            if share is not None and math.isfinite(share):
                 mine[r], moved[r] = reached, share
     return mine, moved
 
@@ -76,7 +76,11 @@ def forward_share(
     = 1e-6`` is 1e-4 off, and so is every derivative made from it), and the
     derivative moves by ``ulp(node) * |d derivative / d node|`` for each node, read
     off its own graph (create_graph) as a value's round-off is. None where no graph
-    of the derivative can be built (a closure op, a partial on floats only)."""
+    of the derivative can be built (a closure op, a partial on floats only, a share
+    beyond float64's range); inf where the derivative's graph has an op where its slope
+    does not exist (:func:`_singular`: ``sqrt`` of a sum that cancelled to 0): there
+    the rounding of what feeds it moves the derivative by more than any first-order
+    bound, and no difference is proven."""
     if id(f) not in made:  # every derivative of f at once, kept for its other entries
         try:  # (a partial written for floats may raise anything on Values)
             made[id(f)] = derivatives(f, xs, True)
@@ -89,7 +93,32 @@ def forward_share(
     if not isinstance(d, Value):
         return 0.0  # a constant slope: no rounding moves it
     share, _ = read_roundoff(d, xs)
-    return share if math.isfinite(share) else None
+    if math.isfinite(share):
+        return share
+    return math.inf if _singular(d) else None
+
+
+def _singular(d: Value) -> bool:
+    """Whether an op of the graph of ``d`` is where its slope does not exist, by an
+    argument that was rounded: a partial raises there (sqrt's at 0 divides by 0, asin's
+    at 1), as no slope merely beyond float64's range does (``1 / t**2`` at ``t = 1e-95``,
+    whose share is finite), and an input or a constant holds no rounding to amplify
+    (``sqrt(x)`` at an input of 0)."""
+    for node in toposort([d]):
+        rule, args = node._rule, _args(node)
+        if rule is None:
+            continue
+        at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
+        for partial, a in zip(rule.partials, args, strict=True):
+            if not isinstance(a, Value) or a._rule is None:
+                continue
+            try:
+                partial_at(partial, a, at, node._data)
+            except (ZeroDivisionError, ValueError):
+                return True
+            except Exception:  # beyond the range, or the user's own error: no pole
+                continue
+    return False
 
 
 def moved_size(f: Value, x: Value, size: float) -> float:

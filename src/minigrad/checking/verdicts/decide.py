@@ -10,10 +10,8 @@ The verdicts (the words every report prints):
   plus the analytic side's round-off (with ``atol``/``rtol``: by more than
   the caller's tolerance, PyTorch's test); a NaN or infinite derivative of a
   finite function; a value outside the one-sided slopes at a kink;
-- *agrees* to k digits: within the bound, which leaves k significant digits
-  (:data:`MIN_DIGITS` at least);
-- *subgradient*: at a kink, a value between the one-sided slopes (relu's 0
-  at 0);
+- *agrees* to k digits: within the bound, which leaves k (:data:`MIN_DIGITS` or more);
+- *subgradient*: at a kink, a value between the one-sided slopes (relu's 0 at 0);
 - *undecided*: fewer digits than :data:`MIN_DIGITS` are left, the function
   jumps, the derivative is beyond float64's range, or no step fits in the
   domain. It passes, and the check warns with the reason.
@@ -273,10 +271,12 @@ def decide(
         )  # fmt: skip
     proves = "no digit" if k == 0 else f"only {k} digits"
     if roundoff > e:
+        own = f"is up to {roundoff:.3g} (its chain rule adds and cancels large terms)"
+        if math.isinf(roundoff):
+            own = "is unbounded (an op of its graph is where its slope is infinite, as sqrt at 0)"
         why = (
-            f"the analytic side's own round-off is up to {roundoff:.3g} (its chain rule adds "
-            f"and cancels large terms), and the numerical derivative is {n:.10g} +- {e:.3g}: "
-            f"together they prove {proves} of the analytic {a:.10g}"
+            f"the analytic side's own round-off {own}, and the numerical derivative is "
+            f"{n:.10g} +- {e:.3g}: together they prove {proves} of the analytic {a:.10g}"
         )
     else:
         why = (
