@@ -1392,15 +1392,16 @@ def test_a_rounding_sawtooth_above_the_finest_read_stays_noise() -> None:
 
 
 @pytest.mark.parametrize("y", [1e-9, 3e-9, 0.5])
-def test_a_partial_through_an_infinite_slope_has_no_bound_to_convict_on(y: float) -> None:
-    # hypot's slope by y written as sqrt(h * h - x * x) / h: right, but at y << x
-    # h * h - x * x cancels to 0, and sqrt's slope there is infinite; the rule
-    # computes 0 where the slope is y / 2. Its own round-off has no bound, so no
-    # difference is proven (it was called wrong); where it rounds well (y = 0.5)
-    # it agrees, and the same rule doubled is wrong.
+def test_a_partial_through_a_point_without_slope_is_held_to_its_rounding(y: float) -> None:
+    # hypot's slope by y written half as y / h and half as sqrt(h * h - x * x) / h:
+    # right, but at y << x the sum under the root cancels to 0, where sqrt has no
+    # slope, and the rule computes half the slope. First-order analysis reads no
+    # bound there (the half was called wrong at 2e4 times the bound); the root of the
+    # sum's own round-off is ~1.5e-8, far above the slope: undecided. Where it rounds
+    # well (y = 0.5) it agrees, and the same rule doubled is wrong.
     def by_y(x: Any, y: Any, out: Any) -> Any:
         h = mg.hypot(x, y)
-        return mg.sqrt(h * h - x * x) / h
+        return 0.5 * y / h + 0.5 * mg.sqrt(h * h - x * x) / h
 
     def rule(scale: float) -> Rule:
         def scaled(x: Any, y: Any, out: Any) -> Any:
@@ -1412,9 +1413,23 @@ def test_a_partial_through_an_infinite_slope_has_no_bound_to_convict_on(y: float
     wrong = check(lambda a, b: rule(2.0)(a, b), [Value(2.0), Value(y)])
     if y < 1e-3:
         assert right and right.entries[1].verdict == "undecided", right
-        assert "unbounded" in right.entries[1].reason, right.entries[1].reason
+        assert "round-off is up to" in right.entries[1].reason, right.entries[1].reason
+        assert math.isclose(right.entries[1].analytic, y / 4.0, rel_tol=1e-6)  # half of y / 2
     else:
         assert right.entries[1].verdict == "agrees" and not wrong, (right, wrong)
+
+
+def test_a_slope_of_the_wrong_sign_beside_a_point_without_slope_is_wrong() -> None:
+    # The root of a sum that cancelled to 0 moves by 3e-8 with its rounding; times
+    # 1e-3 it holds the analytic side to 3e-11, and the wrong sign is 1e-9 off:
+    # held unbounded instead, no rule through such a root could ever fail.
+    def by_y(x: Any, y: Any, out: Any) -> Any:
+        h = mg.hypot(x, y)
+        return -y / h + 1e-3 * (mg.sqrt(h * h - x * x) - abs(y))
+
+    rule = Rule("hyp", math.hypot, (lambda x, y, out: x / mg.hypot(x, y), by_y))
+    report = check(lambda a, b: rule(a, b), [Value(2.0), Value(1e-9)])
+    assert not report and report.entries[1].verdict == "wrong", report
 
 
 @pytest.mark.parametrize("x", [1.5e-95, -3.8e-93])

@@ -22,6 +22,7 @@ from minigrad.checking.numeric.rounding import (
     read_roundoff,
 )
 from minigrad.checking.run.levels import derivatives
+from minigrad.checking.run.tape import Tape
 from minigrad.core import closure
 from minigrad.core.value import Value, _args, toposort
 
@@ -62,25 +63,28 @@ def reached(
     for r, whole in enumerate(noise):
         reached = graph.noise_by(r, i)
         if reached < _APART * whole:
-            share = forward_share(fs[r], xs, i, made)
-            if share is not None and math.isfinite(share):
+            share = forward_share(fs[r], xs, i, made, whole=True)
+            if share is not None:
                 mine[r], moved[r] = reached, share
     return mine, moved
 
 
 def forward_share(
-    f: Value, xs: Sequence[Value], i: int, made: dict[int, tuple[Value, ...] | None]
+    f: Value,
+    xs: Sequence[Value],
+    i: int,
+    made: dict[int, tuple[Value, ...] | None],
+    *,
+    whole: bool = False,
 ) -> float | None:
     """How far the forward's own round-off moves the analytic derivative of ``f`` by
     ``xs[i]``: the rules are evaluated at rounded values (``log(1 + b * b)`` at ``b
     = 1e-6`` is 1e-4 off, and so is every derivative made from it), and the
     derivative moves by ``ulp(node) * |d derivative / d node|`` for each node, read
-    off its own graph (create_graph) as a value's round-off is. None where no graph
-    of the derivative can be built (a closure op, a partial on floats only, a share
-    beyond float64's range); inf where the derivative's graph has an op where its slope
-    does not exist (:func:`_singular`: ``sqrt`` of a sum that cancelled to 0): there
-    the rounding of what feeds it moves the derivative by more than any first-order
-    bound, and no difference is proven."""
+    off its own graph (create_graph) as a value's round-off is. Where an op of that
+    graph has no slope at its point, that op's share (:func:`_singular_share`), unless
+    ``whole`` asks for every node's. None where no graph of the derivative can be built
+    (a closure op, a partial on floats only) or the share cannot be read."""
     if id(f) not in made:  # every derivative of f at once, kept for its other entries
         try:  # (a partial written for floats may raise anything on Values)
             made[id(f)] = derivatives(f, xs, True)
@@ -93,17 +97,23 @@ def forward_share(
     if not isinstance(d, Value):
         return 0.0  # a constant slope: no rounding moves it
     share, _ = read_roundoff(d, xs)
-    if math.isfinite(share):
-        return share
-    return math.inf if _singular(d) else None
+    if math.isfinite(share) or whole:
+        return share if math.isfinite(share) else None
+    return _singular_share(d, xs)
 
 
-def _singular(d: Value) -> bool:
-    """Whether an op of the graph of ``d`` is where its slope does not exist, by an
-    argument that was rounded: a partial raises there (sqrt's at 0 divides by 0, asin's
-    at 1), as no slope merely beyond float64's range does (``1 / t**2`` at ``t = 1e-95``,
-    whose share is finite), and an input or a constant holds no rounding to amplify
-    (``sqrt(x)`` at an input of 0)."""
+def _singular_share(d: Value, xs: Sequence[Value]) -> float | None:
+    """Where first-order analysis has no bound: how far the derivative ``d`` moves when
+    the rounded argument of an op whose slope does not exist there (its partial raises:
+    sqrt's at 0, asin's at 1) moves by its own round-off, the op called there (the graph
+    replayed: :class:`~minigrad.checking.run.tape.Tape`). ``sqrt`` of a sum that
+    cancelled to 0 moves by the root of the sum's round-off, no multiple of it: hypot's
+    slope by ``y`` written ``sqrt(h * h - x * x) / h`` computes 0 at ``y = 1e-9``, ``x =
+    2``, and may be off by ``1.5e-8``, three times the slope. The rest of the graph's
+    first-order share is not read then (this op's is far larger). None where no such op
+    exists (a slope beyond float64's range, ``1 / t**2`` at ``t = 1e-95``, is no pole; an
+    input or a constant there is exact and holds no rounding to amplify)."""
+    moved: float | None = None
     for node in toposort([d]):
         rule, args = node._rule, _args(node)
         if rule is None:
@@ -114,11 +124,21 @@ def _singular(d: Value) -> bool:
                 continue
             try:
                 partial_at(partial, a, at, node._data)
+                continue
             except (ZeroDivisionError, ValueError):
-                return True
+                pass  # no slope here
             except Exception:  # beyond the range, or the user's own error: no pole
                 continue
-    return False
+            delta, _ = read_roundoff(a, xs)
+            if not math.isfinite(delta):
+                return math.inf
+            replay = Tape([d], [a]).along(0)
+            for t in (a._data + delta, a._data - delta):
+                got = replay(t)
+                if got is not None:  # (a side off the op's domain moves nothing)
+                    moved = max(moved or 0.0, abs(got[0] - d._data))
+            moved = moved or 0.0
+    return moved
 
 
 def moved_size(f: Value, x: Value, size: float) -> float:

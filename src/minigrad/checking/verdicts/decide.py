@@ -273,7 +273,7 @@ def decide(
     if roundoff > e:
         own = f"is up to {roundoff:.3g} (its chain rule adds and cancels large terms)"
         if math.isinf(roundoff):
-            own = "is unbounded (an op of its graph is where its slope is infinite, as sqrt at 0)"
+            own = "is unbounded (an op of its graph has no slope at its point: sqrt at 0)"
         why = (
             f"the analytic side's own round-off {own}, and the numerical derivative is "
             f"{n:.10g} +- {e:.3g}: together they prove {proves} of the analytic {a:.10g}"
