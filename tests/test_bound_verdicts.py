@@ -24,9 +24,10 @@ import pytest
 
 import minigrad as mg
 from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
+from minigrad.checking.numeric.estimate import Estimate
 from minigrad.checking.run.compare import UNDECIDED_WARNING
 from minigrad.checking.run.levels import OutputCountError
-from minigrad.checking.verdicts.decide import digits
+from minigrad.checking.verdicts.decide import AGREES, UNDECIDED, decide, digits
 from student_engines import ENGINE, load
 
 SHARP_DIGITS = 9  # what a check proves of a well-conditioned entry
@@ -468,6 +469,24 @@ def test_digits_count_what_the_spread_leaves() -> None:
     assert digits(1.0, 1.0 + 1e-10, 1e-10 + 1e-12) == 9
     assert digits(2.0, 2.0, 0.0) == 16 and digits(0.0, 0.0, 1e-9) == 0
     assert digits(0.0, 0.0, 1e-12, zero=1.0) == 12
+
+
+def test_a_slope_the_estimate_resolves_from_zero_is_not_proved_by_an_analytic_zero() -> None:
+    # An analytic 0 whose own round-off (1e-8) hides a slope the estimate resolves
+    # (5e-10 +- 2e-14) proves none of its digits: undecided, not "agrees to 8 digits"
+    # of the function's size. Where the estimate itself cannot tell the slope from 0,
+    # a 0 is counted against the function's size as before.
+    resolved = Estimate(5e-10, 2e-14, 0.2, 1e-14, True)
+    assert decide(0.0, 1e-8, resolved, zero=1.0).verdict == UNDECIDED
+    assert decide(0.0, 1e-8, resolved, zero=1.0).digits == 0
+    unresolved = Estimate(1e-13, 1e-12, 1e-6, 1e-12, True)
+    found = decide(0.0, 1e-15, unresolved, zero=1.0)
+    assert found.verdict == AGREES and found.digits == 11, found
+    # sin(pi x)'' at -33: the estimate barely resolves its slope from 0, but meets the
+    # analytic 4.8e-15 within its own bound: still counted against a size of 10.
+    barely = Estimate(7.86e-14, 7.76e-14, 0.01, 7e-14, True)
+    found = decide(4.8e-15, 1e-15, barely, zero=10.0)
+    assert found.verdict == AGREES and found.digits == 13, found
 
 
 _TANH_X4 = Rule("tanh_x4", math.tanh, (lambda x, out: 4.0 * (1.0 - out * out),))

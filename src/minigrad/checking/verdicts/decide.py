@@ -155,11 +155,11 @@ class Finding:
 
 
 def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
-    """Significant digits of ``a`` that ``n`` proves when they are ``spread`` apart
-    at most (0 to 16). A derivative of 0 has no digits of its own: ``zero``
-    is the size it is counted against then (the function's size per unit of
-    its input: a slope of 0 proved to within 1e-12 of a function of size 1 is
-    right to 12 digits), and so is one of at most :data:`NEGLIGIBLE` of it.
+    """Significant digits of ``a`` that ``n`` proves when they are ``spread`` apart at most
+    (0 to 16). A derivative of 0 (or of at most :data:`NEGLIGIBLE` of ``zero``) has no digits
+    of its own: it is counted against ``zero``, the function's size per unit of its input (a
+    slope of 0 proved to within 1e-12 of a function of size 1 is right to 12 digits); but
+    not where ``n`` is resolved from 0 and ``a`` meets it by its own round-off (``decide``).
 
     Example:
         >>> digits(1.0, 1.0000001, 2e-7), digits(0.0, 0.0, 1e-12, zero=1.0)
@@ -232,7 +232,7 @@ def decide(
             Cause.NOT_FINITE,
         )  # fmt: skip
     d, bound = abs(a - n), e + roundoff
-    k, proven = digits(a, n, d + bound, zero), d > bound
+    k, proven = digits(a, n, d + bound, zero if min(d, abs(n)) <= e else 0.0), d > bound
     if tolerance is not None:
         m = n if classic is None else classic
         allowed = tolerance.allowed(m)
