@@ -1415,7 +1415,7 @@ def test_a_partial_through_a_point_without_slope_is_held_to_its_rounding(y: floa
     # hypot's slope by y written half as y / h and half as sqrt(h * h - x * x) / h:
     # right, but at y << x the sum under the root cancels to 0, where sqrt has no
     # slope, and the rule computes half the slope. First-order analysis reads no
-    # bound there (the half was called wrong at 2e4 times the bound); the root of the
+    # bound there (the half was called wrong at 1.2e4 times the bound); the root of the
     # sum's own round-off is ~1.5e-8, far above the slope: undecided. Where it rounds
     # well (y = 0.5) it agrees, and the same rule doubled is wrong.
     def by_y(x: Any, y: Any, out: Any) -> Any:

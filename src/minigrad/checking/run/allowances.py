@@ -109,8 +109,8 @@ def _singular_share(d: Value, xs: Sequence[Value]) -> float | None:
     replayed: :class:`~minigrad.checking.run.tape.Tape`). ``sqrt`` of a sum that
     cancelled to 0 moves by the root of the sum's round-off, no multiple of it: hypot's
     slope by ``y`` written ``sqrt(h * h - x * x) / h`` computes 0 at ``y = 1e-9``, ``x =
-    2``, and may be off by ``1.5e-8``, three times the slope. The rest of the graph's
-    first-order share is not read then (this op's is far larger). None where no such op
+    2``, and may be off by ``1.5e-8``, 30 times the slope. The rest of the graph's
+    first-order share is not read then (a known limit). None where no such op
     exists (a slope beyond float64's range, ``1 / t**2`` at ``t = 1e-95``, is no pole; an
     input or a constant there is exact and holds no rounding to amplify)."""
     moved: float | None = None
