@@ -119,7 +119,7 @@ def _singular_share(d: Value, xs: Sequence[Value]) -> float | None:
         if rule is None:
             continue
         at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
-        for partial, a in zip(rule.partials, args, strict=True):
+        for partial, a in zip(rule.partials, args, strict=False):  # no error from in here
             if not isinstance(a, Value) or a._rule is None:
                 continue
             try:
