@@ -1461,3 +1461,71 @@ def test_a_slope_beyond_float64_in_the_derivative_graph_is_no_pole(x: float) -> 
 
     assert not check(lambda v: rule(0.999)(v), [Value(x)])
     assert check(lambda v: rule(1.0)(v), [Value(x)]).entries[0].verdict == "agrees"
+
+
+def _logistic(x: Any, r: Any, n: int) -> Any:
+    for _ in range(n):
+        x = r * x * (1 - x)  # x feeds two paths whose slopes cancel: r (1 - 2 x)
+    return x
+
+
+@pytest.mark.parametrize("x0", [0.3, 0.9481784669396862, 0.61])
+def test_paths_that_cancel_carry_no_round_off(x0: float) -> None:
+    # Each rounding moves the value by d f / d node, the sum over paths with signs;
+    # summed with absolute values, 20 steps of the logistic map read 3e10 per ulp:
+    # a round-off of 1e-6 that hid every rule error and named a kink at a smooth
+    # point. The bound stands over the true error (mpmath, 50 digits) and is 1e-13.
+    from minigrad.checking.numeric.rounding import read_roundoff
+
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    x, r = Value(x0), Value(3.3599622069193034)
+    noise, (spread, _) = read_roundoff(_logistic(x, r, 20), [x, r])
+    exact = _logistic(mpmath.mpf(x0), mpmath.mpf(r.data), 20)
+    assert abs(_logistic(x0, r.data, 20) - exact) <= noise < 1e-13 < 1e-3 * spread * 2.0**-52
+
+
+@pytest.mark.parametrize("x0", [0.3, 0.9481784669396862])
+def test_a_rule_off_after_an_iterated_map_is_caught(x0: float) -> None:
+    # The analytic side's own round-off is summed with signs too (one forward pass per
+    # entry, where it counts): 20 steps of the map hold the gradient to 1e-13, where the
+    # absolute gradient's model allowed 2e-4, and a rule 1e-7 off agreed, was
+    # undecided or at a kink that is not there.
+    def rule(scale: float) -> Rule:
+        return Rule("wsin", math.sin, (lambda t, out: mg.cos(t) * scale,))
+
+    def f(scale: float) -> Callable[[Any, Any], Any]:
+        return lambda x, r: rule(scale)(_logistic(x, r, 20))
+
+    inputs = [Value(x0), Value(3.3599622069193034)]
+    right, wrong = check(f(1.0), inputs), check(f(1.0 + 1e-7), inputs)
+    assert right and {e.verdict for e in right.entries} == {"agrees"}, right
+    assert not wrong and {e.verdict for e in wrong.entries} == {"wrong"}, wrong
+
+
+@pytest.mark.parametrize("x0", [0.3, 0.9481784669396862, 0.61])
+def test_the_reverse_pass_rounds_within_its_signed_share(x0: float) -> None:
+    # The float gradient against the chain rule done exactly (mpmath) over the same
+    # rounded values: what is left is the reverse pass's own rounding, which
+    # backward_share bounds, a thousandth of the absolute gradient's model at most.
+    from minigrad.checking.numeric.rounding import GraphRoundoff, analytic_roundoff
+    from minigrad.checking.run.allowances import backward_share
+    from minigrad.core.value import _args, toposort
+
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    x, r = Value(x0), Value(3.7)
+    f = _logistic(x, r, 20)
+    adjoint = {f: mpmath.mpf(1)}
+    for node in (n for n in toposort([f]) if n._rule is not None):
+        a, b = _args(node)
+        w = adjoint.get(node, mpmath.mpf(0))
+        for arg, slope in ((a, b if node._op == "*" else 1), (b, a if node._op == "*" else -1)):
+            if isinstance(arg, Value):
+                s = mpmath.mpf(slope.data if isinstance(slope, Value) else slope)
+                adjoint[arg] = adjoint.get(arg, mpmath.mpf(0)) + w * s
+    graph = GraphRoundoff([f], [x, r])
+    for i, (v, d) in enumerate(zip([x, r], mg.grad(f, [x, r]), strict=True)):
+        g = d.data
+        share = backward_share(graph, 0, [x, r], i)
+        assert abs(g - adjoint[v]) <= share < 1e-3 * analytic_roundoff(graph.spread(0, i), g)

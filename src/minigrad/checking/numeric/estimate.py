@@ -4,23 +4,17 @@ Everything here works on a plain function ``evaluate(t) -> list[float] | None`` 
 one coordinate (the values with that input set to ``t``; None off the domain) and
 knows nothing of minigrad's types: the arithmetic can be read and tested alone.
 
-A derivative is estimated in two stages (``docs/contributing.md`` derives each):
+A derivative is estimated in two stages (``docs/contributing.md`` derives each): **the
+pair** (:func:`pair`), central differences at ``h`` and ``2h`` combined by Richardson,
+settled where the two agree within their round-off (no smaller step can refute it) and
+the one-sided slopes' gap halves with the step; and for the rest **the ladder**
+(:mod:`~minigrad.checking.numeric.ladder`): tableaux at many scales, each with Ridders'
+error plus its round-off, an estimate counting only where every smaller scale agrees.
 
-1. **The pair** (:func:`pair`): central differences at the nominal step ``h``
-   and at ``2h``, and their Richardson combination. Where the two agree within
-   their round-off, truncation is invisible at ``2h`` and below, no smaller step
-   can refute the estimate, and its bound is what round-off allows. The gap of
-   the one-sided slopes (halving with the step where smooth, staying at a kink,
-   growing at a jump) sends a kink to stage 2.
-2. **The ladder** (:mod:`~minigrad.checking.numeric.ladder`), for the rows the
-   pair does not settle: Richardson tableaux started at a sequence of scales,
-   each with Ridders' error plus the round-off its combinations carry. An estimate
-   counts only where every smaller scale agrees with it (a derivative is local).
-
-A bound is each value's round-off (``noise``: read off the graph by the caller, and
-what its own fourth differences show) over the step, and the truncation left.
-When no bound can be given, :class:`Unresolved` says why: a kink (with both
-one-sided slopes), a jump, the edge of float64's range, or no step in the domain.
+A bound is each value's round-off (``noise``: read off the graph by the caller, and what
+its own fourth differences show) over the step, plus the truncation left. Where none can
+be given, :class:`Unresolved` says why: a kink (with both one-sided slopes), a jump, the
+edge of float64's range, or no step in the domain.
 
 Example:
     >>> import math

@@ -1,12 +1,11 @@
 """The estimator's second stage: Richardson tableaux at many scales, the local estimates only.
 
-Where the pair does not settle a value, :func:`ladder` starts a tableau
-(differences at ``s``, ``s/2``, ``s/4``; Richardson's columns with Ridders'
-error plus their round-off) at scales down from twice the nominal step by
-decades (and those of ``|x|`` where smaller) until round-off has taken over,
-always at the finest float64 has at ``x``, and up while round-off dominates the
-best bound. An estimate counts only where every finer difference agrees
-(:func:`_local`); one-sided slopes tell kinks and jumps (:mod:`.kinks`).
+Where the pair does not settle a value, :func:`ladder` starts a tableau (differences at
+``s``, ``s/2``, ``s/4``; Richardson's columns with Ridders' error plus their round-off) at
+scales down from twice the nominal step by decades (and those of ``|x|`` where smaller)
+until round-off has taken over, always at the finest float64 has at ``x``, and up while
+round-off dominates the best bound. An estimate counts only where every finer difference
+agrees (:func:`_local`); one-sided slopes tell kinks and jumps (:mod:`.kinks`).
 """
 
 from __future__ import annotations

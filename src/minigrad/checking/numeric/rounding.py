@@ -1,25 +1,23 @@
 """How much round-off a computed value and its computed gradient can hold, read off the graph.
 
-A check compares two computed numbers, each with the round-off of the floats it
-was made from: an ulp or so of the value for most functions, far more where large
-intermediates cancel (``(x + 1e10) - 1e10`` is off by up to an ulp of 1e10), and
-so for the analytic side where the paths of the chain rule cancel.
+A check compares two computed numbers, each with the round-off of the floats it was made
+from: an ulp or so of the value for most functions, far more where large intermediates
+cancel (``(x + 1e10) - 1e10`` is off by up to an ulp of 1e10), and so for the analytic
+side where the paths of the chain rule cancel. One walk backwards over the graph of a
+value ``f`` (a reverse pass with the partials and their absolute values) gives both, by
+first-order error analysis:
 
-One walk backwards over the graph of a value ``f`` (a reverse pass with the
-absolute values of the partials) gives both, by first-order error analysis:
+- each node's result is rounded once, by up to an ulp of its value (of 1 too for ops that
+  cancel at their roots), and that error reaches ``f`` times ``d f / d node`` (paths that
+  cancel carry none of it): ``sum over nodes of ulp(node) * |d f / d node|``;
+- each input's gradient is a sum over paths of products of partials, each product rounded
+  at every step: its round-off is a small multiple of the unit round-off times ``sum over
+  paths of |product|`` (the "absolute gradient"; where paths cancel, the caller reads less).
 
-- each node's result is rounded once, by up to an ulp of its value (of 1 too for
-  ops that cancel at their roots), and that error reaches ``f`` scaled by
-  ``|d f / d node|``: at most ``sum over nodes of ulp(node) * |adjoint|``;
-- each input's gradient is a sum over paths of products of partials, each
-  product rounded at every step: its round-off is a small multiple of the
-  unit round-off times ``sum over paths of |product|`` (the "absolute
-  gradient").
-
-A partial of the user's own rule rounds by more where it cancels inside
-(``1 / (1 - x * x)`` for atanh at ``1 - 1e-9`` is 0.25 off 5e8): its share is
-read off the partial's own graph, called once with Values (:func:`_partial_noise`).
-minigrad's own partials are swept against SymPy to a few ulps.
+A partial of the user's own rule rounds by more where it cancels inside (``1 / (1 - x *
+x)`` for atanh at ``1 - 1e-9`` is 0.25 off 5e8): its share is read off the partial's own
+graph, called once with Values (:func:`_partial_noise`). minigrad's own partials are
+swept against SymPy to a few ulps.
 
 Example:
     >>> from minigrad import Value
@@ -96,7 +94,10 @@ ANALYTIC_ULPS = 32.0
 
 
 #: Round-off, per input the absolute gradient and partials' share, nodes' shares, cells.
-_Reading = tuple[float, list[float], list[float], list[tuple[Value, float]], float]
+_Reading = tuple[float, list[float], list[float], list[tuple[Value, float]], float, "_Chain"]
+#: Per node its ``d f / d node`` and by each Value argument its partial and that partial's
+#: own round-off (:func:`_partial_noise`; 0 for minigrad's), for the caller's passes.
+_Chain = list[tuple[Value, float, list[tuple[Value, float, float]]]]
 
 
 def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
@@ -112,7 +113,7 @@ def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
         input, ``sum over paths of |product of partials|``, or -1 when no
         path leads from the input to ``f``.
     """
-    noise, spread, _, _, _ = _read(f, xs, partials=False)
+    noise, spread, _, _, _, _ = _read(f, xs, partials=False)
     return noise, spread
 
 
@@ -137,16 +138,17 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
     hidden forwards' cells hold (relative to their results: float32's)."""
     unknown = [math.inf] * len(xs)
     if not isinstance(f, Value):
-        return math.inf, unknown, unknown, [], 0.0
-    adjoint: dict[Value, float] = {f: 1.0}
+        return math.inf, unknown, unknown, [], 0.0, []
+    adjoint, signed = {f: 1.0}, {f: 1.0}  # abs(d f / d node) over each path, d f / d node
     # Per node: what the inexact partials below f add to d f / d node, to first
     # order: over each edge, the partial's round-off times the adjoint above it,
     # carried down the rest of the path by the absolute partials.
     carried: dict[Value, float] = {}
     noise = cells = 0.0
     shares: list[tuple[Value, float]] = []
+    chain: _Chain = []
     # The slots and locals, not the properties: this walk runs per value of every level.
-    get_adjoint, get_carried = adjoint.get, carried.get
+    get_adjoint, get_carried, get_signed = adjoint.get, carried.get, signed.get
     for node in toposort([f]):
         rule = node._rule
         if rule is None:
@@ -168,14 +170,15 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
         own = _LOOSE * _ULP * (abs(out) + 2.0) if rule in _CANCELLING else own
         opened = hidden(rule) and not isinstance(rule, Closure)  # whose forward it can call
         cell = _cell(rule, floats, [type(a) is not float for a in args], out) if opened else 0.0
-        share = weight * max(own, 0.5 * cell, _QUANTUM)
+        share = abs(slope_f := get_signed(node, 0.0)) * max(own, 0.5 * cell, _QUANTUM)
         noise += share
         if cell >= FLOAT32 * abs(out) and not _fixed(rule, floats, args, out):
             # float32's kind: its cells at out grow with it
-            cells += weight * 0.5 * min(cell, 2.0 * FLOAT32 * abs(out))
+            cells += abs(slope_f) * 0.5 * min(cell, 2.0 * FLOAT32 * abs(out))
         shares.append((node, share))
         inexact = partials and weight > 0.0
         partial_of = rule.partials
+        chain.append((node, slope_f, slopes := []))
         for j, arg in enumerate(args):
             if not isinstance(arg, Value):
                 continue
@@ -183,17 +186,19 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
             try:
                 slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
-                return math.inf, unknown, unknown, [], 0.0
+                return math.inf, unknown, unknown, [], 0.0, []
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
+            signed[arg] = get_signed(arg, 0.0) + slope_f * slope
             own = 0.0
             if inexact and not minigrads_own(partial):
-                own = _partial_noise(rule, j, floats, out) * weight
-            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own
+                own = _partial_noise(rule, j, floats, out)
+            slopes.append((arg, slope, own))
+            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own * weight
     if not math.isfinite(noise):
         noise = math.inf
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
-    return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
+    return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells, chain
 
 
 def _fixed(rule: Rule, floats: Sequence[float], args: Sequence[object], out: float) -> bool:
@@ -350,9 +355,8 @@ class GraphRoundoff:
         return found
 
     def noise(self, r: int) -> float:
-        """The absolute round-off of value ``r`` (0 where the graph cannot tell: a
-        value that is not a minigrad Value, a partial that fails on floats; the
-        estimator's model then applies)."""
+        """The absolute round-off of value ``r`` (0 where the graph cannot tell: a value that
+        is not a minigrad Value, a partial that fails on floats; the model then applies)."""
         noise = self._of(r)[0]
         return noise if math.isfinite(noise) else 0.0
 
@@ -361,18 +365,17 @@ class GraphRoundoff:
         return self._of(r)[4] if math.isfinite(self._of(r)[0]) else 0.0
 
     def noise_by(self, r: int, i: int) -> float:
-        """The round-off of value ``r``'s differences by input ``i``: the shares of the
-        nodes ``i`` reaches (:meth:`noise` where that cannot be told). The others
-        have the same bits at every step of ``i``: ``sin(x) + ((y + 1e10) - 1e10)``
-        holds ``y``'s cancellation in its value, and none of it in a difference by ``x``.
-        (Their rounding still moves the computed function's slope itself: that is the
-        caller's to bound.)"""
+        """The round-off of value ``r``'s differences by input ``i``: the shares of the nodes
+        ``i`` reaches (:meth:`noise` where that cannot be told). The others have the same
+        bits at every step of ``i``: ``sin(x) + ((y + 1e10) - 1e10)`` holds ``y``'s
+        cancellation in its value, none in a difference by ``x`` (their rounding still moves
+        the computed function's slope itself: that is the caller's to bound)."""
         if r not in self._by:
             self._by[r] = self._reached(r)
         return self._by[r][i]
 
     def _reached(self, r: int) -> list[float]:
-        noise, _, _, shares, _ = self._of(r)
+        noise, _, _, shares, _, _ = self._of(r)
         f = self.fs[r]
         if not (math.isfinite(noise) and isinstance(f, Value)):
             return [self.noise(r)] * len(self.xs)
@@ -399,17 +402,18 @@ class GraphRoundoff:
         return found
 
     def spread(self, r: int, i: int) -> float:
-        """The absolute gradient of value ``r`` by input ``i`` (-1: no path in the
-        graph; inf: the graph cannot tell)."""
+        """The absolute gradient of value ``r`` by input ``i`` (-1: no path; inf: unknown)."""
         return self._of(r)[1][i]
 
     def analytic(self, r: int, i: int, a: float) -> float:
-        """The round-off of the analytic derivative of value ``r`` by input ``i``: the
-        model of :func:`analytic_roundoff`, plus what the partials written outside
-        minigrad hold (:func:`_partial_noise`)."""
-        _, spreads, carried, _, _ = self._of(r)
+        """The round-off of the analytic derivative of value ``r`` by input ``i``: the model of
+        :func:`analytic_roundoff`, plus what the partials written outside minigrad hold."""
+        _, spreads, carried, _, _, _ = self._of(r)
         spread = spreads[i]
         if not math.isfinite(spread):
             return ANALYTIC_ULPS * _ULP * abs(a) + _QUANTUM
         extra = carried[i] if math.isfinite(carried[i]) else 0.0
         return analytic_roundoff(spread, a) + extra
+
+    def chain(self, r: int) -> _Chain:  # value r's partials, for the caller's passes
+        return self._of(r)[5]

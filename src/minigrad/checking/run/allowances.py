@@ -5,6 +5,8 @@
   :func:`forward_share`.
 - :func:`forward_share`: how far the forward's rounding moves the analytic
   derivative, read off the derivative's own graph.
+- :func:`backward_share`: how far the reverse pass's own rounding moves the analytic
+  derivative, where its paths cancel.
 - :func:`moved_size`: the size a slope is counted against, from what the input
   moves.
 """
@@ -26,7 +28,12 @@ from minigrad.checking.run.tape import Tape
 from minigrad.core import closure
 from minigrad.core.value import Value, _args, toposort
 
-__all__ = ["forward_share", "moved_size", "reached"]
+__all__ = ["backward_share", "forward_share", "moved_size", "reached"]
+
+#: A term ``d f / d c * partial``'s relative round-off in the reverse pass: the partial's
+#: own (the accuracy sweep's worst, 1.6e-13: ``benchmarks/accuracy.py``) and the product's.
+_TERM = 2.0**-42
+
 
 #: The part of a value's round-off the nodes an input reaches must hold at most
 #: for the input's differences to be held to them alone (see reached): below it,
@@ -139,6 +146,34 @@ def _singular_share(d: Value, xs: Sequence[Value]) -> float | None:
                     moved = max(moved or 0.0, abs(got[0] - d._data))
             moved = moved or 0.0
     return moved
+
+
+def backward_share(graph: GraphRoundoff, r: int, xs: Sequence[Value], i: int) -> float:
+    """How far the rounding of the reverse pass moves the analytic derivative of value
+    ``r`` by ``xs[i]``, to first order: each node's adjoint gathers ``d f / d c *
+    partial`` over the nodes ``c`` it feeds, each term off by :data:`_TERM` of itself
+    (more for a partial written outside minigrad: its own round-off) and each addition
+    by half an ulp of them all, and an error there reaches the derivative times ``d node
+    / d xs[i]`` (one forward pass), with its sign: the model of
+    :func:`~minigrad.checking.numeric.rounding.analytic_roundoff` counts every path's
+    size, where ``r x (1 - x)`` iterated 20 times holds 1e-13 of the 3e10 they sum to."""
+    chain = graph.chain(r)
+    tangent = {x: 0.0 for x in xs}  # an input computed from another is held fixed
+    tangent[xs[i]] = 1.0
+    for node, _, by in reversed(chain):
+        if node not in tangent:
+            tangent[node] = sum(s * tangent.get(a, 0.0) for a, s, _ in by)
+    # Per node: the terms its adjoint sums, their number, the partials' own round-off.
+    gathered: dict[Value, list[float]] = {}
+    for _, weight, by in chain:
+        for a, s, own in by:
+            g = gathered.setdefault(a, [0.0, 0.0, 0.0])
+            g[0], g[1], g[2] = g[0] + abs(weight * s), g[1] + 1.0, g[2] + abs(weight) * own
+    half = 2.0**-53
+    terms = (
+        (t * (_TERM + k * half) + e) * abs(tangent.get(n, 0.0)) for n, (t, k, e) in gathered.items()
+    )
+    return sum(terms) + 2.0**-1074
 
 
 def moved_size(f: Value, x: Value, size: float) -> float:
