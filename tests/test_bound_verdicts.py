@@ -1527,5 +1527,22 @@ def test_the_reverse_pass_rounds_within_its_signed_share(x0: float) -> None:
     graph = GraphRoundoff([f], [x, r])
     for i, (v, d) in enumerate(zip([x, r], mg.grad(f, [x, r]), strict=True)):
         g = d.data
-        share = backward_share(graph, 0, [x, r], i)
+        share = backward_share(f, [x, r], i, {})
         assert abs(g - adjoint[v]) <= share < 1e-3 * analytic_roundoff(graph.spread(0, i), g)
+
+
+@pytest.mark.parametrize("w", [1e-2, 3e-2, 0.1])
+def test_flat_values_at_large_steps_are_no_slope_of_0(w: float) -> None:
+    # A slope of 1e-12 on 0.7 at x, and nothing but 0.7 from 0.5 away on both sides
+    # (a bump of width w), except past 1.5 on the left: the start at 2 sees -0.125,
+    # then 0 and 0, and extrapolated 0 +- 5e-16. Its law, fitted to the coarsest
+    # difference, forgave the finer ones' 1e-12 (4e-7 allowed at 2e-3), and the
+    # right rule was wrong; held to the law of its finest difference, it is not local.
+    def f(x: Any) -> Any:
+        u = x - 0.3
+        return 0.7 + 1e-12 * u * (-((u / w) ** 2)).exp() + (-u - 1.5).relu()
+
+    report = check(f, [Value(0.3)])
+    (entry,) = report.entries
+    assert report and entry.verdict != "wrong", report
+    assert abs(entry.numerical - 1e-12) <= entry.error, entry

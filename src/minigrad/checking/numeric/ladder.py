@@ -454,12 +454,13 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
     """The tightest estimate that every smaller step's difference agrees with.
 
     An estimate ``v`` from a start at step ``S`` claims the function is smooth
-    at that scale: its own differences imply a truncation ``c * s**2`` (the
-    largest ``|D(s) - v| / s**2`` among them), and every difference ``D(s)`` at
-    a smaller step must then lie within ``v``'s bound, its own round-off and
-    that law (times :data:`_LAW`) of ``v``. A straight line seen by large
-    steps across a bend the small steps resolve fails this, however noisy
-    the small steps are.
+    at that scale: its finest difference implies a truncation ``c * s**2``
+    (``|D(s) - v| / s**2``, the nearest scale's: a coarser one may see what lies
+    beyond, a saturated op's flat values on both sides, ``D = 0`` at two steps
+    where the slope is 8.5e-13), and every difference ``D(s)`` at a smaller step
+    must then lie within ``v``'s bound, its own round-off and that law (times
+    :data:`_LAW`) of ``v``. A straight line seen by large steps across a bend the
+    small steps resolve fails this, however noisy the small steps are.
     """
     ordered = sorted((st for st in starts if r in st.rows), key=lambda st: -st.step)
     best: Estimate | None = None
@@ -467,12 +468,12 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
         e = st.best.get(r)
         if e is None or (best is not None and e.error >= best.error):
             continue
-        # The law's coefficient as a truncation at the start's step, from the
-        # differences the estimate is made of: (s / S)**2 scales it. Every
-        # finer difference is held to it, this start's own unused ones too.
+        # The law's coefficient as a truncation at the start's step, from the finest
+        # difference the estimate is made of: (s / S)**2 scales it. Every finer
+        # difference is held to it, this start's own unused ones too.
         rows, used = st.rows[r], st.used[r]
         top = rows[0].half
-        law = max(abs(row.d - e.value) * (top / row.half) ** 2 for row in rows[: used + 1])
+        law = abs(rows[used].d - e.value) * (top / rows[used].half) ** 2
         finer = [*rows[used + 1 :], *(row for later in ordered[j + 1 :] for row in later.rows[r])]
         if all(
             abs(row.d - e.value) <= e.error + row.r + _LAW * law * (row.half / top) ** 2

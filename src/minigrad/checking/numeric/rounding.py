@@ -16,7 +16,7 @@ first-order error analysis:
 
 A partial of the user's own rule rounds by more where it cancels inside (``1 / (1 - x *
 x)`` for atanh at ``1 - 1e-9`` is 0.25 off 5e8): its share is read off the partial's own
-graph, called once with Values (:func:`_partial_noise`). minigrad's own partials are
+graph, called once with Values (:func:`partial_noise`). minigrad's own partials are
 swept against SymPy to a few ulps.
 
 Example:
@@ -48,6 +48,7 @@ __all__ = [
     "minigrads_forward",
     "minigrads_own",
     "partial_at",
+    "partial_noise",
     "read_roundoff",
 ]
 
@@ -94,10 +95,7 @@ ANALYTIC_ULPS = 32.0
 
 
 #: Round-off, per input the absolute gradient and partials' share, nodes' shares, cells.
-_Reading = tuple[float, list[float], list[float], list[tuple[Value, float]], float, "_Chain"]
-#: Per node its ``d f / d node`` and by each Value argument its partial and that partial's
-#: own round-off (:func:`_partial_noise`; 0 for minigrad's), for the caller's passes.
-_Chain = list[tuple[Value, float, list[tuple[Value, float, float]]]]
+_Reading = tuple[float, list[float], list[float], list[tuple[Value, float]], float]
 
 
 def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
@@ -113,7 +111,7 @@ def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
         input, ``sum over paths of |product of partials|``, or -1 when no
         path leads from the input to ``f``.
     """
-    noise, spread, _, _, _, _ = _read(f, xs, partials=False)
+    noise, spread, _, _, _ = _read(f, xs, partials=False)
     return noise, spread
 
 
@@ -133,12 +131,12 @@ def minigrads_own(partial: Partial) -> bool:
 
 def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
     """:func:`read_roundoff`, per input the round-off the partials written outside
-    minigrad add to its derivative (:func:`_partial_noise`; with ``partials``
+    minigrad add to its derivative (:func:`partial_noise`; with ``partials``
     False, 0), each node's share of the value's round-off, and the part of it
     hidden forwards' cells hold (relative to their results: float32's)."""
     unknown = [math.inf] * len(xs)
     if not isinstance(f, Value):
-        return math.inf, unknown, unknown, [], 0.0, []
+        return math.inf, unknown, unknown, [], 0.0
     adjoint, signed = {f: 1.0}, {f: 1.0}  # abs(d f / d node) over each path, d f / d node
     # Per node: what the inexact partials below f add to d f / d node, to first
     # order: over each edge, the partial's round-off times the adjoint above it,
@@ -146,7 +144,6 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
     carried: dict[Value, float] = {}
     noise = cells = 0.0
     shares: list[tuple[Value, float]] = []
-    chain: _Chain = []
     # The slots and locals, not the properties: this walk runs per value of every level.
     get_adjoint, get_carried, get_signed = adjoint.get, carried.get, signed.get
     for node in toposort([f]):
@@ -178,7 +175,6 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
         shares.append((node, share))
         inexact = partials and weight > 0.0
         partial_of = rule.partials
-        chain.append((node, slope_f, slopes := []))
         for j, arg in enumerate(args):
             if not isinstance(arg, Value):
                 continue
@@ -186,19 +182,18 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
             try:
                 slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
-                return math.inf, unknown, unknown, [], 0.0, []
+                return math.inf, unknown, unknown, [], 0.0
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
             signed[arg] = get_signed(arg, 0.0) + slope_f * slope
             own = 0.0
             if inexact and not minigrads_own(partial):
-                own = _partial_noise(rule, j, floats, out)
-            slopes.append((arg, slope, own))
-            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own * weight
+                own = partial_noise(rule, j, floats, out) * weight
+            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own
     if not math.isfinite(noise):
         noise = math.inf
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
-    return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells, chain
+    return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
 
 
 def _fixed(rule: Rule, floats: Sequence[float], args: Sequence[object], out: float) -> bool:
@@ -259,7 +254,7 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
     return max(max(relative.values()) * abs(out), coarsest)
 
 
-def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
+def partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
     """The round-off of ``rule``'s partial ``j`` at a point, read off its own graph.
 
     The partial is called with Values for its arguments and ``out`` (its
@@ -273,7 +268,7 @@ def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> f
         >>> import math
         >>> naive = Rule("atanh", math.atanh, (lambda x, out: 1.0 / (1.0 - x * x),))
         >>> x = 1.0 - 1e-9
-        >>> 0.25 < _partial_noise(naive, 0, [x], math.atanh(x)) < 1e3  # of a slope of 5e8
+        >>> 0.25 < partial_noise(naive, 0, [x], math.atanh(x)) < 1e3  # of a slope of 5e8
         True
     """
     partial = rule.partials[j]
@@ -375,7 +370,7 @@ class GraphRoundoff:
         return self._by[r][i]
 
     def _reached(self, r: int) -> list[float]:
-        noise, _, _, shares, _, _ = self._of(r)
+        noise, _, _, shares, _ = self._of(r)
         f = self.fs[r]
         if not (math.isfinite(noise) and isinstance(f, Value)):
             return [self.noise(r)] * len(self.xs)
@@ -408,12 +403,9 @@ class GraphRoundoff:
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the model of
         :func:`analytic_roundoff`, plus what the partials written outside minigrad hold."""
-        _, spreads, carried, _, _, _ = self._of(r)
+        _, spreads, carried, _, _ = self._of(r)
         spread = spreads[i]
         if not math.isfinite(spread):
             return ANALYTIC_ULPS * _ULP * abs(a) + _QUANTUM
         extra = carried[i] if math.isfinite(carried[i]) else 0.0
         return analytic_roundoff(spread, a) + extra
-
-    def chain(self, r: int) -> _Chain:  # value r's partials, for the caller's passes
-        return self._of(r)[5]

@@ -21,6 +21,7 @@ from minigrad.checking.numeric.rounding import (
     GraphRoundoff,
     minigrads_own,
     partial_at,
+    partial_noise,
     read_roundoff,
 )
 from minigrad.checking.run.levels import derivatives
@@ -28,7 +29,7 @@ from minigrad.checking.run.tape import Tape
 from minigrad.core import closure
 from minigrad.core.value import Value, _args, toposort
 
-__all__ = ["backward_share", "forward_share", "moved_size", "reached"]
+__all__ = ["Walk", "backward_share", "forward_share", "moved_size", "reached"]
 
 #: A term ``d f / d c * partial``'s relative round-off in the reverse pass: the partial's
 #: own (the accuracy sweep's worst, 1.6e-13: ``benchmarks/accuracy.py``) and the product's.
@@ -148,32 +149,66 @@ def _singular_share(d: Value, xs: Sequence[Value]) -> float | None:
     return moved
 
 
-def backward_share(graph: GraphRoundoff, r: int, xs: Sequence[Value], i: int) -> float:
-    """How far the rounding of the reverse pass moves the analytic derivative of value
-    ``r`` by ``xs[i]``, to first order: each node's adjoint gathers ``d f / d c *
-    partial`` over the nodes ``c`` it feeds, each term off by :data:`_TERM` of itself
-    (more for a partial written outside minigrad: its own round-off) and each addition
-    by half an ulp of them all, and an error there reaches the derivative times ``d node
-    / d xs[i]`` (one forward pass), with its sign: the model of
+#: Per node its partials by its Value arguments; per node the terms its adjoint sums
+#: (``|d f / d c * partial|``), their number, and the partials' own round-off times ``d f / d c``.
+Walk = tuple[list[tuple[Value, list[tuple[Value, float]]]], dict[Value, list[float]]]
+
+
+def backward_share(f: Value, xs: Sequence[Value], i: int, memo: dict[int, Walk | None]) -> float:
+    """How far the rounding of the reverse pass moves the analytic derivative of ``f`` by
+    ``xs[i]``, to first order: each node's adjoint sums ``d f / d c * partial`` over the
+    nodes ``c`` it feeds, each term off by :data:`_TERM` of itself (more for a partial
+    written outside minigrad: its own round-off) and each addition by half an ulp of them
+    all, and an error there reaches the derivative times ``d node / d xs[i]`` (one forward
+    pass), with its sign: the model of
     :func:`~minigrad.checking.numeric.rounding.analytic_roundoff` counts every path's
-    size, where ``r x (1 - x)`` iterated 20 times holds 1e-13 of the 3e10 they sum to."""
-    chain = graph.chain(r)
+    size, where ``r x (1 - x)`` iterated 20 times holds 1e-13 of the 3e10 they sum to.
+    inf where a partial cannot be read. The reverse walk is kept in ``memo`` for the
+    other inputs."""
+    if id(f) not in memo:
+        memo[id(f)] = _walk(f)
+    walk = memo[id(f)]
+    if walk is None:
+        return math.inf
+    slopes, gathered = walk
     tangent = {x: 0.0 for x in xs}  # an input computed from another is held fixed
     tangent[xs[i]] = 1.0
-    for node, _, by in reversed(chain):
+    for node, by in reversed(slopes):
         if node not in tangent:
-            tangent[node] = sum(s * tangent.get(a, 0.0) for a, s, _ in by)
-    # Per node: the terms its adjoint sums, their number, the partials' own round-off.
-    gathered: dict[Value, list[float]] = {}
-    for _, weight, by in chain:
-        for a, s, own in by:
-            g = gathered.setdefault(a, [0.0, 0.0, 0.0])
-            g[0], g[1], g[2] = g[0] + abs(weight * s), g[1] + 1.0, g[2] + abs(weight) * own
+            tangent[node] = sum(s * tangent.get(a, 0.0) for a, s in by)
     half = 2.0**-53
     terms = (
         (t * (_TERM + k * half) + e) * abs(tangent.get(n, 0.0)) for n, (t, k, e) in gathered.items()
     )
     return sum(terms) + 2.0**-1074
+
+
+def _walk(f: Value) -> Walk | None:
+    """One reverse pass over ``f``'s graph with the partials' signs (see backward_share)."""
+    signed: dict[Value, float] = {f: 1.0}
+    slopes: list[tuple[Value, list[tuple[Value, float]]]] = []
+    gathered: dict[Value, list[float]] = {}
+    for node in toposort([f]):
+        rule, weight = node._rule, signed.get(node, 0.0)
+        if rule is None:
+            continue
+        args = _args(node)
+        at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
+        by: list[tuple[Value, float]] = []
+        for j, (partial, a) in enumerate(zip(rule.partials, args, strict=False)):
+            if not isinstance(a, Value):
+                continue
+            try:
+                s = partial_at(partial, a, at, node._data)
+                own = 0.0 if minigrads_own(partial) else partial_noise(rule, j, at, node._data)
+            except Exception:  # (what the user's partial raises is named elsewhere)
+                return None
+            signed[a] = signed.get(a, 0.0) + weight * s
+            by.append((a, s))
+            g = gathered.setdefault(a, [0.0, 0.0, 0.0])
+            g[0], g[1], g[2] = g[0] + abs(weight * s), g[1] + 1.0, g[2] + abs(weight) * own
+        slopes.append((node, by))
+    return slopes, gathered
 
 
 def moved_size(f: Value, x: Value, size: float) -> float:

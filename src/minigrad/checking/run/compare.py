@@ -19,7 +19,13 @@ from collections.abc import Callable, Sequence
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import ladder, widen
 from minigrad.checking.numeric.rounding import GraphRoundoff
-from minigrad.checking.run.allowances import backward_share, forward_share, moved_size, reached
+from minigrad.checking.run.allowances import (
+    Walk,
+    backward_share,
+    forward_share,
+    moved_size,
+    reached,
+)
 from minigrad.checking.run.determinism import deterministic
 from minigrad.checking.run.engines import ForeignLevels
 from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivatives, forward_jacobian
@@ -222,7 +228,7 @@ class Comparison:
         found.compared += len(keys) * len(xs if only is None else only) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (forward_share)
-        backward: dict[tuple[int, int], float] = {}  # (backward_share)
+        walks: dict[int, Walk | None] = {}  # reverse walks (backward_share)
         for i, x in enumerate(xs):
             if only is not None and i not in only:
                 continue
@@ -256,9 +262,7 @@ class Comparison:
                 a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
                 if graph is not None and isinstance(est, Estimate) and a_err > est.error / 16.0:
                     # (below, the model moves the bound by 6% at most: not read)
-                    if (r, i) not in backward:
-                        backward[r, i] = backward_share(graph, r, xs, i)
-                    a_err = min(a_err, backward[r, i])
+                    a_err = min(a_err, backward_share(fs[r], xs, i, walks))
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word
                 c = exact[r] if exact is not None else None
                 size = zero[r]
