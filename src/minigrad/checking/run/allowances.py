@@ -149,22 +149,26 @@ def _singular_share(d: Value, xs: Sequence[Value]) -> float | None:
     return moved
 
 
-#: Per node its partials by its Value arguments; per node the terms its adjoint sums
-#: (``|d f / d c * partial|``), their number, and the partials' own round-off times ``d f / d c``.
-Walk = tuple[list[tuple[Value, list[tuple[Value, float]]]], dict[Value, list[float]]]
+#: Per node its partials by its Value arguments and ``d f / d node``; per node the terms its
+#: adjoint sums (``|d f / d c * partial|``), their number, and the partials' own round-off
+#: times ``d f / d c``.
+Walk = tuple[list[tuple[Value, float, list[tuple[Value, float, float]]]], dict[Value, list[float]]]
 
 
-def backward_share(f: Value, xs: Sequence[Value], i: int, memo: dict[int, Walk | None]) -> float:
-    """How far the rounding of the reverse pass moves the analytic derivative of ``f`` by
-    ``xs[i]``, to first order: each node's adjoint sums ``d f / d c * partial`` over the
-    nodes ``c`` it feeds, each term off by :data:`_TERM` of itself (more for a partial
-    written outside minigrad: its own round-off) and each addition by half an ulp of them
-    all, and an error there reaches the derivative times ``d node / d xs[i]`` (one forward
-    pass), with its sign: the model of
+def backward_share(
+    f: Value, xs: Sequence[Value], i: int, memo: dict[int, Walk | None], mode: str = "rev"
+) -> float:
+    """How far the rounding of the chain rule moves the analytic derivative of ``f`` by
+    ``xs[i]``, to first order, with the partials' signs. In reverse mode each node's
+    adjoint sums ``d f / d c * partial`` over the nodes ``c`` it feeds, each term off by
+    :data:`_TERM` of itself (more for a partial written outside minigrad: its own
+    round-off) and each addition by half an ulp of them all, and an error there reaches
+    the derivative times ``d node / d xs[i]`` (one forward pass); in forward mode each
+    node's tangent sums ``partial * d arg / d xs[i]`` over its arguments, and an error
+    there reaches it times ``d f / d node``. The model of
     :func:`~minigrad.checking.numeric.rounding.analytic_roundoff` counts every path's
     size, where ``r x (1 - x)`` iterated 20 times holds 1e-13 of the 3e10 they sum to.
-    inf where a partial cannot be read. The reverse walk is kept in ``memo`` for the
-    other inputs."""
+    inf where a partial cannot be read. The reverse walk is kept in ``memo``."""
     if id(f) not in memo:
         memo[id(f)] = _walk(f)
     walk = memo[id(f)]
@@ -173,20 +177,26 @@ def backward_share(f: Value, xs: Sequence[Value], i: int, memo: dict[int, Walk |
     slopes, gathered = walk
     tangent = {x: 0.0 for x in xs}  # an input computed from another is held fixed
     tangent[xs[i]] = 1.0
-    for node, by in reversed(slopes):
-        if node not in tangent:
-            tangent[node] = sum(s * tangent.get(a, 0.0) for a, s in by)
-    half = 2.0**-53
-    terms = (
-        (t * (_TERM + k * half) + e) * abs(tangent.get(n, 0.0)) for n, (t, k, e) in gathered.items()
-    )
-    return sum(terms) + 2.0**-1074
+    half, total = 2.0**-53, 2.0**-1074
+    for node, weight, by in reversed(slopes):
+        if node in tangent:
+            continue
+        terms = [(s * tangent.get(a, 0.0), own * abs(tangent.get(a, 0.0))) for a, s, own in by]
+        tangent[node] = sum(t for t, _ in terms)
+        if mode == "fwd":
+            summed = sum(abs(t) for t, _ in terms) * (_TERM + len(terms) * half)
+            total += abs(weight) * (summed + sum(e for _, e in terms))
+    if mode == "fwd":
+        return total
+    for n, (t, k, e) in gathered.items():
+        total += (t * (_TERM + k * half) + e) * abs(tangent.get(n, 0.0))
+    return total
 
 
 def _walk(f: Value) -> Walk | None:
     """One reverse pass over ``f``'s graph with the partials' signs (see backward_share)."""
     signed: dict[Value, float] = {f: 1.0}
-    slopes: list[tuple[Value, list[tuple[Value, float]]]] = []
+    slopes: list[tuple[Value, float, list[tuple[Value, float, float]]]] = []
     gathered: dict[Value, list[float]] = {}
     for node in toposort([f]):
         rule, weight = node._rule, signed.get(node, 0.0)
@@ -194,7 +204,7 @@ def _walk(f: Value) -> Walk | None:
             continue
         args = _args(node)
         at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
-        by: list[tuple[Value, float]] = []
+        by: list[tuple[Value, float, float]] = []
         for j, (partial, a) in enumerate(zip(rule.partials, args, strict=False)):
             if not isinstance(a, Value):
                 continue
@@ -203,11 +213,13 @@ def _walk(f: Value) -> Walk | None:
                 own = 0.0 if minigrads_own(partial) else partial_noise(rule, j, at, node._data)
             except Exception:  # (what the user's partial raises is named elsewhere)
                 return None
+            if own == 0.0 and not minigrads_own(partial):
+                return None  # a partial on floats only: its round-off unread, the model stands
             signed[a] = signed.get(a, 0.0) + weight * s
-            by.append((a, s))
+            by.append((a, s, own))
             g = gathered.setdefault(a, [0.0, 0.0, 0.0])
             g[0], g[1], g[2] = g[0] + abs(weight * s), g[1] + 1.0, g[2] + abs(weight) * own
-        slopes.append((node, by))
+        slopes.append((node, weight, by))
     return slopes, gathered
 
 

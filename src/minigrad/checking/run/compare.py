@@ -262,7 +262,7 @@ class Comparison:
                 a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
                 if graph is not None and isinstance(est, Estimate) and a_err > est.error / 16.0:
                     # (below, the model moves the bound by 6% at most: not read)
-                    a_err = min(a_err, backward_share(fs[r], xs, i, walks))
+                    a_err = min(a_err, backward_share(fs[r], xs, i, walks, sides[m][0]))
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word
                 c = exact[r] if exact is not None else None
                 size = zero[r]
