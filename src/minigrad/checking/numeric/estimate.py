@@ -38,9 +38,8 @@ Evaluate = Callable[[float], "list[float] | None"]
 #: The values at ``x + s`` and ``x - s``, and the half-step ``s``.
 Sides = tuple[list[float], list[float], float]
 
-#: Round-off of a computed value, relative to its magnitude, where nothing
-#: better is known (a foreign engine's value): 64 ulps, for a function of a
-#: few dozen ops each rounded once.
+#: Round-off of a computed value, relative to its magnitude, where nothing better is known (a
+#: foreign engine's value): 64 ulps, for a function of a few dozen ops each rounded once.
 MODEL_ROUNDOFF = 2.0**-46
 #: The least round-off of any value, relative: an ulp (the last op rounds
 #: once, by half an ulp; the graph's reading counts an ulp per op).
@@ -127,16 +126,14 @@ def nominal_step(x: float, eps: float) -> float:
     return max(eps * max(1.0, math.sqrt(abs(x))), 64.0 * math.ulp(x))
 
 
-#: How much farther than the least step at which a hidden forward moved it may stand
-#: still and show stairs (:meth:`Point.stairs`). Measured: 16 and 1024 give the same
-#: verdicts on every hostile round and hard.py; the even ``cos(x) - 1`` at 1e-4
-#: comes back at 2e5 times.
+#: How much farther than the least step at which a hidden forward moved it may stand still and show
+#: stairs (:meth:`Point.stairs`). Measured: 16 and 1024 give the same verdicts on every hostile
+#: round and hard.py; the even ``cos(x) - 1`` at 1e-4 comes back at 2e5 times.
 _STAIRS = 64.0
-#: A value's grid counts as coarse when it is this many ulps of the value or more
-#: (random mantissas put it at an ulp or two; 256 is no accident); but a value on
-#: a grid coarser than ROUND of itself has under 10 bits: round by nature (a
-#: saturated op's 1.0, x - K a few ulps of K from a kink), not rounded to it. A
-#: row's own values show float32's cells (24 bits, FLOAT32 of themselves).
+#: A value's grid counts as coarse when it is this many ulps of the value or more (random mantissas
+#: put it at an ulp or two; 256 is no accident); but a value on a grid coarser than ROUND of itself
+#: has under 10 bits: round by nature (a saturated op's 1.0, x - K a few ulps of K from a kink), not
+#: rounded to it. A row's own values show float32's cells (24 bits, FLOAT32 of themselves).
 _COARSE, ROUND, FLOAT32 = 256.0, 2.0**-10, 2.0**-24
 
 
@@ -270,8 +267,7 @@ class Point:
                     self.still[r].append(abs(t - self.x))
                 else:
                     self.moved[r] = min(self.moved[r], abs(t - self.x))
-                # Each distinct value once: the same number seen twice is one piece
-                # of evidence.
+                # Each distinct value once: the same number seen twice is one piece of evidence.
                 g = grid_of(v) if v not in self._values[r] else 0.0
                 self._values[r].add(v)
                 if 0.0 < g <= ROUND * abs(v):  # (under 10 bits: round by nature)
@@ -433,9 +429,8 @@ def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
         value = a.d + (a.d - b.d) / (factor - 1.0)
         roundoff = (factor * a.r + b.r) / (factor - 1.0)
         moved = abs(a.d - b.d)
-        # Settled by the graph's round-off alone: what the fourth difference
-        # measures may be structure (a pole, a kink) as well as noise, so it
-        # only widens the bound.
+        # Settled by the graph's round-off alone: what the fourth difference measures may be
+        # structure (a pole, a kink) as well as noise, so it only widens the bound.
         smooth = abs(a.gap) <= a.gap_noise + b.gap_noise or abs(a.gap) <= 0.75 * abs(b.gap)
         # Values of a hidden forward that did not move at all settle nothing (their
         # grid is unknown); the graph's own values are as fine as it says.

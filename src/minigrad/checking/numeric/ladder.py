@@ -152,12 +152,11 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
             fourths.append(max(map(abs, three)))
             smooth.append(not jumpy)
             sixths.append(abs(a + g - 6.0 * (b + f) + 15.0 * (c + e) - 20.0 * d))
-        # Noise grows with the order of a difference (the sixth's weights are 4
-        # times the fourth's); shape falls with it, by the spacing over the
-        # distance to a pole or bend per order. A side whose fourths keep their sign
-        # and are _SHAPE times its sixth shows shape: both sides' sixths are read. A
-        # sixth of 0 is values on a grid (sin at 1e8); fourths of both signs are noise
-        # (stairs 0.6 of a cell apart repeat every 5 points: log(1 + x) at 6e-5).
+        # Noise grows with the order of a difference (the sixth's weights are 4 times the fourth's);
+        # shape falls with it, by the spacing over the distance to a pole or bend per order. A side
+        # whose fourths keep their sign and are _SHAPE times its sixth shows shape: both sides'
+        # sixths are read. A sixth of 0 is values on a grid (sin at 1e8); fourths of both signs are
+        # noise (stairs 0.6 of a cell apart repeat every 5 points: log(1 + x) at 6e-5).
         shape = any(
             ok and 0.0 < _SHAPE * x < y for x, y, ok in zip(sixths, fourths, smooth, strict=True)
         )
@@ -185,9 +184,8 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
         down.append(finest)  # the finest differences float64 has at x, if no decade hit them
     below: list[float] = []
     if 0.0 < abs(x) < h:
-        # A step beyond |x| straddles 0, where many functions have a pole, a
-        # cusp or an edge: the scales of x itself come next, however far
-        # below the nominal step they are.
+        # A step beyond |x| straddles 0, where many functions have a pole, a cusp or an edge: the
+        # scales of x itself come next, however far below the nominal step they are.
         below = [s for s in (abs(x) * 2.0**-j for j in (1, 4, 8)) if s >= finest]
     return up, down, below
 
@@ -341,8 +339,7 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
                 " with no grid to read: how small a slope they round away cannot be told",
             )
         elif mine and all(st.rows[r][-1].flat for st in mine):
-            # No step changed the value at all: the slope is below what the
-            # largest step resolves.
+            # No step changed the value at all: the slope is below what the largest step resolves.
             top = mine[0]
             bound = max(p.delta(r, p.here[r]) / top.step, 2.0**-1074)
             found[r] = Estimate(0.0, bound, top.step, bound, True)
@@ -453,24 +450,21 @@ _LAW = 4.0
 def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
     """The tightest estimate that every smaller step's difference agrees with.
 
-    An estimate ``v`` from a start at step ``S`` claims the function is smooth
-    at that scale: its finest difference implies a truncation ``c * s**2``
-    (``|D(s) - v| / s**2``, the nearest scale's: a coarser one may see what lies
-    beyond, a saturated op's flat values on both sides, ``D = 0`` at two steps
-    where the slope is 8.5e-13), and every difference ``D(s)`` at a smaller step
-    must then lie within ``v``'s bound, its own round-off and that law (times
-    :data:`_LAW`) of ``v``. A straight line seen by large steps across a bend the
-    small steps resolve fails this, however noisy the small steps are.
-    """
+    An estimate ``v`` from a start at step ``S`` claims the function is smooth at that
+    scale: its finest difference implies a truncation ``c * s**2`` (``|D(s) - v| /
+    s**2``, the nearest scale's: a coarser one may see what lies beyond, flat values on
+    both sides, ``D = 0`` at two steps where the slope is 8.5e-13), and every ``D(s)`` at
+    a smaller step must then lie within ``v``'s bound, its own round-off and that law
+    (times :data:`_LAW`) of ``v``. A straight line seen by large steps across a bend
+    the small steps resolve fails this, however noisy the small steps are."""
     ordered = sorted((st for st in starts if r in st.rows), key=lambda st: -st.step)
     best: Estimate | None = None
     for j, st in enumerate(ordered):
         e = st.best.get(r)
         if e is None or (best is not None and e.error >= best.error):
             continue
-        # The law's coefficient as a truncation at the start's step, from the finest
-        # difference the estimate is made of: (s / S)**2 scales it. Every finer
-        # difference is held to it, this start's own unused ones too.
+        # The law as a truncation at the start's step, from the finest difference the
+        # estimate is made of; every finer difference is held to it (its own unused too).
         rows, used = st.rows[r], st.used[r]
         top = rows[0].half
         law = abs(rows[used].d - e.value) * (top / rows[used].half) ** 2

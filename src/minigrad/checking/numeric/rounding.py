@@ -16,7 +16,7 @@ first-order error analysis:
 
 A partial of the user's own rule rounds by more where it cancels inside (``1 / (1 - x *
 x)`` for atanh at ``1 - 1e-9`` is 0.25 off 5e8): its share is read off the partial's own
-graph, called once with Values (:func:`partial_noise`). minigrad's own partials are
+graph, called once with Values (:func:`_partial_noise`). minigrad's own partials are
 swept against SymPy to a few ulps.
 
 Example:
@@ -42,13 +42,14 @@ from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
     "ANALYTIC_ULPS",
+    "Chain",
     "GraphRoundoff",
     "analytic_roundoff",
     "hidden",
     "minigrads_forward",
     "minigrads_own",
     "partial_at",
-    "partial_noise",
+    "read_chain",
     "read_roundoff",
 ]
 
@@ -71,12 +72,11 @@ _EXACT = frozenset((ADD, SUB, MUL, DIV, NEG))
 #: Ops made of terms that cancel at their roots, off by ulps of 1 there (against mpmath:
 #: lgamma 7 near its roots, 7 of itself at 3.5; digamma 9.5): _LOOSE ulps of |out| + 2.
 _CANCELLING, _LOOSE = frozenset((LGAMMA, DIGAMMA)), 8.0
-#: Where a hidden forward is probed for a grid (:func:`_cell`): its arguments moved
-#: by these fractions of their size (a unit at 0). Far enough that exact values
-#: beside a constant (``z - K`` at ``K``: multiples of an ulp of ``K``) lie on no
-#: grid 256 of their own ulps coarse (at a tenth of ``K``, 16); float32 is 2**29.
-#: Irrational, not a short fraction: round arguments moved by one are round (10**4
-#: by 0.0911: 10911.0), and a power of them an exact integer, on a grid by nature.
+#: Where a hidden forward is probed for a grid (:func:`_cell`): its arguments moved by these
+#: fractions of their size (a unit at 0). Far enough that exact values beside a constant (``z - K``
+#: at ``K``: multiples of an ulp of ``K``) lie on no grid 256 of their own ulps coarse (at a tenth
+#: of ``K``, 16); float32 is 2**29. Irrational, not a short fraction: round arguments moved by one
+#: are round (10**4 by 0.0911: 10911.0), and a power of them an exact integer, on a grid by nature.
 _PROBES = ((math.sqrt(2.0) - 1.0) / 4.0, math.sqrt(3.0) - 1.5, 3.0 - math.pi)
 #: How much further each probe's arguments move, as a part of their size, to see its
 #: results move: float32's cells are 6e-8 of them, so a slope of 1e-3 moves them.
@@ -87,15 +87,17 @@ _NUDGE = 1e-4
 _OUT = tuple(m * (1.0 + _PROBES[0]) for m in (56.0, 900.0, 950000.0))
 #: The least round-off of a result: a subnormal quantum.
 _QUANTUM = 2.0**-1074
-#: How many ulps of the absolute gradient the analytic side may be off: each
-#: path is a product of a few partials, each partial good to an ulp or two,
-#: and the sums add one rounding each. Tuned on the checks of the test suite
-#: (products of a dozen ops, sums of a few hundred paths).
+#: How many ulps of the absolute gradient the analytic side may be off: each path is a product of a
+#: few partials, each partial good to an ulp or two, and the sums add one rounding each. Tuned on
+#: the checks of the test suite (products of a dozen ops, sums of a few hundred paths).
 ANALYTIC_ULPS = 32.0
 
 
 #: Round-off, per input the absolute gradient and partials' share, nodes' shares, cells.
 _Reading = tuple[float, list[float], list[float], list[tuple[Value, float]], float]
+#: Per node with an op ``d f / d node``, and by each Value argument its partial and that
+#: partial's round-off (0 for minigrad's own; NaN unread), for the caller's passes.
+Chain = list[tuple[Value, float, list[tuple[Value, float, float]]]]
 
 
 def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
@@ -129,9 +131,17 @@ def minigrads_own(partial: Partial) -> bool:
     return isinstance(module, str) and module.startswith(_ACCURATE)
 
 
-def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
+def read_chain(f: Value, xs: Sequence[Value]) -> Chain | None:
+    """The walk of :func:`read_roundoff`, recorded; None where a partial fails."""
+    chain: Chain = []
+    return chain if math.isfinite(_read(f, xs, chain=chain)[0]) else None
+
+
+def _read(
+    f: Value, xs: Sequence[Value], *, partials: bool = True, chain: Chain | None = None
+) -> _Reading:
     """:func:`read_roundoff`, per input the round-off the partials written outside
-    minigrad add to its derivative (:func:`partial_noise`; with ``partials``
+    minigrad add to its derivative (:func:`_partial_noise`; with ``partials``
     False, 0), each node's share of the value's round-off, and the part of it
     hidden forwards' cells hold (relative to their results: float32's)."""
     unknown = [math.inf] * len(xs)
@@ -175,6 +185,8 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
         shares.append((node, share))
         inexact = partials and weight > 0.0
         partial_of = rule.partials
+        if chain is not None:
+            chain.append((node, slope_f, by := []))
         for j, arg in enumerate(args):
             if not isinstance(arg, Value):
                 continue
@@ -185,10 +197,12 @@ def _read(f: Value, xs: Sequence[Value], *, partials: bool = True) -> _Reading:
                 return math.inf, unknown, unknown, [], 0.0
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
             signed[arg] = get_signed(arg, 0.0) + slope_f * slope
-            own = 0.0
-            if inexact and not minigrads_own(partial):
-                own = partial_noise(rule, j, floats, out) * weight
-            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own
+            own, mine = 0.0, minigrads_own(partial)
+            if inexact and not mine:
+                own = _partial_noise(rule, j, floats, out)
+            if chain is not None:  # (a partial on floats only: its round-off unread)
+                by.append((arg, slope, own if own or mine else math.nan))
+            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own * weight
     if not math.isfinite(noise):
         noise = math.inf
     # -1: no path from the input to f at all.
@@ -254,7 +268,7 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
     return max(max(relative.values()) * abs(out), coarsest)
 
 
-def partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
+def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
     """The round-off of ``rule``'s partial ``j`` at a point, read off its own graph.
 
     The partial is called with Values for its arguments and ``out`` (its
@@ -268,7 +282,7 @@ def partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> fl
         >>> import math
         >>> naive = Rule("atanh", math.atanh, (lambda x, out: 1.0 / (1.0 - x * x),))
         >>> x = 1.0 - 1e-9
-        >>> 0.25 < partial_noise(naive, 0, [x], math.atanh(x)) < 1e3  # of a slope of 5e8
+        >>> 0.25 < _partial_noise(naive, 0, [x], math.atanh(x)) < 1e3  # of a slope of 5e8
         True
     """
     partial = rule.partials[j]

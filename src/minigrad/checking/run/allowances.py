@@ -18,10 +18,11 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.rounding import (
+    Chain,
     GraphRoundoff,
     minigrads_own,
     partial_at,
-    partial_noise,
+    read_chain,
     read_roundoff,
 )
 from minigrad.checking.run.levels import derivatives
@@ -149,10 +150,10 @@ def _singular_share(d: Value, xs: Sequence[Value]) -> float | None:
     return moved
 
 
-#: Per node its partials by its Value arguments and ``d f / d node``; per node the terms its
-#: adjoint sums (``|d f / d c * partial|``), their number, and the partials' own round-off
-#: times ``d f / d c``.
-Walk = tuple[list[tuple[Value, float, list[tuple[Value, float, float]]]], dict[Value, list[float]]]
+#: A value's recorded walk (:func:`~minigrad.checking.numeric.rounding.read_chain`) and per
+#: node the terms its adjoint sums (``|d f / d c * partial|``), their number, and the
+#: partials' own round-off times ``|d f / d c|``.
+Walk = tuple[Chain, dict[Value, list[float]]]
 
 
 def backward_share(
@@ -168,17 +169,18 @@ def backward_share(
     there reaches it times ``d f / d node``. The model of
     :func:`~minigrad.checking.numeric.rounding.analytic_roundoff` counts every path's
     size, where ``r x (1 - x)`` iterated 20 times holds 1e-13 of the 3e10 they sum to.
-    inf where a partial cannot be read. The reverse walk is kept in ``memo``."""
+    inf where a partial cannot be computed, or its round-off read (one on floats only:
+    the model stands). The walk is kept in ``memo``."""
     if id(f) not in memo:
-        memo[id(f)] = _walk(f)
+        memo[id(f)] = _gathered(read_chain(f, xs))
     walk = memo[id(f)]
     if walk is None:
         return math.inf
-    slopes, gathered = walk
+    chain, gathered = walk
     tangent = {x: 0.0 for x in xs}  # an input computed from another is held fixed
     tangent[xs[i]] = 1.0
     half, total = 2.0**-53, 2.0**-1074
-    for node, weight, by in reversed(slopes):
+    for node, weight, by in reversed(chain):
         if node in tangent:
             continue
         terms = [(s * tangent.get(a, 0.0), own * abs(tangent.get(a, 0.0))) for a, s, own in by]
@@ -193,34 +195,18 @@ def backward_share(
     return total
 
 
-def _walk(f: Value) -> Walk | None:
-    """One reverse pass over ``f``'s graph with the partials' signs (see backward_share)."""
-    signed: dict[Value, float] = {f: 1.0}
-    slopes: list[tuple[Value, float, list[tuple[Value, float, float]]]] = []
+def _gathered(chain: Chain | None) -> Walk | None:
+    """Per node, what its adjoint sums (see :data:`Walk`); None where a round-off is unread."""
+    if chain is None:
+        return None
     gathered: dict[Value, list[float]] = {}
-    for node in toposort([f]):
-        rule, weight = node._rule, signed.get(node, 0.0)
-        if rule is None:
-            continue
-        args = _args(node)
-        at = [a if type(a) is float else a._data for a in args]  # type: ignore[union-attr]
-        by: list[tuple[Value, float, float]] = []
-        for j, (partial, a) in enumerate(zip(rule.partials, args, strict=False)):
-            if not isinstance(a, Value):
-                continue
-            try:
-                s = partial_at(partial, a, at, node._data)
-                own = 0.0 if minigrads_own(partial) else partial_noise(rule, j, at, node._data)
-            except Exception:  # (what the user's partial raises is named elsewhere)
+    for _, weight, by in chain:
+        for a, s, own in by:
+            if math.isnan(own):
                 return None
-            if own == 0.0 and not minigrads_own(partial):
-                return None  # a partial on floats only: its round-off unread, the model stands
-            signed[a] = signed.get(a, 0.0) + weight * s
-            by.append((a, s, own))
             g = gathered.setdefault(a, [0.0, 0.0, 0.0])
             g[0], g[1], g[2] = g[0] + abs(weight * s), g[1] + 1.0, g[2] + abs(weight) * own
-        slopes.append((node, weight, by))
-    return slopes, gathered
+    return chain, gathered
 
 
 def moved_size(f: Value, x: Value, size: float) -> float:

@@ -101,13 +101,12 @@ CLASSIC_ATOL, CLASSIC_RTOL = 1e-5, 1e-3
 #: The fewest digits an agreement must prove to count. Fewer cannot tell a right rule
 #: from one off by a tenth of a percent (0.999 for 1, a float32 constant): it warns.
 MIN_DIGITS = 3
-#: How small, beside the function's size per unit of its input, a rule's value
-#: must be to be counted as a slope of 0 where the bound does not resolve it: 12
-#: digits below it (``cos`` at 1e-300, a slope of 1e-300 of a function of size 1;
-#: ``tanh`` at 20). A larger value has digits of its own, and the bound proves
-#: none of them: ``-2 x`` for ``x * x + 1e8`` at ``1e-8``, the wrong sign, agreed
-#: to 6 digits of the function's size. Measured: at 1e-9, 12 more wrong rules pass
-#: near stationary points (round 14); at 1e-15, 4 right ones of (h) go undecided.
+#: How small, beside the function's size per unit of its input, a rule's value must be to be counted
+#: as a slope of 0 where the bound does not resolve it: 12 digits below it (``cos`` at 1e-300, a
+#: slope of 1e-300 of a function of size 1; ``tanh`` at 20). A larger value has digits of its own,
+#: and the bound proves none of them: ``-2 x`` for ``x * x + 1e8`` at ``1e-8``, the wrong sign,
+#: agreed to 6 digits of the function's size. Measured: at 1e-9, 12 more wrong rules pass near
+#: stationary points (round 14); at 1e-15, 4 right ones of (h) go undecided.
 NEGLIGIBLE = 1e-12
 
 
