@@ -592,6 +592,64 @@ def test_a_cubic_beside_its_stationary_point_is_no_kink_on_rounded_steps(shift: 
         assert entry.verdict == ("agrees" if off == 0.0 else "wrong"), entry.reason
 
 
+def test_a_coarse_gap_passing_through_zero_is_no_kink() -> None:
+    # Found by a random fuzz of closure ops. At steps of 0.2 to 0.05 this smooth
+    # function's gap changes sign (-6e-3, -6e-4, +2e-5); its finest, 2e-5, is within
+    # a factor 2 of the gap at 0.005 (1.2e-5), which shrinks with its own steps. The
+    # raw gaps of a start that shrinks prove no kink: a softplus closure 1e-6 off
+    # was taken as a subgradient between "slopes" 8e-7 apart.
+    def softplus_c(a: Value, off: float) -> Value:
+        x = a.data
+        out = Value(math.log1p(math.exp(x)), (a,), "softplus_c")
+
+        def _backward() -> None:
+            a.grad += (1 / (1 + math.exp(-x))) * off * out.grad
+
+        out._backward = _backward
+        return out
+
+    def func(x0: Value, off: float) -> Value:
+        v0 = x0.sin()
+        v2 = softplus_c(v0, off)
+        v4 = (v2 - v0).sin()
+        s0 = 1.3169374829437563 * 1.0888867883057323 + (v4 + x0)
+        s1 = s0 + (v4 + 0.1985413910074989)
+        s2 = s1 + 1.3169374829437563**2
+        s3 = s2 + 2.4131304480530096 * v2 * (1 - v2)
+        return s3 + (v4 * v0) * (v4 * v0)
+
+    for off, verdict in ((1.0, "agrees"), (1.0 + 1.05e-6, "wrong")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (entry,) = check(lambda v, off=off: func(v, off), [Value(-0.6872237992554902)]).entries
+        assert entry.verdict == verdict, entry.reason
+
+
+def test_a_chaotic_map_beyond_its_taylor_radius_is_no_kink() -> None:
+    # 38 steps of the logistic map: a slope of 6.8e10, whose Taylor series holds
+    # within about 1e-11 of x. Coarser steps see one-sided "slopes" of 2.7e9 and
+    # 7.1e9 whose gap stays; every finer step sees about 6.8e10 on both sides: x is
+    # smooth at the scale that resolves it. A right rule is not wrong (it was: a
+    # kink, with the rule outside its slopes); one 1% off per step is.
+    for scale, right in ((1.0, True), (1.01, False)):
+        logistic = Rule(
+            "logistic",
+            lambda v: 3.99 * v * (1 - v),
+            (lambda v, out, scale=scale: 3.99 * (1 - 2 * v) * scale,),
+        )
+        for step in (logistic, lambda v: 3.99 * v * (1 - v)) if right else (logistic,):
+
+            def func(v: Value, step: Callable[[Value], Value] = step) -> Value:
+                for _ in range(38):
+                    v = step(v)
+                return v
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                (entry,) = check(func, [Value(0.14398180055736376)]).entries
+            assert (entry.verdict != "wrong") == right, entry.reason
+
+
 @pytest.mark.parametrize("at", [1e6 + 0.3, 3e7, 1e9 + 0.3])
 def test_a_cosine_hidden_in_a_rule_at_a_large_argument_is_held_to_its_turns(at: float) -> None:
     # x * x + 1e-3 cos(x) with the cosine in a rule whose forward the graph does not

@@ -85,6 +85,13 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
             (lv, le), (rv, re) = _extrapolated(rows, True), _extrapolated(rows, False)
             if max(le, re) < error:
                 left, right, error, step = lv, rv, max(le, re), rows[-1].half
+    # Local: every finer step sees the slopes as near as their own step does (curvature's
+    # share shrinks), within their bound and its round-off; else x is smooth at that scale.
+    below = [row for rows in starts for row in rows if row.half <= step]
+    off = [max(abs(row.left - left), abs(row.right - right)) for row in below]
+    near = max((o for o, row in zip(off, below, strict=True) if row.half == step), default=0.0)
+    if any(o > near + error + row.gap_noise for o, row in zip(off, below, strict=True)):
+        return None
     words = f"a kink: left slope {left:.9g}, right slope {right:.9g}"
     return Unresolved(Why.KINK, words, left=left, right=right, error=error, step=step)
 
@@ -118,7 +125,8 @@ def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row |
     coarse = coarser[-1] if coarser else fine
     # No start 8 times coarser: the gap must stay over the start's own steps (curvature's shrinks).
     alone = coarse is fine and shrinks(rows_of[id(fine)])
-    raw = not alone and _stays(fine.gap, fine.gap_noise, coarse.gap, coarse.gap_noise)
+    # A start whose gaps shrink is held by its gap at a step of 0 (a smooth one's may pass 0).
+    raw = not (alone or by_zero) and _stays(fine.gap, fine.gap_noise, coarse.gap, coarse.gap_noise)
     at_zero = coarse is not fine and _stays(
         *_at_zero(rows_of[id(fine)]), *_at_zero(rows_of[id(coarse)])
     )
