@@ -1619,3 +1619,37 @@ def test_a_partial_on_floats_only_leaves_the_model_standing() -> None:
     assert backward_share(floats_only(_logistic(x, r, 20)), [x, r], 0, {}) == math.inf
     assert backward_share(readable(_logistic(x, r, 20)), [x, r], 0, {}) < 1e-9
     assert check(lambda a, b: floats_only(_logistic(a, b, 20)), [Value(0.3), Value(r.data)])
+
+
+def test_a_saturated_op_beneath_a_periodic_one_raises_nothing_from_the_checker() -> None:
+    # Found by a random fuzz: tanh(200 x) at -1.8 is saturated, and every path from x to
+    # the sine below moves by a subnormal amount, whose rounding underflows to 0: the turn
+    # limit divided by it. The sine of exactly 0 has a slope of 0, and it agrees.
+    def func(v: Value) -> Value:
+        e = (v * 200).tanh().exp()
+        return (e - e).sin()
+
+    for at in (-1.8, 1.8):
+        (entry,) = check(func, [Value(at)]).entries
+        assert entry.verdict == "agrees", entry.reason
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "c"),
+    [
+        (-301989888.0, 0.00146484375, -442368.0),
+        (6.0, -2.384185791015625e-07, -1.430511474609375e-06),
+    ],
+)
+def test_a_kink_at_a_rounded_product_is_still_a_kink(a: float, b: float, c: float) -> None:
+    # abs(a * b - c) at a * b == c: the finer steps' one-sided slopes are 1% off, by the
+    # product's rounding, which the graph's reading must hold (abs's partial at 0 is a
+    # subgradient of 0, and read as such it held none): with none, those slopes refuted
+    # the kink and the entry was undecided. relu(x - y) * y at x == y: slopes inside the
+    # kink's, curved by the step, refute nothing.
+    for func, xs in (
+        (lambda u, v: abs(u * v - c), [a, b]),
+        (lambda u, v: (u - v).relu() * v, [1, 1]),
+    ):
+        entries = check(func, xs).entries
+        assert all(e.verdict == "subgradient" for e in entries), [e.reason for e in entries]

@@ -20,10 +20,10 @@ __all__ = ["edge", "no_derivative", "one_bend", "one_sided", "open_side", "riser
 
 def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresolved | None:
     """A jump or a kink at the point, from the differences of the ladder's starts
-    (coarsest first, each its steps ``s``, ``s/2``, ``s/4``): a jump, when the
-    change from the point to a side does not shrink with the step; a kink, when
-    the one-sided slopes' gap, resolved at a start and one at least 8 times
-    coarser, does not (a smooth function's shrinks in proportion to the step)."""
+    (coarsest first, each its steps ``s``, ``s/2``, ``s/4``): a jump, when the change
+    from the point to a side does not shrink with the step; a kink, when the gap of
+    the one-sided slopes does not (a smooth function's shrinks in proportion to the
+    step), resolved at two starts 8 times apart, and every finer step sees its slopes."""
     if not starts:
         return None
     finest = [rows[-1] for rows in starts]
@@ -39,9 +39,8 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
             "so no derivative exists",
             step=fine.half,
         )
-    # The kink's evidence: the finest start that resolves a gap that its own steps
-    # do not shrink; else the finest whose gap at a step of 0 is a resolved
-    # constant over its own steps (curvature hides it in the gap itself).
+    # The kink's evidence: the finest start that resolves a gap its own steps do not
+    # shrink; else the finest whose gap at a step of 0 is resolved (curvature hides it).
     finer = finest[::-1]  # finest first
     unshrunk = [rows[-1] for rows in starts[::-1] if not shrinks(rows)]
     kink = next((row for row in unshrunk if _resolved(row.gap, row.gap_noise)), None)
@@ -55,8 +54,7 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     coarser = [row for row in finest if row.half >= 8.0 * fine.half]
     coarse = coarser[-1] if coarser else fine
     if p.x != 0.0 and fine.half >= 0.25 * abs(p.x):
-        # No step below |x| fits in float64 here: what looks like a kink may be
-        # the function's shape at the scale of x itself.
+        # No step below |x| fits in float64: a "kink" may be the shape at the scale of x.
         return Unresolved(
             Why.RANGE,
             f"no step smaller than the point itself ({p.x:.3g}) fits in float64, and the "
@@ -85,10 +83,13 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
             (lv, le), (rv, re) = _extrapolated(rows, True), _extrapolated(rows, False)
             if max(le, re) < error:
                 left, right, error, step = lv, rv, max(le, re), rows[-1].half
-    # Local: every finer step sees the slopes as near as their own step does (curvature's
-    # share shrinks), within their bound and its round-off; else x is smooth at that scale.
+    # Local: finer steps see slopes between these (a kink beside x gives any) or outside by
+    # no more than their own step does (curvature's share shrinks), within their bound and
+    # round-off; else x is smooth at that scale. A side that stood still shows no slope.
+    lo, hi = min(left, right), max(left, right)
     below = [row for rows in starts for row in rows if row.half <= step]
-    off = [max(abs(row.left - left), abs(row.right - right)) for row in below]
+    sides = [(row.left, row.right) for row in below]
+    off = [max((max(lo - d, d - hi, 0.0) for d in both if d != 0.0), default=0.0) for both in sides]
     near = max((o for o, row in zip(off, below, strict=True) if row.half == step), default=0.0)
     if any(o > near + error + row.gap_noise for o, row in zip(off, below, strict=True)):
         return None
@@ -100,13 +101,9 @@ def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row |
     """``fine`` where it shows a kink: its gap (or its gap at a step of 0) is resolved
     and stays within a factor 2 at a start 8 times coarser (or, with none, over
     its own steps), and no finer start sees a smooth function (one with 8
-    round-offs below the gap would have resolved half of it: relu(x - 0.5) at
-    0.5 + 1e-12; a kink, if any, is not at x). The gap at a step of 0 is a kink's
-    at every start whose steps straddle it, the coarser ones too (their ``s**5``
-    only adds to it), so no other start may resolve a smaller one: a forward
-    that cancels inside a rule (``1e6 (u - tanh(u))``) rounds its differences by
-    ``1e6 * 2**-52`` of the step at every step, a reading of one size whose sign
-    is chance, and two starts may agree by chance."""
+    round-offs below the gap would have resolved half of it). The gap at a step
+    of 0 is a kink's at every start whose steps straddle it, so no other start
+    may resolve a smaller one (section 4 of ``docs/contributing.md``)."""
     rows_of = {id(rows[-1]): rows for rows in starts}
     finer = [rows for rows in starts if rows[-1].half < fine.half]
     if by_zero:
@@ -148,15 +145,10 @@ def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
     """A start's gap at a step of 0, and its round-off. A smooth function's gap is odd
     in the step (``f'' s``, then ``s**3``, ``s**5``); a kink's is its constant,
     which curvature hides in the gap itself (``relu(x) + 1e9 x**2``: ``1 + 2e9 s``).
-    Two steps ``s``, ``s/2`` take out ``s`` (``2 g(s/2) - g(s)``) and leave
-    ``s**3``; a start's three take out ``s**3`` too and leave ``s**5``, which falls
-    1e5 times a decade: a kink of ``1e-10`` beside ``tanh`` at 1 is ``1e-10`` at
-    steps of ``2e-3`` and ``2e-2``, where two steps still see ``tanh``'s ``s**3``.
-    A kink at a distance ``d`` from x (a gap of ``c (1 - d / s)`` at each step)
-    gives ``c (1 - 45 d / (7 s))``: within a factor 2 of ``c`` where ``d < s / 13``.
-    The steps' own ratios are used: each is rounded to x's grid (at 1000.001 a
-    step of ``3e-5`` is ``4e-9`` off half of ``6e-5``, and the cubic's exact gap
-    ``6 u s`` would leave ``1e-9`` of itself)."""
+    Two steps take out ``s`` and leave ``s**3``; a start's three take out ``s**3``
+    too and leave ``s**5``. A kink at a distance ``d`` from x gives ``c (1 - 45 d /
+    (7 s))``. The steps' own ratios are used: each is rounded to x's grid
+    (``docs/contributing.md``, section 4, has the examples)."""
     if len(rows) < 2:
         return 0.0, 0.0
     z, n = _zero(rows[-2], rows[-1])
@@ -244,8 +236,7 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
     if p.overflowed or (
         len(ests) >= 2 and abs(ests[-1].value - ests[-2].value) > ests[-1].error + ests[-2].error
     ):
-        # The finest one-sided differences do not settle: they grow without end as the
-        # step shrinks (sqrt at 0), or overflow (log at 5e-324).
+        # The finest do not settle: they grow as the step shrinks (sqrt at 0), or overflow.
         return Unresolved(
             Why.RANGE,
             "the one-sided differences do not settle as the step shrinks: the derivative is "
@@ -255,9 +246,8 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
                                                  for f in ests[j + 1 :])]  # fmt: skip
     best = min(held, key=lambda e: e.error, default=None)
     if best is not None and len(ests) >= 3:
-        # Estimates still moving by a steady fraction per decade (a power of the
-        # step below the series', sqrt(s) at an edge: x ** 1.5 at 0) are no closer
-        # to their limit than the geometric tail of those moves.
+        # Estimates moving by a steady fraction per decade (sqrt(s) at an edge: x ** 1.5
+        # at 0) are no closer to their limit than the geometric tail of those moves.
         d1 = abs(ests[-2].value - ests[-3].value)
         d2 = abs(ests[-1].value - ests[-2].value)
         if 0.0 < d2 < d1:

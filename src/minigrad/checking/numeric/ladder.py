@@ -452,19 +452,17 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
 
     An estimate ``v`` from a start at step ``S`` claims the function is smooth at that
     scale: its finest difference implies a truncation ``c * s**2`` (``|D(s) - v| /
-    s**2``, the nearest scale's: a coarser one may see what lies beyond, flat values on
-    both sides, ``D = 0`` at two steps where the slope is 8.5e-13), and every ``D(s)`` at
-    a smaller step must then lie within ``v``'s bound, its own round-off and that law
-    (times :data:`_LAW`) of ``v``. A straight line seen by large steps across a bend
-    the small steps resolve fails this, however noisy the small steps are."""
+    s**2``, the nearest scale's: section 3 of ``docs/contributing.md``), and every
+    ``D(s)`` at a smaller step must then lie within ``v``'s bound, its own round-off and
+    that law (times :data:`_LAW`) of ``v``. A straight line seen by large steps across a
+    bend the small steps resolve fails this, however noisy the small steps are."""
     ordered = sorted((st for st in starts if r in st.rows), key=lambda st: -st.step)
     best: Estimate | None = None
     for j, st in enumerate(ordered):
         e = st.best.get(r)
         if e is None or (best is not None and e.error >= best.error):
             continue
-        # The law as a truncation at the start's step, from the finest difference the
-        # estimate is made of; every finer difference is held to it (its own unused too).
+        # The law from the finest difference the estimate is made of; every finer one is held.
         rows, used = st.rows[r], st.used[r]
         top = rows[0].half
         law = abs(rows[used].d - e.value) * (top / rows[used].half) ** 2

@@ -61,11 +61,9 @@ _ACCURATE = "minigrad.core."
 _TABLE_RULES = frozenset(TABLE)
 _TABLE_PARTIALS = frozenset(p for rule in TABLE for p in rule.partials if callable(p))
 
-#: Relative round-off of one rounded result: an ulp (twice the unit round-off,
-#: which also covers library functions good to one ulp).
+#: Relative round-off of one rounded result: an ulp (library functions good to one ulp too).
 _ULP = 2.0**-52
-#: Relative round-off of a correctly rounded arithmetic result (+, -, *, /,
-#: negation): half an ulp, the unit round-off, as IEEE 754 guarantees.
+#: Relative round-off of a correctly rounded arithmetic result: half an ulp (IEEE 754).
 _HALF = 2.0**-53
 #: The ops IEEE 754 rounds correctly: their results are off by half an ulp at most.
 _EXACT = frozenset((ADD, SUB, MUL, DIV, NEG))
@@ -148,9 +146,8 @@ def _read(
     if not isinstance(f, Value):
         return math.inf, unknown, unknown, [], 0.0
     adjoint, signed = {f: 1.0}, {f: 1.0}  # abs(d f / d node) over each path, d f / d node
-    # Per node: what the inexact partials below f add to d f / d node, to first
-    # order: over each edge, the partial's round-off times the adjoint above it,
-    # carried down the rest of the path by the absolute partials.
+    # Per node: what the inexact partials below f add to d f / d node, to first order: each
+    # edge's partial round-off times the adjoint above, carried down by absolute partials.
     carried: dict[Value, float] = {}
     noise = cells = 0.0
     shares: list[tuple[Value, float]] = []
@@ -163,7 +160,7 @@ def _read(
         weight = get_adjoint(node, 0.0)
         extra = get_carried(node, 0.0)
         args = _args(node)
-        if weight == 0.0 and extra == 0.0:
+        if weight == 0.0 and extra == 0.0 and not get_signed(node, 0.0):
             # A partial of 0 on the way (tanh far out): the inputs beyond are
             # still reached, with an absolute gradient of 0 but not "no path".
             for arg in args:
@@ -196,7 +193,8 @@ def _read(
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, unknown, unknown, [], 0.0
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
-            signed[arg] = get_signed(arg, 0.0) + slope_f * slope
+            moves = slope or _kinked(rule, j, floats)  # (the value's reading, not the pass's)
+            signed[arg] = get_signed(arg, 0.0) + slope_f * moves
             own, mine = 0.0, minigrads_own(partial)
             if inexact and not mine:
                 own = _partial_noise(rule, j, floats, out)
@@ -208,6 +206,21 @@ def _read(
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
     return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
+
+
+def _kinked(rule: Rule, j: int, floats: Sequence[float]) -> float:
+    """A partial of 0 may be a kink's subgradient (abs at 0), where the argument's rounding
+    still moves the op (``abs(a * b - c)`` at ``a * b == c``): the larger of its values
+    an ulp to each side."""
+    found, p = 0.0, rule.partials[j]
+    for t in (math.nextafter(floats[j], math.inf), math.nextafter(floats[j], -math.inf)):
+        moved = [*floats[:j], t, *floats[j + 1 :]]
+        try:  # (off the op's domain there, or the user's partial refusing it: no slope)
+            v = p if isinstance(p, float) else p(*moved, rule.forward(*moved))
+            found = max(found, float(v._data if isinstance(v, Value) else v), key=abs)
+        except Exception:
+            continue
+    return found
 
 
 def _fixed(rule: Rule, floats: Sequence[float], args: Sequence[object], out: float) -> bool:
@@ -262,9 +275,8 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
             coarsest = max(coarsest, finest)
     if len(relative) < 2:
         return 0.0
-    # Where the results grow with the step (log in float32 at 1 + 1e-7 is 1e-7 there
-    # and 2e-6 at a step of 2e-6), so does a cell relative to them: the steps stay
-    # within the probes' reach, where the coarsest cell seen holds them all.
+    # Where the results grow with the step (log in float32 at 1 + 1e-7), so does a cell:
+    # the steps stay within the probes' reach, where the coarsest cell seen holds them all.
     return max(max(relative.values()) * abs(out), coarsest)
 
 

@@ -341,9 +341,9 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
     for node, arg, radius in capped:
         rows = [r for r in range(len(fs)) if len(fs) == 1 or id(node) in inside[r]]
         for i, (v, m) in speeds[id(arg)].items():
-            if m > 0.0:
+            if (speed := _speed(v, m)) > 0.0:  # (a subnormal mass has no part that rounds)
                 for r in rows:
-                    turns[r][i] = min(turns[r][i], radius / _speed(v, m))
+                    turns[r][i] = min(turns[r][i], radius / speed)
     return turns
 
 
