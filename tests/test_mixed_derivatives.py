@@ -14,10 +14,12 @@ differ for a right rule: that passes, with a caution.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import pytest
 
+import minigrad as mg
 from minigrad import GradcheckError, Rule, Value, check, gradgradcheck, sigmoid
 
 POINT = (2.277397190080749, 1.0)
@@ -106,3 +108,24 @@ def test_mixed_derivatives_that_are_not_continuous_pass_with_a_caution() -> None
     # Away from 0 its second derivatives are continuous: one number in either order.
     report = check(lambda x, y: rule(x, y), [Value(0.3), Value(-0.7)], order=2)
     assert report and not any("another order" in w for w in report.warnings), report
+
+
+def test_an_unbounded_entry_of_weight_0_does_not_stop_the_check_beside_the_point() -> None:
+    # A wrong mixed slope (d/dz of df/da off by 0.1) is caught with two inputs; a third
+    # whose order-2 entries are undecided (an infinite bound, weight 0 in the derivative
+    # below) made the move's size inf * 0 = NaN, no move was tried, and the check passed.
+    rule = mg.Rule(
+        "xsiny_bad",
+        lambda x, y: x * math.sin(y),
+        (lambda x, y, out: mg.sin(y), lambda x, y, out: x * mg.cos(y) + 0.1 * (x + 2.0)),
+    )
+    cube = mg.Rule("cube", lambda x: x**3, (lambda x, out: 3 * x**2,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = mg.check(lambda a, z: rule(z, a), [Value(1.2), Value(-2.0)], order=2)
+        three = mg.check(
+            lambda a, b, z: rule(z, a) + cube(b) * 0.0 * b,
+            [Value(1.2), Value(0.13), Value(-2.0)],
+            order=2,
+        )
+    assert not two.ok and not three.ok, three.entries

@@ -173,7 +173,8 @@ class _Checker:
                 w = levels.weights[f.output]
                 return w.data if isinstance(w, Value) else w
 
-            bound = sum(f.allowed * abs(below(f)) for f in whole.entries if f.mode == e.mode)
+            weights = ((f.allowed, abs(below(f))) for f in whole.entries if f.mode == e.mode)
+            bound = sum(a * w for a, w in weights if w)  # (an unbounded entry of weight 0: none)
             if j >= len(levels.inputs) or not 0.0 < bound < math.inf:
                 continue
             for delta in (m * bound / gap for m in _BESIDE):
