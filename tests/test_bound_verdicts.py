@@ -1653,3 +1653,54 @@ def test_a_kink_at_a_rounded_product_is_still_a_kink(a: float, b: float, c: floa
     ):
         entries = check(func, xs).entries
         assert all(e.verdict == "subgradient" for e in entries), [e.reason for e in entries]
+
+
+@pytest.mark.parametrize(
+    ("func", "at", "order"),
+    [
+        (lambda z: (-17.0 - z * z).tanh(), 0.3, 1),
+        (lambda z: (-17.0 - z * z).tanh(), 0.5, 1),
+        (lambda z: (-18.0 - z * z).tanh() + z, 1.0, 2),
+        (lambda z: (-17.0 - z * z).tanh() + z, 1.5, 2),
+        (lambda z: (-34.0 - z * z).exp() + z, 1.0, 2),
+        (lambda z: (-34.0 - z * z).softplus() + z, 1.0, 2),
+    ],
+)
+def test_a_slope_that_decays_exponentially_holds_the_steps(
+    func: Callable[[Value], Value], at: float, order: int
+) -> None:
+    # tanh(-17 - z * z) at 0.3 has a slope of 3e-15 that only steps of 2 resolve against
+    # the round-off of its value, -1; over them tanh's slope changes by e**16, and the
+    # differences and their error estimate both came out near 0: the right rule was
+    # wrong. Held to 1 / growth of the op's argument, the check is undecided or agrees.
+    report = check(func, [Value(at)], order=order)
+    assert report, report
+    assert all(e.verdict in ("agrees", "undecided") for e in report.entries), report
+
+
+def test_growth_is_the_rate_of_the_slope_and_refuses_two_arguments() -> None:
+    from minigrad.core.rules.exp_log import EXP, SOFTPLUS
+    from minigrad.core.rules.special import ERF
+    from minigrad.core.rules.trig import TANH
+
+    for rule, u in ((EXP, 3.0), (TANH, -2.0), (SOFTPLUS, -1.5), (ERF, 1.2)):
+        assert rule.growth is not None
+        slope = rule.partials[0]
+        d = 1e-5
+        got = [slope(u + s, rule.forward(u + s)) for s in (-d, d)]  # type: ignore[operator]
+        lo, hi = (g if isinstance(g, float) else g.data for g in got)
+        rate = abs(math.log(hi / lo)) / (2 * d)
+        assert rule.growth(u) == pytest.approx(rate, rel=1e-6), rule.name
+    with pytest.raises(TypeError, match="growth"):
+        Rule("two", lambda x, y: x * y, (lambda x, y, o: y, lambda x, y, o: x), growth=abs)
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-200, 1e-300])
+def test_a_kink_whose_slopes_are_tiny_is_still_a_kink(scale: float) -> None:
+    # Two gaps of one sign below 1e-162 have a product that underflows to 0: read as
+    # "not of one sign", relu's kink at 0 was no kink, and its right 0 was wrong.
+    (entry,) = check(lambda v: v.relu() * scale, [Value(0.0)]).entries
+    assert entry.verdict == "subgradient", entry.reason
+    steep = Rule("steep_relu", lambda x: max(x, 0.0), (lambda x, out: 2.0 + 0.0 * x,))
+    (entry,) = check(lambda v: steep(v) * scale, [Value(0.0)]).entries
+    assert entry.verdict == "wrong", entry.reason

@@ -42,7 +42,8 @@ from collections.abc import Callable, Sequence
 from minigrad.core import value as _value_module
 from minigrad.core._validate import signature_problem
 from minigrad.core.failures import MATH_COUNTERPARTS
-from minigrad.core.rule import Rule, _arg_names
+from minigrad.core.rule import Rule
+from minigrad.core.spelling import _arg_names
 from minigrad.core.value import Value, _lock
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -120,6 +121,7 @@ class Closure(Rule):
         self.commutative = False
         self._written = None
         self.inline = None  # never inlined: compile refuses a closure node
+        self.growth = None
         self.node = node
         self.step = _noop if step is None else step
         global made

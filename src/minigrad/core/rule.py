@@ -14,8 +14,9 @@ A rule also carries the rest of its op's contract, so no other module keeps a
 copy: where the op is defined (``domain``), where tests and checkers draw
 points (``sample`` and ``avoid``, read through :meth:`Rule.intervals`), how it
 is written in Python (``spelling``), whether it is ``commutative`` and what
-its arguments are called (``arg_names``) and the expressions ``minigrad.compile``
-writes in its place (``inline``, an :class:`~minigrad.core.inline.Inline`).
+its arguments are called (``arg_names``), the expressions ``minigrad.compile``
+writes in its place (``inline``, an :class:`~minigrad.core.inline.Inline`) and,
+where its slope is exponential, how fast that grows (``growth``).
 
 Example:
     >>> from minigrad import Value
@@ -30,12 +31,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 from collections.abc import Callable, Sequence
 
 from minigrad.core._validate import as_float, finite_float, signature_problem
 from minigrad.core.failures import _domain_error, _show
 from minigrad.core.inline import Inline
+from minigrad.core.spelling import _arg_names, _parse_spelling
 from minigrad.core.value import Value, _node
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -85,16 +86,6 @@ _INF = math.inf
 #: end, or -2 and 2 on the whole line. Wide enough to see an op's shape, narrow
 #: enough that its values stay ordinary floats after a few ops are composed.
 _REACH = 2.0
-#: Default argument names: the symbols ``Rule.math`` is written in.
-_LETTERS = ("x", "y", "z", "u", "v", "w")
-#: The binary operators a Value implements, as a spelling writes them.
-_OPERATORS: dict[str, Callable[..., Value]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-    "**": operator.pow,
-}
 
 
 class Rule:
@@ -138,6 +129,10 @@ class Rule:
             which ``minigrad.compile`` writes into generated code. They must
             compute what ``forward`` and ``partials`` compute, bit for bit.
             Default None: compiled code calls ``forward`` and the partials.
+        growth: For an op of one argument whose slope ``p`` grows or decays
+            exponentially (exp, tanh far out, erf), ``growth(x)``: the rate
+            ``|p'(x) / p(x)|``, or a bound on it there. A derivative check
+            holds its steps to ``1 / growth`` of the argument. Default None.
 
     Calling a rule applies it: ``rule(x, y)`` returns a new Value, exactly
     as the built-in operators do.
@@ -160,6 +155,7 @@ class Rule:
         "commutative",
         "domain",
         "forward",
+        "growth",
         "inline",
         "math",
         "name",
@@ -184,6 +180,7 @@ class Rule:
         commutative: bool = False,
         arg_names: tuple[str, ...] | None = None,
         inline: Inline | None = None,
+        growth: Callable[[float], float] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise TypeError(f"Rule: name must be a non-empty str, got {name!r}")
@@ -240,6 +237,11 @@ class Rule:
             raise TypeError(
                 f"Rule {name!r}: inline must be an Inline with {arity} partials, got {inline!r}"
             )
+        if growth is not None and (not callable(growth) or arity != 1):
+            raise TypeError(
+                f"Rule {name!r}: growth must be a function of the op's one argument, "
+                f"got {growth!r} for {arity} argument(s)"
+            )
         arg_names = names
         written: Callable[..., Value] | None = None
         if spelling is None:
@@ -259,6 +261,7 @@ class Rule:
         self.commutative = commutative
         self.arg_names = arg_names
         self.inline = inline
+        self.growth = growth
         self._written = written
 
     def intervals(
@@ -448,54 +451,6 @@ def _avoid(name: str, avoid: tuple[float, ...]) -> tuple[float, ...]:
     ):
         raise ValueError(f"Rule {name!r}: avoid must be a tuple of finite numbers, got {avoid!r}")
     return tuple(float(a) for a in avoid)
-
-
-def _arg_names(name: str, arity: int, arg_names: tuple[str, ...] | None) -> tuple[str, ...]:
-    if arg_names is None:
-        if arity <= len(_LETTERS):
-            return _LETTERS[:arity]
-        return tuple(f"x{i}" for i in range(arity))
-    if (
-        not isinstance(arg_names, tuple)
-        or len(arg_names) != arity
-        or not all(isinstance(n, str) and n.isidentifier() for n in arg_names)
-        or len(set(arg_names)) != arity
-    ):
-        raise ValueError(
-            f"Rule {name!r}: arg_names must be {arity} distinct identifier(s), got {arg_names!r}"
-        )
-    return arg_names
-
-
-def _parse_spelling(
-    name: str, spelling: str, names: tuple[str, ...]
-) -> Callable[..., Value] | None:
-    """What applies a spelling: an operator, a builtin, a method; None to call the rule."""
-    if not isinstance(spelling, str):
-        raise TypeError(f"Rule {name!r}: spelling must be a str, got {spelling!r}")
-    if len(names) == 2:
-        x, y = names
-        for symbol, binary in _OPERATORS.items():
-            if spelling == f"{x} {symbol} {y}":
-                return binary
-    if len(names) == 1:
-        (x,) = names
-        if spelling == f"-{x}":
-            return operator.neg
-        if spelling == f"abs({x})":
-            return abs
-        method = spelling.removeprefix(f"{x}.").removesuffix("()")
-        if spelling == f"{x}.{method}()" and method.isidentifier():
-            return operator.methodcaller(method)
-    callee = spelling.removesuffix(f"({', '.join(names)})")
-    if callee != spelling and all(part.isidentifier() for part in callee.split(".")):
-        return None
-    shown = ", ".join(names)
-    raise ValueError(
-        f"Rule {name!r}: spelling must be an operator ('x + y', '-x'), 'abs(x)', a method "
-        f"('x.exp()') or a call ('{name}({shown})'), written with the argument names "
-        f"({shown}), got {spelling!r}"
-    )
 
 
 def _away(x: float, margin: float, toward: float) -> float:

@@ -280,9 +280,8 @@ class Point:
         """Per value, the function's size per unit of x: the largest value seen at a
         step up to ``within`` (``eps`` or an estimate's own step, the larger:
         exp(x - c) + c at c = 1e15 is of size 1 per unit of x within them, and
-        1e12 at the pair's steps of 60), over ``max(|x|, 1)``
-        (a slope of 0 is counted in digits of it), never below the smallest normal
-        float."""
+        1e12 at the pair's steps of 60), over ``max(|x|, 1)`` (a slope of 0 is
+        counted in digits of it), never below the smallest normal float."""
         key = (within, len(self._seen))  # the same values seen, the same sizes
         if key in self._sizes:
             return self._sizes[key]

@@ -136,9 +136,10 @@ def _resolved(gap: float, noise: float) -> bool:
 
 def _stays(fine: float, fine_noise: float, coarse: float, coarse_noise: float) -> bool:
     """Whether a gap is resolved at two starts (above 4 of its round-offs) and stays
-    within a factor 2 between them, of one sign: a kink's."""
-    resolved = _resolved(fine, fine_noise) and _resolved(coarse, coarse_noise)
-    return resolved and fine * coarse > 0.0 and 0.5 * abs(coarse) < abs(fine) <= 2.0 * abs(coarse)
+    within a factor 2 between them, of one sign (compared: a product of 1e-200s is 0)."""
+    if not (_resolved(fine, fine_noise) and _resolved(coarse, coarse_noise)):
+        return False
+    return (fine > 0.0) == (coarse > 0.0) and 0.5 * abs(coarse) < abs(fine) <= 2.0 * abs(coarse)
 
 
 def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
@@ -312,4 +313,4 @@ def one_bend(v: Sequence[float]) -> bool:
     top = max(map(abs, d2))
     big = [k for k, e in enumerate(d2) if abs(e) > top * 2.0**-20]
     bend = 2.0**20 * math.ulp(max(map(abs, v))) < top < math.inf and big[-1] - big[0] <= 1
-    return bend and d2[big[0]] * d2[big[-1]] > 0.0
+    return bend and (d2[big[0]] > 0.0) == (d2[big[-1]] > 0.0)  # (both nonzero: big)

@@ -30,8 +30,18 @@ from minigrad.core.closure import Closure
 from minigrad.core.rule import Partial, Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import DIV, POW
-from minigrad.core.rules.exp_log import CBRT, LOG, LOG1P, LOG2, LOG10, SIGMOID, SOFTPLUS, SQRT
-from minigrad.core.rules.special import DIGAMMA, ERF, ERFC, GAMMA, GELU, LGAMMA
+from minigrad.core.rules.exp_log import (
+    CBRT,
+    LOG,
+    LOG1P,
+    LOG2,
+    LOG10,
+    SIGMOID,
+    SOFTPLUS,
+    SQRT,
+    tanh_growth,
+)
+from minigrad.core.rules.special import DIGAMMA, ERF, ERFC, GAMMA, GELU, LGAMMA, gauss_growth
 from minigrad.core.rules.trig import (
     ACOS,
     ACOSH,
@@ -85,6 +95,8 @@ _PERIODIC_MATH = (math.sin, math.cos, math.tan, math.tanh, math.atan, math.asinh
 #: at ``a = +-i b``), as built-ins or as a custom rule's forward.
 _ORIGIN = (ATAN2, HYPOT)
 _ORIGIN_MATH = (math.atan2, math.hypot)
+#: A custom rule whose forward is one of these math functions grows as the table's.
+_GROWTH_MATH = {math.tanh: tanh_growth, math.erf: gauss_growth, math.erfc: gauss_growth}
 
 
 def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None = None) -> float:
@@ -222,6 +234,26 @@ def _inside(
 
 
 def _radius(
+    node: Value, probed: dict[tuple[int, float], float] | None = None
+) -> list[tuple[int, float]]:
+    """:func:`_reach`; for an op whose slope grows or decays exponentially (a rule's
+    ``growth``: exp, tanh, erf, their derivatives), ``1 / growth`` of its argument at
+    most, over which ``e**(g s)`` bends as a sine over its radian (the same Taylor
+    terms, ``(g s)**k / k!``: the derivation is in ``docs/contributing.md``). Not
+    where the slope is 0 (underflowed: tanh's at 1e20, where no step resolves one)."""
+    found, rule, args = _reach(node, probed), node._rule, _args(node)
+    growth = rule and (rule.growth or _GROWTH_MATH.get(rule.forward))
+    if not rule or not growth or len(args) != 1 or not isinstance(u := args[0], Value):
+        return found
+    try:  # (a growth of 0 divides by 0: no limit)
+        slope = partial_at(rule.partials[0], u, [u._data], node._data)
+        held = 1.0 / growth(u._data) if slope else math.inf
+    except (ArithmeticError, ValueError, TypeError):
+        return found
+    return [(j, min(r, held)) for j, r in found] if found or held == math.inf else [(0, held)]
+
+
+def _reach(
     node: Value, probed: dict[tuple[int, float], float] | None = None
 ) -> list[tuple[int, float]]:
     """Which argument of ``node``'s op a step may move by how much before a
@@ -456,10 +488,11 @@ def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> boo
     noise = max(noise, _TURN * max(map(abs, ds)))
     if afar:
         near, far = ds[1] - ds[2], ds[0] - ds[1]
-        return near * far > 0.0 and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
+        same = near != 0.0 and far != 0.0 and (near > 0.0) == (far > 0.0)  # (no product: 1e-200)
+        return same and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
     return abs(ds[1] - ds[2]) <= _FALL * abs(ds[0] - ds[1]) + noise
 
 
 def bend_scale(u: float) -> float:
     """How far a hidden op's argument ``u`` may move before it may bend: 1, or ``|u|``."""
-    return max(1.0, abs(u))
+    return max(1.0, abs(float(u)))

@@ -221,6 +221,18 @@ def _sech2(x: float) -> float:
     return 4.0 * e / ((1.0 + e) * (1.0 + e))
 
 
+def e_growth(x: float) -> float:
+    """How fast the slope of ``e**x`` (exp's, expm1's; sinh's and cosh's far out) grows: by e
+    per unit of ``x`` (:class:`~minigrad.core.rule.Rule`'s ``growth``)."""
+    return 1.0
+
+
+def tanh_growth(x: float) -> float:
+    """How fast the slopes of tanh and its derivatives change: ``|sech**2' / sech**2| = 2
+    |tanh x|``, which tends to 2 where they decay as ``e**-2|x|``."""
+    return 2.0 * abs(math.tanh(x))
+
+
 def _tanh_polynomial(n: int) -> tuple[int, ...]:
     """Coefficients (by power of t) of R_n with d^n/dx^n tanh(x) = sech(x)**2 R_n(tanh(x)).
 
@@ -264,6 +276,7 @@ def _tanh_rule(n: int) -> Rule:
             (lambda x, out: tanh_derivative(n + 1, x),),
             math=f"diff(tanh(x), x, {n})",
             sample=((-3.0, 3.0),),
+            growth=tanh_growth,
         )
         own(rule)
     return rule
@@ -293,6 +306,7 @@ EXP = Rule(
     math="exp(x)",
     sample=((-4.0, 4.0),),
     spelling="x.exp()",
+    growth=e_growth,
     inline=Inline("_exp({0})", ("{out}",), names={"_exp": math.exp}, absorbing=(0,)),
 )
 # The slopes of the logarithms are 1/x written as e**-log(x): equal (to
@@ -343,6 +357,7 @@ SIGMOID = Rule(
     math="1/(1 + exp(-x))",
     sample=((-4.0, 4.0),),
     spelling="x.sigmoid()",
+    growth=lambda x: abs(math.tanh(0.5 * x)),  # its slope is sech(x / 2)**2 / 4
     inline=Inline(
         "_sigmoid({0})",
         ("(0.25 * _sech2(0.5 * {0}))",),
@@ -357,6 +372,7 @@ SOFTPLUS = Rule(
     math="log(1 + exp(x))",
     sample=((-4.0, 4.0),),
     spelling="x.softplus()",
+    growth=lambda x: 0.5 - 0.5 * math.tanh(0.5 * x),  # sigmoid'(x) / sigmoid(x) = sigmoid(-x)
     inline=Inline(
         "_softplus({0})",
         ("_sigmoid({0})",),
@@ -371,6 +387,7 @@ EXPM1 = Rule(
     math="exp(x) - 1",
     sample=((-3.0, 3.0),),
     spelling="x.expm1()",
+    growth=e_growth,
 )
 EXP2 = Rule(
     "exp2",
@@ -379,6 +396,7 @@ EXP2 = Rule(
     math="2**x",
     sample=((-4.0, 4.0),),
     spelling="x.exp2()",
+    growth=lambda x: _LN2,
 )
 LOG2 = Rule(
     "log2",

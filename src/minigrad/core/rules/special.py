@@ -275,12 +275,18 @@ def _gaussian_rule(n: int, a: float) -> Rule:
             (lambda x, out: -gaussian_derivative(n + 1, x, a),),
             math=f"(-1)**{n} * diff(exp(-{'x**2' if a == 1.0 else 'x**2/2'}), x, {n})",
             sample=((-3.0, 3.0),),
+            growth=lambda x: 2.0 * a * abs(x),  # e**(-a x**2)' / e**(-a x**2), far out
         )
         own(rule)
     return rule
 
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
+
+
+def gauss_growth(x: float) -> float:
+    """How fast the slope of erf and erfc, ``e**-x**2`` times a constant, changes: ``2 |x|``."""
+    return 2.0 * abs(x)
 
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -298,6 +304,7 @@ ERF = Rule(
     math="erf(x)",
     sample=((-3.0, 3.0),),
     spelling="x.erf()",
+    growth=gauss_growth,
     inline=Inline(
         "_erf({0})",
         ("(_TWO_OVER_SQRT_PI * _gauss({0}))",),
@@ -312,6 +319,7 @@ ERFC = Rule(
     math="erfc(x)",
     sample=((-3.0, 3.0),),
     spelling="x.erfc()",
+    growth=gauss_growth,
 )
 GELU = Rule(
     "gelu",
@@ -322,6 +330,7 @@ GELU = Rule(
     math="x*(1 + erf(x/sqrt(2)))/2",
     sample=((-3.0, 3.0),),
     spelling="x.gelu()",
+    growth=lambda x: max(-x, 0.0),  # its slope decays as e**(-x**2 / 2) for x < 0 only
     inline=Inline(
         "(0.5 * {0} * _erfc(-{0} * _INV_SQRT2))",
         ("(0.5 * _erfc(-{0} * _INV_SQRT2) + {0} * _half_gauss({0}) * _INV_SQRT_2PI)",),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from minigrad.core.inline import Inline
 from minigrad.core.rule import _INF, BUILT_IN, Rule, _binary, _not_a_number, _unary, overload, own
 from minigrad.core.rules.arithmetic import ABS
-from minigrad.core.rules.exp_log import _sech2, exp, log, sech2, sqrt
+from minigrad.core.rules.exp_log import _sech2, e_growth, exp, log, sech2, sqrt, tanh_growth
 from minigrad.core.value import Value
 
 # typing costs ~15 ms to import and is needed only by mypy (see value.py).
@@ -444,6 +444,7 @@ TANH = Rule(
     math="tanh(x)",
     sample=((-3.0, 3.0),),
     spelling="x.tanh()",
+    growth=tanh_growth,
     inline=Inline(
         "_tanh({0})", ("_sech2({0})",), names={"_tanh": math.tanh, "_sech2": _sech2}, absorbing=(0,)
     ),
@@ -522,6 +523,7 @@ SINH = Rule(
     math="sinh(x)",
     sample=((-3.0, 3.0),),
     spelling="x.sinh()",
+    growth=e_growth,  # |cosh' / cosh| = |tanh x| <= 1
 )
 COSH = Rule(
     "cosh",
@@ -530,6 +532,7 @@ COSH = Rule(
     math="cosh(x)",
     sample=((-3.0, 3.0),),
     spelling="x.cosh()",
+    growth=e_growth,  # sinh grows as e**|x| (near 0 it crosses 0 as x does: no growth)
 )
 ASINH = Rule(
     "asinh",
