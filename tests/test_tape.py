@@ -79,7 +79,24 @@ def test_reading_a_value_declines_the_replay_and_the_check_calls_func_at_moved_p
     assert calls >= 4 * len(xs)  # a pair of steps on each side of each input, at least
     calls = 0
     assert check(smooth, xs).ok
-    assert calls <= 4  # the inputs, and three looks for determinism
+    assert calls <= 5  # the inputs, three looks for determinism, one to hold the replay to
+
+
+def test_a_value_made_outside_the_graph_declines_the_replay() -> None:
+    # grad without create_graph gives a leaf: nothing read .data where the recording
+    # sees it, and the replay held the inner gradient fixed. It agreed with the rule's
+    # 1 (a missed create_graph, which calling func again shows: 36 x**3 + 1 = 13.3).
+    import copy
+
+    def penalty(x: Value) -> Value:
+        return grad(x**3, [x])[0] ** 2 + x
+
+    for func, slope in ((penalty, 36 * 0.7**3 + 1), (lambda x: x * copy.deepcopy(x), 1.4)):
+        report = check(func, [Value(0.7)])
+        (entry,) = report.entries
+        assert not report and entry.verdict == "wrong", report
+        assert abs(entry.numerical - slope) <= entry.error, entry
+    assert check(lambda x: x * x + x, [Value(0.7)])  # replayed, and right
 
 
 def test_a_closure_op_declines_the_replay() -> None:

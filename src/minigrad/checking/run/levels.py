@@ -14,13 +14,11 @@ The analytic side of a comparison comes in two modes: reverse (``"rev"``,
 with the unit tangent). Levels are always built by reverse mode, so forward
 mode at level k + 1 is forward over reverse: the jvp of the level-k gradients,
 PyTorch's ``check_fwd_over_rev``.
-
-Only the public API is used: ``Value``, ``grad``, ``toposort``, ``Rule`` and
-forward mode's :class:`~minigrad.functional.Tangents`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -284,8 +282,9 @@ class Levels:
         if made is None or self.fences:
             return None
         if not isinstance(made, Tape):
-            below = [f for j in range(1, k) for f in self.built[j][0]]
-            made = self.tapes[k] = Tape(made, self.xs, below)
+            made = Tape(made, self.xs, [f for j in range(1, k) for f in self.built[j][0]])
+            eager = functools.partial(self._eager, k)
+            self.tapes[k] = made = made if made.stands(eager, [x._data for x in self.xs]) else None
         return made
 
     def _level(
@@ -426,27 +425,29 @@ class Levels:
 
         return replayed
 
+    def _eager(self, k: int, step: Sequence[float]) -> list[float] | None:
+        """Level-k values from ``func``, every input moved by ``step`` (and put back after)."""
+        saved = [x.data for x in self.xs]
+        try:
+            for x, orig, s in zip(self.xs, saved, step, strict=True):
+                x.data = orig + s
+            return self.values(k)
+        except (*DOMAIN_ERRORS, DerivativeError):
+            return None
+        finally:
+            for x, orig in zip(self.xs, saved, strict=True):
+                x.data = orig
+
     def moved(self, k: int, step: Sequence[float]) -> list[float] | None:
         """Level-k values with every input moved by ``step`` (None off the domain)."""
         tape = self._tape(k)
         found = tape.moved(step) if tape is not None else None
-        if found is not None:
-            return found
-        saved = [x.data for x in self.xs]
         try:
-            for x, orig, s in zip(self.xs, saved, step, strict=True):
-                if s:
-                    x.data = orig + s
-            found = self.values(k)
+            found = self._eager(k, step) if found is None else found
         except Exception as exc:
-            if isinstance(exc, (*DOMAIN_ERRORS, DerivativeError)):
-                return None
             _raise_at_moved_point(exc, self.where, "every input", 0.0, 0.0)
-        finally:
-            for x, orig in zip(self.xs, saved, strict=True):
-                x.data = orig
         count = self.counts.get(k)
-        if count is not None and len(found) != count:
+        if found is not None and count is not None and len(found) != count:
             raise OutputCountError(self.where, count, len(found), "every input", 0.0, 0.0)
         return found
 
