@@ -13,6 +13,7 @@ import math
 import random
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -414,3 +415,31 @@ def test_a_step_that_sets_an_inputs_grad_is_wrong_in_any_order() -> None:
         report = check(lambda a: a.exp() + a * a, [sets_grad(0.5)], fast_mode=fast_mode)
         assert not report.ok, report.text()
         assert "does not add to an input's .grad" in report.failures[0].reason
+
+
+def test_an_input_made_from_another_is_refused_for_a_foreign_engine() -> None:
+    # backward() flows through c = a * 2 into a, which the check holds fixed: the
+    # right engine was blamed for "= for +=" (a preset .grad of c went on into a).
+    mv = _micrograd().Value
+    a = mv(0.7)
+    with pytest.raises(ValueError, match=r"inputs\[1\] is made from inputs\[0\]"):
+        check(lambda x, y: x * y, [a, a * 2])
+    assert check(lambda x, y: x * y, [a * 2, mv(0.5)])  # made from a leaf not checked: fine
+
+
+def test_a_foreign_engine_at_moved_points_says_where_and_counts_its_outputs() -> None:
+    mv = _micrograd().Value
+
+    def grows(x: Any) -> Any:
+        return (x * x,) if x.data == 2 else (x * x, x + 1)
+
+    def raises(x: Any) -> Any:
+        if x.data != 2:
+            raise RuntimeError("moved!")
+        return x * x
+
+    assert check(lambda x: x * x, [mv(2)])  # an int's data is read as a float
+    with pytest.raises(ValueError, match="number of outputs changed from 1 to 2"):
+        check(grows, [mv(2)])
+    with pytest.raises(RuntimeError, match=r"moved! at a moved point: input x\[0\]"):
+        check(raises, [mv(2)])

@@ -8,18 +8,14 @@ The protocol, duck-typed and minimal (what lab 03's ``Value`` has):
 * ``.backward()`` on an output fills the ``.grad`` of the leaves it depends
   on, accumulating (``+=``), as micrograd does.
 
-Optional parts (methods such as ``exp``, ``tanh``, ``relu``, reflected
-operators, ``**`` with a node exponent) are detected where they are used,
-never required. The checkers move an input by setting its ``.data`` and
-compute the analytic side with ``.backward()``: before every analytic pass
-they zero the inputs' ``.grad`` and build a fresh graph (``backward`` adds
-into every node it reaches, so a graph is used for one pass only), and after
-the check they put back every input's ``.data`` and ``.grad``, and the
-``.grad`` of any other leaf the graphs reached through ``_prev`` (micrograd's
-set of parents), such as a parameter ``func`` closes over.
-
-A foreign engine has no ``create_graph``: its derivatives are numbers, not
-nodes, so only first derivatives can be checked, and only in reverse mode.
+Optional parts (``exp``, ``tanh``, reflected operators, ...) are detected
+where used. The checkers move an input by setting its ``.data`` and compute
+the analytic side with ``.backward()``, on a fresh graph each pass with the
+inputs' ``.grad`` zeroed (``backward`` adds into every node it reaches); after
+the check every input's ``.data`` and ``.grad`` is put back, and the ``.grad``
+of any other leaf the graphs reached through ``_prev`` (a parameter ``func``
+closes over). A foreign engine has no ``create_graph``: first derivatives, in
+reverse mode, only.
 
 :class:`ForeignLevels` stands in for :class:`~minigrad.checking.run.levels.Levels`
 in :mod:`minigrad.checking.run.compare`; :func:`prepare_inputs` sorts the inputs
@@ -32,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minigrad.checking.run import levels as lv
 from minigrad.checking.run.levels import DOMAIN_ERRORS, DerivativeError, Func, Key, Levels
 from minigrad.checking.run.settings import Settings
 from minigrad.core._validate import compiled_refusal
@@ -224,7 +221,26 @@ def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type |
             raise ValueError(
                 f"{what}[{i}] is the same node as inputs[{j}]; perturbing one would move both"
             )
+    if engine is not None:
+        _apart(out, what)
     return out, engine
+
+
+def _apart(nodes: Sequence[object], what: str) -> None:
+    """Refuse a foreign input made from another: ``backward()`` goes on into the other."""
+    where = {id(n): i for i, n in enumerate(nodes)}
+    for i, node in enumerate(nodes):
+        stack, seen = list(getattr(node, "_prev", ())), set[int]()
+        while stack:
+            n = stack.pop()
+            if id(n) in where:
+                raise ValueError(
+                    f"{what}[{i}] is made from inputs[{where[id(n)]}] in its engine's graph; "
+                    "backward() would flow through it: pass leaves (nodes made from numbers)"
+                )
+            if id(n) not in seen:
+                seen.add(id(n))
+                stack.extend(getattr(n, "_prev", ()))
 
 
 def refuse_foreign(engine: type, order: int, settings: Settings) -> None:
@@ -277,9 +293,7 @@ class ForeignLevels(Levels):
 
     :class:`~minigrad.checking.run.levels.Levels` as :mod:`minigrad.checking.run.compare`
     uses it, plus :meth:`jacobian` (the analytic side, by ``backward()``) and
-    :meth:`weighted` (fast mode's). Its ``xs`` are the engine's nodes, typed
-    as Values for the machinery it shares with minigrad's checks, which reads
-    nothing of them but ``.data``.
+    :meth:`weighted` (fast mode's). Its ``xs`` are the nodes, typed as Values (``.data`` read).
 
     Args:
         func: The checked function.
@@ -335,6 +349,7 @@ class ForeignLevels(Levels):
                 f"{self.where}: grad_outputs has {len(self.weights)} entries "
                 f"for {len(ys)} output(s)"
             )
+        self.counts.setdefault(k, len(ys))
         return ys, [(j, ()) for j in range(len(ys))]
 
     def values(self, k: int) -> list[float]:
@@ -352,18 +367,22 @@ class ForeignLevels(Levels):
 
     def evaluator(self, k: int, i: int) -> Evaluate:
         """The outputs' values as a function of input i's data (None off the domain)."""
-        x = self.nodes[i]
+        x, name, count, values = self.nodes[i], self.names[i], self.counts.get(k), self.values
         orig = x.data
-        values = self.values
 
         def evaluate(t: float) -> list[float] | None:
             try:
                 x.data = t
-                return values(k)
-            except DOMAIN_ERRORS:
-                return None
+                found = values(k)
+            except Exception as exc:  # the edge of the domain, or the user's: named
+                if isinstance(exc, DOMAIN_ERRORS):
+                    return None
+                lv._raise_at_moved_point(exc, self.where, name, orig, t)
             finally:
                 x.data = orig
+            if count is not None and len(found) != count:
+                raise lv.OutputCountError(self.where, count, len(found), name, orig, t)
+            return found
 
         return evaluate
 
