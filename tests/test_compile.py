@@ -336,6 +336,35 @@ def test_check_passes_a_correct_function_and_leaves_grads() -> None:
 def test_check_of_a_loss_that_reaches_no_parameter_says_so() -> None:
     with pytest.raises(ValueError, match="reaches no parameter"):
         minigrad.compile(lambda x: x * 2.0).check(1.0)
+    with pytest.raises(ValueError, match="reaches no parameter"):  # a leaf made per call
+        minigrad.compile(lambda x: Value(0.0) + x * 2.0).check(1.0)
+
+
+def test_check_takes_a_leaf_made_on_each_call_for_a_constant() -> None:
+    # total = Value(0.0): the eager call makes another leaf, whose gradient says nothing
+    # of the traced one's (eager 0, compiled 1 was a CheckError for a right function).
+    w = Value(0.3)
+
+    def mse(xs: list[float]) -> Value:
+        total = Value(0.0)
+        for x in xs:
+            total = total + (w * x - 1.0) ** 2
+        return total
+
+    assert minigrad.compile(mse).check([1.0, 2.0])
+    stale = 2.0
+    wrong = minigrad.compile(lambda x: Value(0.0) + w * x * stale)
+    wrong(1.0)
+    stale = 3.0  # a float the trace froze: still caught
+    with pytest.raises(CheckError):
+        wrong.check(1.0)
+
+
+@pytest.mark.parametrize("tolerance", [{"rtol": -1.0}, {"atol": math.nan}, {"atol": math.inf}])
+def test_check_refuses_a_tolerance_it_cannot_use(tolerance: dict[str, float]) -> None:
+    w = Value(0.3)
+    with pytest.raises(ValueError, match="tol must be finite and >= 0"):
+        minigrad.compile(lambda x: (w * x).sin()).check(2.0, **tolerance)
 
 
 def test_large_graphs_are_split_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
