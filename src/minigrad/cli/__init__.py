@@ -302,7 +302,8 @@ def _report(
     verdict = f"FAILED ({', '.join(bad)})" if bad else "passed"
     seconds = time.perf_counter() - started
     print(
-        f"\n{what} at {args.points} random points each, orders {orders}: {verdict} "
+        f"\n{what} at {args.points} random points each, order{'s' * (args.order > 1)} "
+        f"{orders}: {verdict} "
         f"in {seconds:.1f} s",
         file=out,
     )
