@@ -245,11 +245,11 @@ def _radius(
     growth = rule and (rule.growth or _GROWTH_MATH.get(rule.forward))
     if not rule or not growth or len(args) != 1 or not isinstance(u := args[0], Value):
         return found
-    try:  # (a growth of 0 divides by 0: no limit)
-        slope = partial_at(rule.partials[0], u, [u._data], node._data)
-        held = 1.0 / growth(u._data) if slope else math.inf
+    try:  # (a growth of 0, or a user's below it or NaN: no limit)
+        rate = growth(u._data) if partial_at(rule.partials[0], u, [u._data], node._data) else 0.0
     except (ArithmeticError, ValueError, TypeError):
         return found
+    held = 1.0 / rate if rate > 0.0 else math.inf
     return [(j, min(r, held)) for j, r in found] if found or held == math.inf else [(0, held)]
 
 
