@@ -531,6 +531,18 @@ def test_a_slope_negligible_beside_what_x_moves_still_agrees(
 ) -> None:
     (entry,) = check(func, [Value(at)]).entries
     assert entry.verdict == "agrees", entry.reason
+    assert "the function's size per unit of x" in entry.reason, entry.reason
+
+
+def test_digits_of_the_functions_size_are_not_called_the_slopes() -> None:
+    # x * x underflows at 1e-300: a rule twice the slope agrees with the 0 the numbers
+    # show, but not "to 16 digits" as if it were the slope's own (a hostile round's).
+    doubled = Rule("square_4x", lambda x: x * x, (lambda x, out: 4.0 * x,))
+    (entry,) = check(lambda v: doubled(v), [Value(1e-300)]).entries
+    assert entry.verdict == "agrees", entry.reason
+    assert "size per unit of x" in entry.reason and "slope is 0 at the bound" in entry.reason
+    (fine,) = check(lambda v: v * v, [Value(0.5)]).entries
+    assert "size" not in fine.reason, fine.reason
 
 
 @pytest.mark.parametrize("near", [1.33e-9, 1.8e-9, 3.16e-9, 4.22e-9, 1.24e-8])

@@ -123,6 +123,18 @@ def test_other_leaves_func_closes_over_keep_their_grad() -> None:
     assert w.grad == 1.5
 
 
+def test_a_node_func_did_not_build_is_refused_by_name_not_blamed_on_the_engine() -> None:
+    # A node made from the inputs before the call: its value does not follow their
+    # .data, and its .grad carried over between passes ("= for +=" was reported).
+    a, b = Student(0.7), Student(-1.3)
+    kept = a * b
+    for func in (lambda x, y: kept, lambda x, y: kept * 2.0 + x):
+        with pytest.raises(ValueError, match=r"out\[0\] holds .*two calls of func share"):
+            check(func, [a, b])
+    w = Student(2.0) * Student(3.0)  # built before too, but from no input: a constant
+    assert check(lambda x, y: x * w + y, [a, b]).ok
+
+
 def test_plain_numbers_beside_a_foreign_node_are_made_nodes_of_its_engine() -> None:
     seen: list[type] = []
 

@@ -230,17 +230,27 @@ def _apart(nodes: Sequence[object], what: str) -> None:
     """Refuse a foreign input made from another: ``backward()`` goes on into the other."""
     where = {id(n): i for i, n in enumerate(nodes)}
     for i, node in enumerate(nodes):
-        stack, seen = list(getattr(node, "_prev", ())), set[int]()
-        while stack:
-            n = stack.pop()
+        for n in (_graph(node) or [node])[1:]:
             if id(n) in where:
                 raise ValueError(
                     f"{what}[{i}] is made from inputs[{where[id(n)]}] in its engine's graph; "
                     "backward() would flow through it: pass leaves (nodes made from numbers)"
                 )
-            if id(n) not in seen:
-                seen.add(id(n))
-                stack.extend(getattr(n, "_prev", ()))
+
+
+def _graph(y: object) -> list[object] | None:
+    """``y`` and every node it is made from, through micrograd's ``_prev`` (None for an
+    engine that keeps its parents its own way: they cannot be found)."""
+    seen, found, stack = set[int](), list[object](), [y]
+    while stack:
+        if id(node := stack.pop()) not in seen:
+            seen.add(id(node))
+            found.append(node)
+            parents = getattr(node, "_prev", None)
+            if not isinstance(parents, set | frozenset | tuple | list):
+                return None
+            stack.extend(parents)
+    return found
 
 
 def refuse_foreign(engine: type, order: int, settings: Settings) -> None:
@@ -343,7 +353,17 @@ class ForeignLevels(Levels):
 
     def level(self, k: int) -> tuple[list[Value], list[Key]]:
         """The outputs and their keys (``k`` is 1: the only level there is)."""
-        ys = self.outputs()
+        ys, inputs = self.outputs(), {id(x) for x in self.nodes}
+        again = {id(n) for y in self.outputs() for n in _graph(y) or ()}  # a second call's
+        for r, y in enumerate(ys):
+            for n in _graph(y) or ():
+                if id(n) in again and id(n) not in inputs and inputs & {*map(id, _graph(n))}:
+                    raise ValueError(
+                        f"{self.where}: out[{r}] holds {n!r:.60}, a node made from the inputs "
+                        "that two calls of func share: built before the call (or kept), it does "
+                        "not follow their .data, and its .grad carries from one backward() to "
+                        "the next; build it inside func"
+                    )
         if self.weights is not None and len(self.weights) != len(ys):
             raise ValueError(
                 f"{self.where}: grad_outputs has {len(self.weights)} entries "
@@ -453,12 +473,17 @@ class ForeignLevels(Levels):
         ]
 
     def _backward(self, y: EngineNode, start: list[float] | None = None) -> list[float]:
-        """One pass: zero the inputs' .grad (or set them to ``start``), ``y.backward()``,
-        read them (less ``start``)."""
-        others = self._other_leaves(y)
+        """One pass: the inputs' .grad set to ``start`` (or 0) and every other node's to 0,
+        ``y.backward()``, the inputs' read (less ``start``) and the others' put back (a
+        parameter func closes over keeps its own)."""
+        inputs = {id(x) for x in self.nodes}
+        others = [(n, getattr(n, "grad", None)) for n in _graph(y) or () if id(n) not in inputs]
         start = start or [0.0] * len(self.nodes)
         for x, g in zip(self.nodes, start, strict=True):
             x.grad = g
+        for node, grad in others:
+            if _is_real(grad):
+                node.grad = 0.0  # type: ignore[attr-defined]
         try:
             y.backward()
         except (ArithmeticError, ValueError, TypeError) as exc:
@@ -473,28 +498,3 @@ class ForeignLevels(Levels):
             _number(x.grad, f"{self.where}: inputs[{i}].grad") - g
             for i, (x, g) in enumerate(zip(self.nodes, start, strict=True))
         ]
-
-    def _other_leaves(self, y: EngineNode) -> list[tuple[object, object]]:
-        """The leaves ``y`` depends on, other than the inputs, with their ``.grad`` now.
-
-        Found through micrograd's ``_prev``; an engine without it keeps its
-        parents its own way, and its other leaves cannot be found (and are
-        then not restored).
-        """
-        inputs = {id(x) for x in self.nodes}
-        seen: set[int] = set()
-        found: list[tuple[object, object]] = []
-        stack: list[object] = [y]
-        while stack:
-            node = stack.pop()
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            parents = getattr(node, "_prev", None)
-            if not isinstance(parents, set | frozenset | tuple | list):
-                return found
-            if parents:
-                stack.extend(parents)
-            elif id(node) not in inputs:
-                found.append((node, getattr(node, "grad", None)))
-        return found

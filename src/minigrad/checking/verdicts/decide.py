@@ -101,12 +101,11 @@ CLASSIC_ATOL, CLASSIC_RTOL = 1e-5, 1e-3
 #: The fewest digits an agreement must prove to count. Fewer cannot tell a right rule
 #: from one off by a tenth of a percent (0.999 for 1, a float32 constant): it warns.
 MIN_DIGITS = 3
-#: How small, beside the function's size per unit of its input, a rule's value must be to be counted
-#: as a slope of 0 where the bound does not resolve it: 12 digits below it (``cos`` at 1e-300, a
-#: slope of 1e-300 of a function of size 1; ``tanh`` at 20). A larger value has digits of its own,
-#: and the bound proves none of them: ``-2 x`` for ``x * x + 1e8`` at ``1e-8``, the wrong sign,
-#: agreed to 6 digits of the function's size. Measured: at 1e-9, 12 more wrong rules pass near
-#: stationary points (round 14); at 1e-15, 4 right ones of (h) go undecided.
+#: How small beside the function's size per unit of its input a rule's value must be to count as a
+#: slope of 0 where the bound does not resolve it (``cos`` at 1e-300, ``tanh`` at 20). A larger one
+#: has digits of its own that the bound does not prove: ``-2 x`` for ``x * x + 1e8`` at ``1e-8``,
+#: the wrong sign, agreed to 6 digits of the size. Measured: at 1e-9, 12 more wrong rules pass
+#: near stationary points (round 14); at 1e-15, 4 right ones of (h) go undecided.
 NEGLIGIBLE = 1e-12
 
 
@@ -263,10 +262,12 @@ def decide(
             f"{d / bound:.3g} times the bound {bound:.3g} (the estimate's {e:.2g} and the "
             f"analytic side's round-off)",
         )  # fmt: skip
-    if k >= MIN_DIGITS:
+    if k >= MIN_DIGITS:  # if they are digits of the function's size, none is the slope's own
+        of = f" of the function's size per unit of x, {zero:.3g} (the slope is 0 at the bound)"
         return Finding(
             AGREES, k, n, e, est.step,
-            f"agrees to {k} digits: they differ by {d:.3g}, within the bound {bound:.3g}",
+            f"agrees to {k} digits{of if max(abs(a), abs(n)) <= d + bound else ''}: they differ "
+            f"by {d:.3g}, within the bound {bound:.3g}",
         )  # fmt: skip
     proves = "no digit" if k == 0 else f"only {k} digits"
     if roundoff > e:
@@ -306,8 +307,7 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
             f"wrong: {note}; the rule's {a:.9g} lies outside them",
             Cause.KINK, note,
         )  # fmt: skip
-    jump = est.why is Why.JUMP
-    cause = Cause.JUMP if jump else Cause.RANGE
+    jump, cause = est.why is Why.JUMP, Cause.JUMP if est.why is Why.JUMP else Cause.RANGE
     note = f"not differentiable at this point: the function {est.words}" if jump else est.words
     return Finding(UNDECIDED, 0, math.nan, math.inf, est.step, f"undecided: {note}", cause, note)
 
