@@ -357,7 +357,7 @@ class ForeignLevels(Levels):
         again = {id(n) for y in self.outputs() for n in _graph(y) or ()}  # a second call's
         for r, y in enumerate(ys):
             for n in _graph(y) or ():
-                if id(n) in again and id(n) not in inputs and inputs & {*map(id, _graph(n))}:
+                if id(n) in again and id(n) not in inputs and inputs & {*map(id, _graph(n) or ())}:
                     raise ValueError(
                         f"{self.where}: out[{r}] holds {n!r:.60}, a node made from the inputs "
                         "that two calls of func share: built before the call (or kept), it does "
