@@ -43,9 +43,11 @@ from minigrad.core.value import Value
 __all__ = ["FAST_DIGITS", "Direction", "fast"]
 
 #: The digits of every entry a passing direction must prove: what the exhaustive
-#: check proves of an entry at a well-conditioned point (a rule error of 1e-9 is
-#: caught there), so fast mode passes nothing the exhaustive check would fail.
-FAST_DIGITS = 9
+#: check proves of an entry at a well-conditioned point (10 or 11; a rule error of
+#: 1e-9 is caught there). Measured: at 9, a rule 1e-9 off among 24 inputs passed
+#: that the exhaustive check convicted at 2.6 times its bound; at 10, 90% of the
+#: entries of such sums are compared one by one after the direction (78% at 9).
+FAST_DIGITS = 10
 #: The round-off of a tableau's estimate over that of its first difference
 #: (values off by ``delta`` at its step): differences at ratios 1, 2, 4 carry 1,
 #: 2, 4 of it, Richardson's columns at a step ratio of 2 make (4 * 2 + 1) / 3 = 3
