@@ -1533,6 +1533,38 @@ def test_a_slope_beyond_float64_in_the_derivative_graph_is_no_pole(x: float) -> 
     assert check(lambda v: rule(1.0)(v), [Value(x)]).entries[0].verdict == "agrees"
 
 
+def _closure_exp(x: Value) -> Value:
+    """exp made micrograd's way, right."""
+    out = Value(math.exp(x.data), (x,), "cexp")
+
+    def _backward() -> None:
+        x.grad += out.data * out.grad
+
+    out._backward = _backward
+    return out
+
+
+def test_a_derivative_the_checks_weights_push_beyond_float64_is_undecided() -> None:
+    # exp'(709.7) = 1.65e308 is a float, but the check's weight (1.1 to 1.9) times
+    # it is not: the right closure's pass overflowed and was called wrong.
+    for at in (709.7, 709.78):
+        (entry,) = check(_closure_exp, [Value(at)]).entries
+        assert entry.verdict == "undecided", entry.reason
+    assert check(_closure_exp, [Value(700.0)]).entries[0].verdict == "agrees"
+
+
+def test_an_ops_slope_beyond_float64_leaves_its_partial_undecided() -> None:
+    # hypot's second derivative at subnormals is about 1 / r = 3e319: no partial
+    # gives it, and the one that overflows is no wrong rule.
+    hypot: Any = mg.hypot
+    report = check(lambda a, b: hypot(a, b), [Value(1e-320), Value(3e-320)], order=2)
+    assert report.ok and report.verdicts()["wrong"] == 0, report.text()
+    # A partial that overflows where its forward's slope is a float (5e173) is wrong.
+    bad = Rule("exp_sq", math.exp, (lambda x, out: mg.exp(2.0 * x),))
+    (entry,) = check(lambda v: bad(v), [Value(400.0)]).entries
+    assert entry.verdict == "wrong", entry.reason
+
+
 def _logistic(x: Any, r: Any, n: int) -> Any:
     for _ in range(n):
         x = r * x * (1 - x)  # x feeds two paths whose slopes cancel: r (1 - 2 x)

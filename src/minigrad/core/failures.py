@@ -183,11 +183,13 @@ def _not_finite(node: Value, done: list[Value], incoming: Callable[[Value], Any]
             if bad:
                 return _partial_returned(user, i, d, bad, on_values=False)
             if g * d - g * d != 0.0:
-                return OverflowError(
+                err = OverflowError(
                     f"op {rule.name!r} backward: the gradient overflowed: partials[{i}] is "
                     f"{d!r} at {_point(rule, args)}, and times the gradient {g!r} reaching "
                     f"the op's result it is {g * d!r}, which is not finite; {_OVERFLOW_ADVICE}"
                 )
+                err.node, err.partial = user, i  # type: ignore[attr-defined]  # for the checkers
+                return err
     return OverflowError(
         f"backward: the gradient of {_describe(node)} overflowed to {incoming(node)!r}, which "
         f"is not finite, when its contributions (each finite) were added; {_OVERFLOW_ADVICE}"
@@ -217,10 +219,12 @@ def _partial_returned(node: Value, i: int, d: object, bad: str, *, on_values: bo
     where = "on Values (create_graph=True)" if on_values else "on floats"
     shown = repr(d) if isinstance(d, int | float | Value) else f"{type(d).__name__} {d!r}"
     if bad == "is not finite":
-        return ValueError(
+        err = ValueError(
             f"op {rule.name!r} backward: partials[{i}] returned {shown} {where} at "
             f"{_point(rule, _args(node))}, which {bad}; {_NOT_FINITE_ADVICE}"
         )
+        err.node, err.partial = node, i  # type: ignore[attr-defined]  # for the checkers
+        return err
     return TypeError(
         f"op {rule.name!r} backward: partials[{i}] returned {shown} {where} at "
         f"{_point(rule, _args(node))}, which {bad}; a partial must return a float when given "
@@ -238,7 +242,7 @@ def _partial_raised(node: Value, i: int, exc: BaseException, *, on_values: bool)
         f"op {rule.name!r} backward: partials[{i}] failed {where} at {_point(rule, _args(node))}: "
         f"{exc}; {_advice(exc, rule.partials[i], on_values)}",
     )
-    err.node = node  # type: ignore[attr-defined]  # where it failed, for the checkers
+    err.node, err.partial = node, i  # type: ignore[attr-defined]  # where, for the checkers
     return err
 
 

@@ -47,6 +47,7 @@ __all__ = ["MAX_ORDER", "run_check"]
 
 #: A rate of change beyond this is taken as beyond float64's range.
 _BEYOND = 1e300
+_LARGEST = 1.7976931348623157e308  # the largest float
 #: How many times the entry's own bound a rule whose mixed derivatives differ is
 #: to be off beside the point, the nearer moves after the farther
 #: (:meth:`_Checker._schwarz`): far beyond the bound (at 1e2, its noise is a
@@ -88,7 +89,7 @@ class _Checker:
                 only = direction.rest if direction is not None else None
                 found = self.comparing.compare(k, both, only=only)
             except DerivativeError as exc:
-                beyond = _at_edge(exc) or self._overflows(k, exc)
+                beyond = _at_edge(exc) or _op_beyond(exc, s) or self._overflows(k, exc)
                 if beyond:
                     # Not the rule's fault: the derivatives are not floats here.
                     words = (
@@ -265,11 +266,16 @@ class _Checker:
                             f"by {levels.names[i]}, the numbers resolve no digit of the "
                             f"derivative ({found.value:.3g} +- {found.error:.3g})"
                         )
+                    if abs(found.value) * 2.0 > _LARGEST:  # the weights are below 2
+                        return (
+                            f"by {levels.names[i]}, the derivative is {found.value:.6g}, where "
+                            "the check's weighted passes (weights up to 2) overflow"
+                        )
             return ""
         worst, where = 0.0, -1
         for i, x in enumerate(levels.xs):
             at = x.data
-            h = abs(at) * 1e-6 if at != 0.0 else s.step(at)
+            h = max(abs(at) * 1e-6, 2.0**-1070) if at != 0.0 else s.step(at)  # 16 ulps at least
             sides = Point(levels.evaluator(k, i), at, [], h).sides(h)
             if sides is None:
                 continue
@@ -441,6 +447,34 @@ def run_check(
             for x, data, g in saved:
                 x.data = data
                 x.grad = g
+
+
+def _op_beyond(exc: DerivativeError, s: Settings) -> str:
+    """Where a Rule's partial failed and its forward's own slope there is beyond float64 as
+    well, in words ("" if not so): hypot's second derivative at subnormals is 3e319, and no
+    partial can give it. A partial that fails where that slope is a float stays *wrong*."""
+    node, i = getattr(exc.exc, "node", None), getattr(exc.exc, "partial", None)
+    rule = getattr(node, "_rule", None)  # a closure's (it has a step) has no forward
+    if not isinstance(node, Value) or not isinstance(i, int) or hasattr(rule, "step") or not rule:
+        return ""
+    args = [a._data if isinstance(a, Value) else a for a in _args(node)]
+
+    def evaluate(t: float) -> list[float] | None:
+        try:
+            out = float(rule.forward(*args[:i], t, *args[i + 1 :]))
+        except (ArithmeticError, ValueError):
+            return None
+        return [out] if math.isfinite(out) else None
+
+    here = evaluate(args[i])
+    if here is None:
+        return ""
+    found = ladder(Point(evaluate, args[i], here, s.step(args[i])), [0])[0]
+    at = f"op {rule.name!r}'s slope by argument {i} at {args[i]!r}"
+    if isinstance(found, Unresolved):
+        return f"{at}: {found.words}" if found.why is Why.RANGE else ""
+    big = abs(found.value) * max(1.0, abs(node._grad)) > _LARGEST
+    return f"{at} is {found.value:.3g}" if big else ""
 
 
 def _at_edge(exc: DerivativeError) -> str:
