@@ -1533,6 +1533,14 @@ def test_a_slope_beyond_float64_in_the_derivative_graph_is_no_pole(x: float) -> 
     assert check(lambda v: rule(1.0)(v), [Value(x)]).entries[0].verdict == "agrees"
 
 
+@pytest.mark.parametrize("x", [3.4e-162, 1e-300])
+def test_a_cube_root_cubed_at_a_tiny_base_is_not_called_wrong(x: float) -> None:
+    # pow's slope rounded 1/3 - 1, and 1e-300 ** (1/3 - 1) magnified that 690 times
+    # beyond the analytic round-off allowed (a hostile round's, built-ins only).
+    (entry,) = check(lambda v: (v ** (1 / 3)) ** 3 * 1.211, [Value(x)]).entries
+    assert entry.verdict == "agrees", entry.reason
+
+
 def _closure_exp(x: Value) -> Value:
     """exp made micrograd's way, right."""
     out = Value(math.exp(x.data), (x,), "cexp")
