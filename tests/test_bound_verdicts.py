@@ -1541,6 +1541,21 @@ def test_a_cube_root_cubed_at_a_tiny_base_is_not_called_wrong(x: float) -> None:
     assert entry.verdict == "agrees", entry.reason
 
 
+def test_a_pole_nearer_than_every_step_is_resolved_from_the_open_side() -> None:
+    # sqrt's edge 1.7e-200 from 0: every start of the ladder (down to 1e-22) spans
+    # sqrt's reach, so no step was tried and the point was called "no step on either
+    # side stays in the domain"; the open side's steps from the reach resolve it.
+    def rule(sign: float) -> Rule:
+        return Rule("aff", lambda x: -1.811 * x + 3.1e-200, (lambda x, out: sign * -1.811,))
+
+    def f(r: Rule) -> Callable[[Value], Value]:
+        return lambda v: -1.239 * r(v).sqrt() + v
+
+    assert check(f(rule(1.0)), [Value(0.0)]).entries[0].verdict == "agrees"
+    (entry,) = check(f(rule(-1.0)), [Value(0.0)]).entries  # the wrong sign
+    assert entry.verdict == "wrong", entry.reason
+
+
 def _closure_exp(x: Value) -> Value:
     """exp made micrograd's way, right."""
     out = Value(math.exp(x.data), (x,), "cexp")

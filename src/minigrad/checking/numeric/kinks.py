@@ -213,8 +213,10 @@ def one_sided(p: Point, r: int, up: int, down: int) -> Estimate | Unresolved | N
 
 def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | Unresolved | None:
     ests: list[Estimate] = []
-    for k in range(up, -down - 1, -1):
-        s = p.h * 10.0**k
+    steps = [p.h * 10.0**k for k in range(up, -down - 1, -1)]
+    if p.reach[r] < steps[-1]:  # an op turns within every step (a pole 1e-200 from 0):
+        steps = [p.reach[r] / 2.0 * 10.0**-k for k in range(down + 1)]  # from its reach
+    for s in steps:
         if s < min_step(p.x):
             break
         vals = []
