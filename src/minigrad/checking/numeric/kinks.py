@@ -185,8 +185,7 @@ def _second(slopes: Sequence[tuple[float, float]]) -> tuple[float, float, float]
     """Richardson's second column over one-sided slopes at steps ``s``, ``s/2``,
     ``s/4`` (each with its round-off): ``2 D(s/2) - D(s)`` cancels ``s``, then
     ``(4 C(s/2) - C(s)) / 3`` cancels ``s**2``. The value; its error, the larger
-    change from the two entries it was made of plus the round-off the
-    combination carries; and that round-off."""
+    change from the two entries it was made of plus the round-off it carries; that round-off."""
     (d0, r0), (d1, r1), (d2, r2) = slopes
     c1a, c1b = 2.0 * d1 - d0, 2.0 * d2 - d1
     c2 = (4.0 * c1b - c1a) / 3.0
@@ -213,10 +212,9 @@ def one_sided(p: Point, r: int, up: int, down: int) -> Estimate | Unresolved | N
 
 def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | Unresolved | None:
     ests: list[Estimate] = []
-    steps = [p.h * 10.0**k for k in range(up, -down - 1, -1)]
-    if p.reach[r] < steps[-1]:  # an op turns within every step (a pole 1e-200 from 0):
-        steps = [p.reach[r] / 2.0 * 10.0**-k for k in range(down + 1)]  # from its reach
-    for s in steps:
+    far = p.reach[r] < p.h * 10.0**-down  # an op turns within every start (a pole 1e-200
+    for k in range(up + down + 1):  # from 0): the steps begin at half its reach
+        s = p.reach[r] / 2.0 * 10.0**-k if far else p.h * 10.0 ** (up - k)
         if s < min_step(p.x):
             break
         vals = []
