@@ -3,12 +3,25 @@
 :func:`neuron` is the lecture's tanh neuron, labelled as there;
 :func:`more_ops` is micrograd's ``test_more_ops`` expression (its README
 example), generic over the engine: it uses only what every micrograd-style
-node has.
+node has. :func:`closure_exp` is the lecture's way of writing an op.
 """
 
 from __future__ import annotations
 
+import math
+
 from minigrad import Value
+
+
+def closure_exp(x: Value) -> Value:
+    """micrograd's exp: a node whose step is the user's closure (right)."""
+    out = Value(math.exp(x.data), (x,), "exp")
+
+    def _backward() -> None:
+        x.grad += out.data * out.grad
+
+    out._backward = _backward
+    return out
 
 
 def neuron() -> dict[str, Value]:

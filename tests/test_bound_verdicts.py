@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 import minigrad as mg
+from lecture import closure_exp
 from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck
 from minigrad.checking.numeric.estimate import Estimate
 from minigrad.checking.run.compare import UNDECIDED_WARNING
@@ -1556,24 +1557,13 @@ def test_a_pole_nearer_than_every_step_is_resolved_from_the_open_side() -> None:
     assert entry.verdict == "wrong", entry.reason
 
 
-def _closure_exp(x: Value) -> Value:
-    """exp made micrograd's way, right."""
-    out = Value(math.exp(x.data), (x,), "cexp")
-
-    def _backward() -> None:
-        x.grad += out.data * out.grad
-
-    out._backward = _backward
-    return out
-
-
 def test_a_derivative_the_checks_weights_push_beyond_float64_is_undecided() -> None:
     # exp'(709.7) = 1.65e308 is a float, but the check's weight (1.1 to 1.9) times
     # it is not: the right closure's pass overflowed and was called wrong.
     for at in (709.7, 709.78):
-        (entry,) = check(_closure_exp, [Value(at)]).entries
+        (entry,) = check(closure_exp, [Value(at)]).entries
         assert entry.verdict == "undecided", entry.reason
-    assert check(_closure_exp, [Value(700.0)]).entries[0].verdict == "agrees"
+    assert check(closure_exp, [Value(700.0)]).entries[0].verdict == "agrees"
 
 
 def test_an_ops_slope_beyond_float64_leaves_its_partial_undecided() -> None:

@@ -11,14 +11,13 @@ its HTML here; ``test_stepper_browser.py`` clicks through it in Chromium.
 from __future__ import annotations
 
 import json
-import math
 import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
 import minigrad
-from lecture import neuron
+from lecture import closure_exp, neuron
 from minigrad import Value, toposort
 from minigrad.teach import BackwardStepper, step_backward
 from minigrad.teach.stepper import Step
@@ -47,17 +46,6 @@ def by_hand(root: Value, seed: float = 1.0) -> list[dict[Value, float]]:
             node._backward()
             seen.append({n: n.grad for n in order})
     return seen
-
-
-def closure_exp(x: Value) -> Value:
-    """micrograd's exp: a node whose step is the user's closure."""
-    out = Value(math.exp(x.data), (x,), "exp")
-
-    def _backward() -> None:
-        x.grad += out.data * out.grad
-
-    out._backward = _backward
-    return out
 
 
 def graphs() -> list[Value]:

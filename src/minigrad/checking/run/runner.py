@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Point, Unresolved, Why
@@ -47,7 +48,6 @@ __all__ = ["MAX_ORDER", "run_check"]
 
 #: A rate of change beyond this is taken as beyond float64's range.
 _BEYOND = 1e300
-_LARGEST = 1.7976931348623157e308  # the largest float
 #: How many times the entry's own bound a rule whose mixed derivatives differ is
 #: to be off beside the point, the nearer moves after the farther
 #: (:meth:`_Checker._schwarz`): far beyond the bound (at 1e2, its noise is a
@@ -266,7 +266,7 @@ class _Checker:
                             f"by {levels.names[i]}, the numbers resolve no digit of the "
                             f"derivative ({found.value:.3g} +- {found.error:.3g})"
                         )
-                    if abs(found.value) * 2.0 > _LARGEST:  # the weights are below 2
+                    if abs(found.value) * 2.0 > sys.float_info.max:  # the weights are below 2
                         return (
                             f"by {levels.names[i]}, the derivative is {found.value:.6g}, where "
                             "the check's weighted passes (weights up to 2) overflow"
@@ -473,7 +473,7 @@ def _op_beyond(exc: DerivativeError, s: Settings) -> str:
     at = f"op {rule.name!r}'s slope by argument {i} at {args[i]!r}"
     if isinstance(found, Unresolved):
         return f"{at}: {found.words}" if found.why is Why.RANGE else ""
-    big = abs(found.value) * max(1.0, abs(node._grad)) > _LARGEST
+    big = abs(found.value) * max(1.0, abs(node._grad)) > sys.float_info.max
     return f"{at} is {found.value:.3g}" if big else ""
 
 
