@@ -899,3 +899,26 @@ def test_a_rule_rounding_to_float32_inside_is_not_called_wrong() -> None:
     # A right rule just beside a kink far from 0 stays right.
     shifted = Rule("abs7", lambda x: abs(x + 7.0), (lambda x, out: 1.0 if x > -7.0 else -1.0,))
     assert _quiet(partial(check, lambda v: shifted(v) * 2.0, [Value(-7.0 + 5e-9)])).ok
+
+
+@pytest.mark.parametrize("factor", [5.0, 10.0, 1e3])
+def test_a_rule_too_large_in_a_recurrence_does_not_widen_its_own_bound(factor: float) -> None:
+    # The graph's round-off reading weighs each node by |d f / d node|, a product
+    # of the partials under test: a tanh rule 10 times too large in 30 steps made
+    # both bounds 1e25 too wide, and the entries undecided (a silent pass).
+    def recurrence(rule: Rule) -> Callable[[Value, Value, Value], Value]:
+        def f(w: Value, u: Value, h: Value) -> Value:
+            for t in range(30):
+                h = rule(w * h + u * math.sin(t))
+            return h
+
+        return f
+
+    def tanh_rule(scale: float) -> Rule:
+        return Rule("tanh_rule", math.tanh, (lambda x, out: scale * (1.0 - out * out),))
+
+    point = [Value(0.9), Value(0.5), Value(0.1)]
+    report = check(recurrence(tanh_rule(factor)), point)
+    assert not report
+    assert {e.verdict for e in report.entries} == {"wrong"}
+    assert _quiet(partial(check, recurrence(tanh_rule(1.0)), point)).ok

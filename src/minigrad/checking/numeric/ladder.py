@@ -243,11 +243,8 @@ def _rounded(e: Estimate | None) -> bool:
 
 
 def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
-    """Stage 2: the tableau at many scales, the local estimates only; per row.
-
-    Returns:
-        Per row, an :class:`Estimate` (settled) or why there is none.
-    """
+    """Stage 2: the tableau at many scales, the local estimates only: per row an
+    :class:`Estimate` (settled) or why there is none."""
     known = p.noise or [MODEL_ROUNDOFF * abs(v) for v in p.here]
     floor = {r: _noise_floor(p, r) for r in rows}
     p.noise = noise = [max(n, floor.get(r, 0.0)) for r, n in enumerate(known)]

@@ -1,23 +1,19 @@
 """How much round-off a computed value and its computed gradient can hold, read off the graph.
 
-A check compares two computed numbers, each with the round-off of the floats it was made
-from: an ulp or so of the value for most functions, far more where large intermediates
-cancel (``(x + 1e10) - 1e10`` is off by up to an ulp of 1e10), and so for the analytic
-side where the paths of the chain rule cancel. One walk backwards over the graph of a
-value ``f`` (a reverse pass with the partials and their absolute values) gives both, by
-first-order error analysis:
+One walk backwards over the graph of a value ``f`` (a reverse pass with the partials and
+their absolute values) bounds both, to first order:
 
-- each node's result is rounded once, by up to an ulp of its value (of 1 too for ops that
-  cancel at their roots), and that error reaches ``f`` times ``d f / d node`` (paths that
-  cancel carry none of it): ``sum over nodes of ulp(node) * |d f / d node|``;
-- each input's gradient is a sum over paths of products of partials, each product rounded
-  at every step: its round-off is a small multiple of the unit round-off times ``sum over
-  paths of |product|`` (the "absolute gradient"; where paths cancel, the caller reads less).
+- each node's result is rounded once, by up to an ulp (of 1 too for ops that cancel at
+  their roots), and reaches ``f`` times ``d f / d node``: ``sum over nodes of ulp(node) *
+  |d f / d node|`` (``(x + 1e10) - 1e10`` holds an ulp of 1e10; paths that cancel, none);
+- each input's gradient is a sum over paths of products of partials, rounded at every
+  step: a small multiple of the unit round-off times ``sum over paths of |product|`` (the
+  "absolute gradient"; where paths cancel, the caller reads less).
 
-A partial of the user's own rule rounds by more where it cancels inside (``1 / (1 - x *
-x)`` for atanh at ``1 - 1e-9`` is 0.25 off 5e8): its share is read off the partial's own
-graph, called once with Values (:func:`_partial_noise`). minigrad's own partials are
-swept against SymPy to a few ulps.
+A user's partial rounds by more where it cancels inside (``1 / (1 - x * x)`` at ``1 -
+1e-9`` is 0.25 off 5e8): its share is read off its own graph (:func:`_partial_noise`), and
+it is weighed at most as steep as its forward shows (:func:`held`). minigrad's own
+partials are swept against SymPy to a few ulps.
 
 Example:
     >>> from minigrad import Value
@@ -45,6 +41,7 @@ __all__ = [
     "Chain",
     "GraphRoundoff",
     "analytic_roundoff",
+    "held",
     "hidden",
     "minigrads_forward",
     "minigrads_own",
@@ -99,18 +96,9 @@ Chain = list[tuple[Value, float, list[tuple[Value, float, float]]]]
 
 
 def read_roundoff(f: Value, xs: Sequence[Value]) -> tuple[float, list[float]]:
-    """The round-off ``f``'s computed value may hold, and per input its absolute gradient.
-
-    Args:
-        f: A computed value (its graph is walked, nothing is changed).
-        xs: The inputs.
-
-    Returns:
-        ``(noise, spread)``: an absolute bound on the round-off of ``f.data``
-        (first order, inf when a partial could not be computed) and, per
-        input, ``sum over paths of |product of partials|``, or -1 when no
-        path leads from the input to ``f``.
-    """
+    """``(noise, spread)``: a first-order bound on the round-off of ``f.data`` (inf where a
+    partial could not be computed) and per input its absolute gradient, ``sum over paths
+    of |product of partials|`` (-1: no path to ``f``). The graph is walked, not changed."""
     noise, spread, _, _, _ = _read(f, xs, partials=False)
     return noise, spread
 
@@ -192,10 +180,11 @@ def _read(
                 slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, unknown, unknown, [], 0.0
-            adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(slope)
-            moves = slope or _kinked(rule, j, floats)  # (the value's reading, not the pass's)
-            signed[arg] = get_signed(arg, 0.0) + slope_f * moves
             own, mine = 0.0, minigrads_own(partial)
+            kept = held(rule, j, floats, slope)
+            adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(kept)
+            moves = kept or _kinked(rule, j, floats)  # (the value's reading, not the pass's)
+            signed[arg] = get_signed(arg, 0.0) + slope_f * moves
             if inexact and not mine:
                 own = _partial_noise(rule, j, floats, out)
             if chain is not None:  # (a partial on floats only: its round-off unread)
@@ -206,6 +195,33 @@ def _read(
     # -1: no path from the input to f at all.
     spread = [adjoint.get(x, -1.0) for x in xs]
     return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
+
+
+def held(rule: Rule, j: int, floats: Sequence[float], slope: float) -> float:
+    """``slope``, a partial by argument ``j``, as a reading of the graph takes it: at most
+    as steep as the forward's own values show, where the partial is its user's.
+
+    The readings (a value's round-off here; in :mod:`~minigrad.checking.run.turns`
+    how far an op's argument moves) weigh nodes by products of partials under test: a
+    tanh rule 10 times too large in 30 steps made them ``1e25`` too large, and no
+    bound that grows with the error it is to find proves anything. A central
+    difference over ``2**-20`` of the argument: a slope of the size of ``out / a``
+    moves the values by ``2**33`` ulps; it counts from a change of ``2**20`` ulps,
+    its round-off a millionth of it. Less (stairs, a slope far below its value's
+    scale), minigrad's own partial or a closure (no forward to call): the partial."""
+    partial, a = rule.partials[j], floats[j]
+    if minigrads_own(partial) or isinstance(rule, Closure):
+        return slope
+    d = 2.0**-20 * abs(a) or 2.0**-20
+    try:
+        hi = rule.forward(*floats[:j], a + d, *floats[j + 1 :])
+        lo = rule.forward(*floats[:j], a - d, *floats[j + 1 :])
+        change = abs(hi - lo)
+        resolved = change > 2.0**20 * math.ulp(max(abs(hi), abs(lo)))
+    except Exception:  # off its domain, or no float: nothing shown
+        return slope
+    shown = change / (2.0 * d) if resolved and math.isfinite(change) else math.inf
+    return math.copysign(min(abs(slope), shown), slope)
 
 
 def _kinked(rule: Rule, j: int, floats: Sequence[float]) -> float:
@@ -281,13 +297,10 @@ def _cell(rule: Rule, floats: Sequence[float], moving: Sequence[bool], out: floa
 
 
 def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> float:
-    """The round-off of ``rule``'s partial ``j`` at a point, read off its own graph.
-
-    The partial is called with Values for its arguments and ``out`` (its
-    graph read as any value's); ``out`` is a rounded result, an ulp off,
-    and that reaches the partial too. 0 where the partial is a constant, or
-    cannot be called with Values (a partial written with ``math.tanh``): the
-    model of :func:`analytic_roundoff` then stands alone.
+    """The round-off of ``rule``'s partial ``j`` at a point, read off its own graph: called
+    with Values for its arguments and ``out`` (a rounded result, an ulp off, which reaches
+    the partial too). 0 for a constant, or a partial that takes no Values (written with
+    ``math.tanh``): the model of :func:`analytic_roundoff` then stands alone.
 
     Example:
         >>> from minigrad import Rule
@@ -356,13 +369,9 @@ def analytic_roundoff(spread: float, analytic: float) -> float:
 
 
 class GraphRoundoff:
-    """The round-off a level's values and their gradients hold, read off the graph on demand
-    (:func:`read_roundoff` once per value).
-
-    Args:
-        fs: The level's values (Values; anything else holds an unknown round-off).
-        xs: The inputs.
-    """
+    """The round-off a level's values ``fs`` (Values; anything else holds an unknown
+    round-off) and their gradients by the inputs ``xs`` hold, read off the graph on
+    demand, once per value."""
 
     def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
         self.fs = fs

@@ -21,13 +21,13 @@ from minigrad.checking.numeric import kinks
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, grid_of
 from minigrad.checking.numeric.rounding import (
     _cell,
+    held,
     hidden,
     minigrads_forward,
-    minigrads_own,
     partial_at,
 )
 from minigrad.core.closure import Closure
-from minigrad.core.rule import Partial, Rule
+from minigrad.core.rule import Rule
 from minigrad.core.rules import TABLE
 from minigrad.core.rules.arithmetic import DIV, POW
 from minigrad.core.rules.exp_log import (
@@ -172,9 +172,8 @@ def _turns(
         try:  # (the moved arguments' partials only)
             for j, (p, a, (v, m)) in enumerate(zip(rule.partials, args, moved, strict=False)):
                 if m:
-                    slope = partial_at(p, a, floats, node._data)
-                    size = min(abs(slope), _shown(rule, p, floats, j))
-                    signed, mass = signed + math.copysign(size, slope) * v, mass + size * m
+                    slope = held(rule, j, floats, partial_at(p, a, floats, node._data))
+                    signed, mass = signed + slope * v, mass + abs(slope) * m
         except (ArithmeticError, ValueError, TypeError):
             return math.inf
         speed[id(node)] = (signed, mass)
@@ -182,30 +181,6 @@ def _turns(
             seeds = [*moved, (signed, mass)]
             smallest = min(smallest, _inside(rule, floats, node._data, seeds, probed))
     return smallest
-
-
-def _shown(rule: Rule, partial: Partial, floats: Sequence[float], j: int) -> float:
-    """The slope of ``rule``'s forward in argument ``j`` as its own values show it,
-    where the partial is its user's (under test: a rule 1e12 times too large held a
-    log's argument 1e12 times too near its branch point, and no step was left).
-
-    A central difference over ``2**-20`` of the argument: a slope of the size of
-    ``out / a`` moves the values by ``2**-19`` of themselves, ``2**33`` ulps. It
-    counts where the change is ``2**20`` ulps at least, so the values' round-off is
-    a millionth of it; less (a forward on stairs, a slope far below its value's
-    scale) shows nothing, and neither does minigrad's own partial: inf."""
-    if minigrads_own(partial):
-        return math.inf
-    a = floats[j]
-    d = 2.0**-20 * abs(a) or 2.0**-20
-    try:
-        hi = rule.forward(*floats[:j], a + d, *floats[j + 1 :])
-        lo = rule.forward(*floats[:j], a - d, *floats[j + 1 :])
-        change = abs(hi - lo)
-        resolved = change > 2.0**20 * math.ulp(max(abs(hi), abs(lo)))
-    except Exception:  # off its domain, or no float: nothing shown
-        return math.inf
-    return change / (2.0 * d) if resolved and math.isfinite(change) else math.inf
 
 
 def _inside(
@@ -249,8 +224,8 @@ def _radius(
         rate = growth(u._data) if partial_at(rule.partials[0], u, [u._data], node._data) else 0.0
     except (ArithmeticError, ValueError, TypeError):
         return found
-    held = 1.0 / rate if rate > 0.0 else math.inf
-    return [(j, min(r, held)) for j, r in found] if found or held == math.inf else [(0, held)]
+    cap = 1.0 / rate if rate > 0.0 else math.inf
+    return [(j, min(r, cap)) for j, r in found] if found or cap == math.inf else [(0, cap)]
 
 
 def _reach(
@@ -355,7 +330,10 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
             floats = [a._data if isinstance(a, Value) else a for a in args]
             pairs = zip(args, n._rule.partials, strict=False)
             try:
-                slopes = [partial_at(p, a, floats, n._data) for a, p in pairs]
+                slopes = [
+                    held(n._rule, j, floats, partial_at(p, a, floats, n._data))
+                    for j, (a, p) in enumerate(pairs)
+                ]
             except (ArithmeticError, ValueError, TypeError):
                 return unbounded  # as turn_scale: the numbers decide alone
             for a, slope in zip(args, slopes, strict=False):

@@ -177,12 +177,8 @@ def digits(a: float, n: float, spread: float, zero: float = 0.0) -> int:
 @dataclasses.dataclass(slots=True)
 class Broken:
     """The analytic side fails by itself (NaN, two passes that differ, a partial that
-    raised, a closure that ignores ``out.grad``): no number need be weighed.
-
-    Attributes:
-        words: What is wrong, in words.
-        cause: A :class:`Cause`.
-    """
+    raised, a closure that ignores ``out.grad``): no number need be weighed. ``words``
+    say what is wrong, ``cause`` is its :class:`Cause`."""
 
     words: str
     cause: Cause
@@ -197,23 +193,15 @@ def decide(
     zero: float = 0.0,
     classic: float | None = None,
 ) -> Finding:
-    """The verdict on one entry.
+    """The :class:`Finding` on one entry: the ``analytic`` derivative, how far round-off
+    alone can move it (``roundoff``), and the estimator's estimate, or why it has none, or
+    what is broken on the analytic side by itself (``est``).
 
-    Args:
-        analytic: The analytic derivative.
-        roundoff: How far round-off alone can move it.
-        est: The estimator's estimate, or why it has none, or what is broken
-            on the analytic side by itself.
-        tolerance: The caller's ``atol``/``rtol`` (the classic test), or None:
-            the bounds decide.
-        zero: What a derivative of 0 is counted against (see :func:`digits`).
-        classic: With a tolerance, the numerical value the classic test
-            compares with (the central difference at ``eps`` exactly, as
-            PyTorch's) where it is not the estimate.
-
-    Returns:
-        The :class:`Finding`.
-    """
+    ``tolerance``: the caller's ``atol``/``rtol`` (the classic test), or None: the
+    bounds decide. ``zero``: what a derivative of 0 is counted against (see
+    :func:`digits`). ``classic``: with a tolerance, the numerical value the classic
+    test compares with (the central difference at ``eps`` exactly, as PyTorch's)
+    where it is not the estimate."""
     a = analytic
     if isinstance(est, Broken):
         return Finding(
