@@ -181,7 +181,7 @@ def _read(
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, unknown, unknown, [], 0.0
             own, mine = 0.0, minigrads_own(partial)
-            kept = held(rule, j, floats, slope)
+            kept = held(rule, j, floats, out, slope)
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(kept)
             moves = kept or _kinked(rule, j, floats)  # (the value's reading, not the pass's)
             signed[arg] = get_signed(arg, 0.0) + slope_f * moves
@@ -197,18 +197,23 @@ def _read(
     return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
 
 
-def held(rule: Rule, j: int, floats: Sequence[float], slope: float) -> float:
+def held(rule: Rule, j: int, floats: Sequence[float], out: float, slope: float) -> float:
     """``slope``, a partial by argument ``j``, as a reading of the graph takes it: at most
     as steep as the forward's own values show, where the partial is its user's.
 
-    The readings (a value's round-off here; in :mod:`~minigrad.checking.run.turns`
-    how far an op's argument moves) weigh nodes by products of partials under test: a
-    tanh rule 10 times too large in 30 steps made them ``1e25`` too large, and no
-    bound that grows with the error it is to find proves anything. A central
-    difference over ``2**-20`` of the argument: a slope of the size of ``out / a``
-    moves the values by ``2**33`` ulps; it counts from a change of ``2**20`` ulps,
-    its round-off a millionth of it. Less (stairs, a slope far below its value's
-    scale), minigrad's own partial or a closure (no forward to call): the partial."""
+    The readings (a value's round-off here; in :mod:`~minigrad.checking.run.turns` how
+    far an op's argument moves) weigh nodes by products of partials under test: a tanh
+    rule 10 times too large in 30 steps made them ``1e25`` too large, and a bound that
+    grows with the error it is to find proves nothing. A central difference over
+    ``2**-20`` of the argument, counted from a change of ``2**20`` ulps (its round-off a
+    millionth of it) where its halves agree within a factor 2 (no pole or kink inside:
+    at ``1 + 1e-7`` below it shows ``1e12`` of ``1e14``). Else (stairs, a slope far below
+    its value's scale), for minigrad's own partial or a closure's: the partial.
+
+        >>> pole = Rule("pole", lambda x: 1 / (x - 1), (lambda x, out: -out * out,))
+        >>> round(held(pole, 0, [2.0], 1.0, -10.0), 6), held(pole, 0, [1 + 1e-7], 1e7, -1e14)
+        (-1.0, -1e+14)
+    """
     partial, a = rule.partials[j], floats[j]
     if minigrads_own(partial) or isinstance(rule, Closure):
         return slope
@@ -216,8 +221,9 @@ def held(rule: Rule, j: int, floats: Sequence[float], slope: float) -> float:
     try:
         hi = rule.forward(*floats[:j], a + d, *floats[j + 1 :])
         lo = rule.forward(*floats[:j], a - d, *floats[j + 1 :])
-        change = abs(hi - lo)
+        change, left, right = abs(hi - lo), out - lo, hi - out
         resolved = change > 2.0**20 * math.ulp(max(abs(hi), abs(lo)))
+        resolved = resolved and left * right > 0.0 and max(left / right, right / left) <= 2.0
     except Exception:  # off its domain, or no float: nothing shown
         return slope
     shown = change / (2.0 * d) if resolved and math.isfinite(change) else math.inf

@@ -172,7 +172,7 @@ def _turns(
         try:  # (the moved arguments' partials only)
             for j, (p, a, (v, m)) in enumerate(zip(rule.partials, args, moved, strict=False)):
                 if m:
-                    slope = held(rule, j, floats, partial_at(p, a, floats, node._data))
+                    slope = held(rule, j, floats, node._data, partial_at(p, a, floats, node._data))
                     signed, mass = signed + slope * v, mass + abs(slope) * m
         except (ArithmeticError, ValueError, TypeError):
             return math.inf
@@ -331,7 +331,7 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
             pairs = zip(args, n._rule.partials, strict=False)
             try:
                 slopes = [
-                    held(n._rule, j, floats, partial_at(p, a, floats, n._data))
+                    held(n._rule, j, floats, n._data, partial_at(p, a, floats, n._data))
                     for j, (a, p) in enumerate(pairs)
                 ]
             except (ArithmeticError, ValueError, TypeError):
