@@ -924,3 +924,37 @@ def test_a_rule_too_large_in_a_recurrence_does_not_widen_its_own_bound(factor: f
         assert not report
         assert {e.verdict for e in report.entries} == {"wrong"}
         assert _quiet(partial(check, recurrence(tanh_rule(1.0, forward)), point)).ok
+
+
+@pytest.mark.parametrize("factor", [5.0, 10.0, 1e3])
+def test_a_closure_too_steep_in_a_recurrence_is_held_to_what_func_shows(factor: float) -> None:
+    # A closure has no forward to read its slope from: func's own values at
+    # inputs moved a little show it. Held to its partial, the turn of its
+    # argument seemed 1e25 times nearer, no step fitted, and it was undecided.
+    def steep_tanh(scale: float) -> Callable[[Value], Value]:
+        def op(x: Value) -> Value:
+            t = math.tanh(x.data)
+            out = Value(t, (x,), "tanh")
+
+            def _backward() -> None:
+                x.grad += scale * (1.0 - t * t) * out.grad
+
+            out._backward = _backward
+            return out
+
+        return op
+
+    def recurrence(op: Callable[[Value], Value]) -> Callable[[Value, Value, Value], Value]:
+        def f(w: Value, u: Value, h: Value) -> Value:
+            for t in range(30):
+                h = op(w * h + u * math.sin(t))
+            return h
+
+        return f
+
+    point = [Value(0.9), Value(0.5), Value(0.1)]
+    report = check(recurrence(steep_tanh(factor)), point)
+    assert not report
+    assert {e.verdict for e in report.entries if e.wrt >= 0} == {"wrong"}
+    assert _quiet(partial(check, recurrence(steep_tanh(1.0)), point)).ok
+    assert [x.data for x in point] == [0.9, 0.5, 0.1]

@@ -168,16 +168,11 @@ def _symmetric(x: float, s: float) -> float:
 class Point:
     """One input as the numbers see it, with every evaluation made so far.
 
-    Args:
-        evaluate: The values with the input moved to ``t`` (None off the domain).
-        x: The input's value.
-        here: The values at ``x``.
-        h: The nominal step.
-        noise: Per value, its absolute round-off where the caller knows it
-            (read off the graph); None: :data:`MODEL_ROUNDOFF` of the value.
-        hidden: Per value (or for all), whether a forward the caller cannot read
-            computes it (a custom rule, a closure): how finely it is rounded
-            may be hidden.
+    ``evaluate(t)``: the values with the input moved to ``t`` (None off the domain);
+    ``here``: those at ``x``; ``h``: the nominal step; ``noise``: per value, its absolute
+    round-off where the caller knows it (read off the graph; None: :data:`MODEL_ROUNDOFF`
+    of the value); ``hidden``: per value (or for all), whether a forward the caller
+    cannot read computes it (a custom rule, a closure): its rounding may be hidden.
     """
 
     def __init__(
@@ -386,11 +381,7 @@ def _quotient(p: Point, s: float) -> Sides | None:
         return None
     up, down, half = found
     for u, d in zip(up, down, strict=True):
-        try:
-            q = (u - d) / (2.0 * half)
-        except OverflowError:
-            q = math.inf
-        if not math.isfinite(q):
+        if not math.isfinite((u - d) / (2.0 * half)):  # (float division overflows to inf)
             p.overflowed = True
             return None
     return found

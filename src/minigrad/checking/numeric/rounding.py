@@ -81,7 +81,7 @@ _NUDGE = 1e-4
 #: finer than float32's cell of it by the last; irrational, as :data:`_PROBES`.
 _OUT = tuple(m * (1.0 + _PROBES[0]) for m in (56.0, 900.0, 950000.0))
 #: The least round-off of a result: a subnormal quantum.
-_QUANTUM = 2.0**-1074
+_QUANTUM, _INF = 2.0**-1074, math.inf
 #: How many ulps of the absolute gradient the analytic side may be off: each path is a product of a
 #: few partials, each partial good to an ulp or two, and the sums add one rounding each. Tuned on
 #: the checks of the test suite (products of a dozen ops, sums of a few hundred paths).
@@ -124,7 +124,12 @@ def read_chain(f: Value, xs: Sequence[Value]) -> Chain | None:
 
 
 def _read(
-    f: Value, xs: Sequence[Value], *, partials: bool = True, chain: Chain | None = None
+    f: Value,
+    xs: Sequence[Value],
+    *,
+    partials: bool = True,
+    chain: Chain | None = None,
+    seen: dict[int, float] | None = None,
 ) -> _Reading:
     """:func:`read_roundoff`, per input the round-off the partials written outside
     minigrad add to its derivative (:func:`_partial_noise`; with ``partials``
@@ -181,7 +186,7 @@ def _read(
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, unknown, unknown, [], 0.0
             own, mine = 0.0, minigrads_own(partial)
-            kept = held(rule, j, floats, out, slope)
+            kept = held(rule, j, floats, out, slope, seen.get(id(node), _INF) if seen else _INF)
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(kept)
             moves = kept or _kinked(rule, j, floats)  # (the value's reading, not the pass's)
             signed[arg] = get_signed(arg, 0.0) + slope_f * moves
@@ -197,25 +202,26 @@ def _read(
     return noise, spread, [carried.get(x, 0.0) for x in xs], shares, cells
 
 
-def held(rule: Rule, j: int, floats: Sequence[float], out: float, slope: float) -> float:
-    """``slope``, a partial by argument ``j``, as a reading of the graph takes it: at most
-    as steep as the forward's own values show, where the partial is its user's.
-
-    The readings (a value's round-off here; in :mod:`~minigrad.checking.run.turns` how
-    far an op's argument moves) weigh nodes by products of partials under test: a tanh
-    rule 10 times too large in 30 steps made them ``1e25`` too large, and a bound that
-    grows with the error it is to find proves nothing. A central difference over
-    ``2**-20`` of the argument, counted from a change of ``2**20`` ulps (its round-off a
-    millionth of it) where its halves agree within a factor 2 (no pole or kink inside:
-    at ``1 + 1e-7`` below it shows ``1e12`` of ``1e14``). Else (stairs, a slope far below
-    its value's scale), for minigrad's own partial or a closure's: the partial.
+def held(
+    rule: Rule, j: int, floats: Sequence[float], out: float, slope: float, seen: float = _INF
+) -> float:
+    """``slope``, a user's partial by argument ``j``, as the readings (a value's round-off,
+    in ``run.turns`` an argument's speed) take it: at most twice what the forward's own
+    values show. They weigh nodes by products of partials under test, and a bound that
+    grows with the error it is to find proves nothing (a tanh rule 10 times too large
+    in 30 steps made them ``1e25`` too large). A central difference over ``2**-20`` of
+    the argument, from a change of ``2**20`` ulps (its round-off a millionth of it),
+    whose halves agree within a factor 2 (no pole or kink inside), so a right slope is
+    at most twice it. A closure's: ``seen`` (``run.allowances.closures_shown``).
 
         >>> pole = Rule("pole", lambda x: 1 / (x - 1), (lambda x, out: -out * out,))
         >>> round(held(pole, 0, [2.0], 1.0, -10.0), 6), held(pole, 0, [1 + 1e-7], 1e7, -1e14)
-        (-1.0, -1e+14)
+        (-2.0, -1e+14)
     """
     partial, a = rule.partials[j], floats[j]
-    if minigrads_own(partial) or isinstance(rule, Closure):
+    if isinstance(rule, Closure):  # (its slope as func's own values show it, if ``seen``)
+        return math.copysign(min(abs(slope), 2.0 * seen), slope)
+    if minigrads_own(partial):
         return slope
     d = 2.0**-20 * abs(a) or 2.0**-20
     try:
@@ -227,7 +233,7 @@ def held(rule: Rule, j: int, floats: Sequence[float], out: float, slope: float) 
     except Exception:  # off its domain, or no float: nothing shown
         return slope
     shown = change / (2.0 * d) if resolved and math.isfinite(change) else math.inf
-    return math.copysign(min(abs(slope), shown), slope)
+    return math.copysign(min(abs(slope), 2.0 * shown), slope)
 
 
 def _kinked(rule: Rule, j: int, floats: Sequence[float]) -> float:
@@ -377,17 +383,19 @@ def analytic_roundoff(spread: float, analytic: float) -> float:
 class GraphRoundoff:
     """The round-off a level's values ``fs`` (Values; anything else holds an unknown
     round-off) and their gradients by the inputs ``xs`` hold, read off the graph on
-    demand, once per value."""
+    demand, once per value; ``seen``: closures' slopes by node id (:func:`held`)."""
 
-    def __init__(self, fs: Sequence[Value], xs: Sequence[Value]) -> None:
-        self.fs = fs
+    def __init__(
+        self, fs: Sequence[Value], xs: Sequence[Value], seen: dict[int, float] | None = None
+    ) -> None:
+        self.fs, self.seen = fs, seen or {}
         self.xs = xs
         self._read: dict[int, _Reading] = {}
         self._by: dict[int, list[float]] = {}
 
     def _of(self, r: int) -> _Reading:
         if (found := self._read.get(r)) is None:
-            found = self._read[r] = _read(self.fs[r], self.xs)
+            found = self._read[r] = _read(self.fs[r], self.xs, seen=self.seen)
         return found
 
     def noise(self, r: int) -> float:

@@ -22,6 +22,7 @@ from minigrad.checking.numeric.rounding import GraphRoundoff
 from minigrad.checking.run.allowances import (
     Walk,
     backward_share,
+    closures_shown,
     forward_share,
     moved_size,
     reached,
@@ -221,10 +222,12 @@ class Comparison:
         if k == 1 and not isinstance(levels, ForeignLevels):
             self._closures(found, fs, keys)
         sides = [(mode, *self._analytic(k, mode, fs, both, twice)) for mode in s.modes]
-        graph = GraphRoundoff(fs, xs) if not isinstance(levels, ForeignLevels) else None
+        foreign = isinstance(levels, ForeignLevels)
+        seen = closures_shown(levels, fs) if k == 1 and not foreign and closure.made else {}
+        graph = GraphRoundoff(fs, xs, seen) if not foreign else None
         noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
         cells = [graph.cells(r) for r in range(len(fs))] if graph is not None else None
-        turns = turns_of(fs, xs) if graph is not None else None
+        turns = turns_of(fs, xs, seen) if graph is not None else None
         found.compared += len(keys) * len(xs if only is None else only) * len(sides)
         opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (forward_share)

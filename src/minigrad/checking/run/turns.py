@@ -99,7 +99,12 @@ _ORIGIN_MATH = (math.atan2, math.hypot)
 _GROWTH_MATH = {math.tanh: tanh_growth, math.erf: gauss_growth, math.erfc: gauss_growth}
 
 
-def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None = None) -> float:
+def turn_scale(
+    f: Value,
+    x: Value,
+    probed: dict[tuple[int, float], float] | None = None,
+    seen: dict[int, float] | None = None,
+) -> float:
     """The step of ``x`` that turns the argument of a periodic op of ``f`` by a radian,
     or moves that of an op that saturates by a unit (:data:`_PERIODIC`).
 
@@ -130,7 +135,7 @@ def turn_scale(f: Value, x: Value, probed: dict[tuple[int, float], float] | None
         >>> turn_scale(inside(t), t)
         1.0
     """
-    return _turns(f, {id(x): (1.0, 1.0)}, inside=True, probed=probed)
+    return _turns(f, {id(x): (1.0, 1.0)}, inside=True, probed=probed, seen=seen)
 
 
 def _speed(signed: float, mass: float) -> float:
@@ -149,10 +154,11 @@ def _turns(
     *,
     inside: bool,
     probed: dict[tuple[int, float], float] | None = None,
+    seen: dict[int, float] | None = None,
 ) -> float:
     """:func:`turn_scale` from the speeds of some of ``f``'s nodes, signed and their paths'
     absolute sum (``inside``: look into the partials of rules written outside the table,
-    once)."""
+    once; ``seen``: closures' slopes, as in :func:`~minigrad.checking.numeric.rounding.held`)."""
     if not isinstance(f, Value):
         return math.inf
     smallest = math.inf
@@ -172,7 +178,10 @@ def _turns(
         try:  # (the moved arguments' partials only)
             for j, (p, a, (v, m)) in enumerate(zip(rule.partials, args, moved, strict=False)):
                 if m:
-                    slope = held(rule, j, floats, node._data, partial_at(p, a, floats, node._data))
+                    got = partial_at(p, a, floats, node._data)
+                    slope = held(
+                        rule, j, floats, node._data, got, (seen or {}).get(id(node), math.inf)
+                    )
                     signed, mass = signed + slope * v, mass + abs(slope) * m
         except (ArithmeticError, ValueError, TypeError):
             return math.inf
@@ -295,7 +304,9 @@ def _reach(
     return []
 
 
-def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
+def turns_of(
+    fs: Sequence[Value], xs: Sequence[Value], seen: dict[int, float] | None = None
+) -> list[list[float]]:
     """:func:`turn_scale` for every value and input at once: per value of ``fs``, per
     input (an op in one value's graph does not hold another's steps: ``(R(a, b),
     sin(a))``, whose ``R`` is 1e-8 off, agreed to 7 digits held to ``sin``'s radian).
@@ -312,7 +323,7 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
     unbounded = [[math.inf] * len(xs) for _ in fs]
     if any(n._rule is not None and hidden(n._rule) for n in nodes):
         probed: dict[tuple[int, float], float] = {}  # each hidden forward probed once
-        return [[turn_scale(f, x, probed) for x in xs] for f in fs]
+        return [[turn_scale(f, x, probed, seen) for x in xs] for f in fs]
     capped = []
     for node in nodes:
         for j, radius in _radius(node):
@@ -329,9 +340,10 @@ def turns_of(fs: Sequence[Value], xs: Sequence[Value]) -> list[list[float]]:
             args = _args(n)
             floats = [a._data if isinstance(a, Value) else a for a in args]
             pairs = zip(args, n._rule.partials, strict=False)
+            s = (seen or {}).get(id(n), math.inf)  # (a closure's slope as func shows it)
             try:
                 slopes = [
-                    held(n._rule, j, floats, n._data, partial_at(p, a, floats, n._data))
+                    held(n._rule, j, floats, n._data, partial_at(p, a, floats, n._data), s)
                     for j, (a, p) in enumerate(pairs)
                 ]
             except (ArithmeticError, ValueError, TypeError):
