@@ -25,7 +25,7 @@ from minigrad.checking.numeric.rounding import (
     read_chain,
     read_roundoff,
 )
-from minigrad.checking.run.levels import DOMAIN_ERRORS, Levels, derivatives
+from minigrad.checking.run.levels import Levels, derivatives
 from minigrad.checking.run.tape import Tape
 from minigrad.core import closure
 from minigrad.core.value import Value, _args, toposort
@@ -279,7 +279,7 @@ def closures_shown(levels: Levels, fs: Sequence[Value]) -> dict[int, float]:
             for i, (x, at) in enumerate(zip(xs, saved, strict=True)):
                 x._data = at + side * _NUDGE[i % 2] * (abs(at) or 1.0)
             got = toposort(levels.outputs())
-        except DOMAIN_ERRORS:
+        except Exception:  # (off the domain, or the user's error: the estimator names it)
             return {}
         finally:
             for x, at in zip(xs, saved, strict=True):
@@ -294,14 +294,11 @@ def closures_shown(levels: Levels, fs: Sequence[Value]) -> dict[int, float]:
     seen: dict[int, float] = {}
     for k in ones:
         (o, a), (oh, ah), (ol, al) = ((g[k]._data, g[k]._a[0]._data) for g in (nodes, *moved))
-        far = max(abs(o), abs(oh), abs(ol))
-        near = max(abs(a), abs(ah), abs(al))
-        seen_moves = abs(oh - ol) > 2.0**20 * math.ulp(far) and abs(ah - al) > 2.0**20 * math.ulp(
-            near
-        )
-        if not (seen_moves and abs(ah - al) <= 2.0**-8 * (abs(a) or 1.0)):
+        grain = 2.0**20 * math.ulp(max(abs(a), abs(ah), abs(al)))
+        if not grain < abs(ah - al) <= 2.0**-8 * (abs(a) or 1.0) or (a - al) * (ah - a) <= 0.0:
             continue
         left, right = (o - ol) / (a - al), (oh - o) / (ah - a)
-        if left * right > 0.0 and max(left / right, right / left) <= 2.0:
+        shown = abs(oh - ol) > 2.0**20 * math.ulp(max(abs(o), abs(oh), abs(ol)))
+        if shown and left * right > 0.0 and max(left / right, right / left) <= 2.0:
             seen[id(nodes[k])] = abs(oh - ol) / abs(ah - al)
     return seen
