@@ -958,3 +958,28 @@ def test_a_closure_too_steep_in_a_recurrence_is_held_to_what_func_shows(factor: 
     assert {e.verdict for e in report.entries if e.wrt >= 0} == {"wrong"}
     assert _quiet(partial(check, recurrence(steep_tanh(1.0)), point)).ok
     assert [x.data for x in point] == [0.9, 0.5, 0.1]
+
+
+def test_reading_a_closures_slope_off_func_never_raises_from_inside() -> None:
+    # Nudged inputs where the closure's argument stands still on one side
+    # (relu's flat side) show nothing; an error of func's there is named by
+    # the estimator at its own step, not raised from the reading.
+    def closure_tanh(x: Value) -> Value:
+        t = math.tanh(x.data)
+        out = Value(t, (x,), "tanh")
+
+        def _backward() -> None:
+            x.grad += (1.0 - t * t) * out.grad
+
+        out._backward = _backward
+        return out
+
+    assert _quiet(partial(check, lambda v: closure_tanh(v.relu()) + v, [Value(0.0)])).ok
+
+    def only_at_its_point(v: Value) -> Value:
+        if v.data != 0.7:
+            raise KeyError("moved")
+        return closure_tanh(v)
+
+    with pytest.raises(KeyError, match="at a moved point: input x"):
+        check(only_at_its_point, [Value(0.7)])
