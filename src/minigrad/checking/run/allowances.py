@@ -252,16 +252,19 @@ def moved_size(f: Value, x: Value, size: float) -> float:
     return min(size, max(moved / scale, 2.0**-1022)) if moved > 0.0 else size
 
 
-#: How far :func:`closures_shown` moves each input, a part of its size (a unit at 0), as
-#: :func:`~minigrad.checking.numeric.rounding.held` moves a rule's argument; the signs and
-#: sizes alternate, so no two inputs' moves cancel in a sum or a difference.
-_NUDGE = (2.0**-20, -(2.0**-20) * 0.75)
+def _nudge(i: int) -> float:
+    """How far :func:`closures_shown` moves input ``i``, a part of its size (a unit at 0), as
+    :func:`~minigrad.checking.numeric.rounding.held` moves a rule's argument: of alternate
+    signs and sizes 1 to 2 apart by the golden ratio's multiples, so two inputs' moves
+    cancel in a sum or a difference only by chance (a node whose argument stands still is
+    skipped)."""
+    return (-1.0) ** i * (1.0 + (i * 0.6180339887498949) % 1.0) * 2.0**-20
 
 
 def closures_shown(levels: Levels, fs: Sequence[Value]) -> dict[int, float]:
     """Per ``_backward`` closure of one argument in the graph of level 1, ``fs`` (by node
     id), its slope as ``func``'s own values show it: ``func`` called with the inputs moved
-    by :data:`_NUDGE` either way, its graph matched node for node (the same ops in the
+    by :func:`_nudge` either way, its graph matched node for node (the same ops in the
     same order), the node's change over its argument's, where each moves by a million
     ulps, the argument by ``2**-8`` of itself at most, and the halves agree within a
     factor 2 (as :func:`~minigrad.checking.numeric.rounding.held` reads a rule's forward,
@@ -277,7 +280,7 @@ def closures_shown(levels: Levels, fs: Sequence[Value]) -> dict[int, float]:
     for side in (1.0, -1.0):
         try:
             for i, (x, at) in enumerate(zip(xs, saved, strict=True)):
-                x._data = at + side * _NUDGE[i % 2] * (abs(at) or 1.0)
+                x._data = at + side * _nudge(i) * (abs(at) or 1.0)
             got = toposort(levels.outputs())
         except Exception:  # (off the domain, or the user's error: the estimator names it)
             return {}
