@@ -807,12 +807,13 @@ def test_fast_mode_sees_a_relative_error_along_a_direction_that_annuls_the_slope
     assert check(lambda a, b: good(c0 * a + c1 * b), [Value(0.3), Value(0.5)], fast_mode=True)
 
 
-def _closure_tanh(x: Value) -> Value:
+def _closure_tanh(x: Value, scale: float = 1.0) -> Value:
+    """tanh as the lecture writes it, its slope ``scale`` times the true one."""
     t = math.tanh(x.data)
     out = Value(t, (x,), "ctanh")
 
     def _backward() -> None:
-        x.grad += (1.0 - t * t) * out.grad
+        x.grad += scale * (1.0 - t * t) * out.grad
 
     out._backward = _backward
     return out
@@ -931,19 +932,6 @@ def test_a_closure_too_steep_in_a_recurrence_is_held_to_what_func_shows(factor: 
     # A closure has no forward to read its slope from: func's own values at
     # inputs moved a little show it. Held to its partial, the turn of its
     # argument seemed 1e25 times nearer, no step fitted, and it was undecided.
-    def steep_tanh(scale: float) -> Callable[[Value], Value]:
-        def op(x: Value) -> Value:
-            t = math.tanh(x.data)
-            out = Value(t, (x,), "tanh")
-
-            def _backward() -> None:
-                x.grad += scale * (1.0 - t * t) * out.grad
-
-            out._backward = _backward
-            return out
-
-        return op
-
     def recurrence(op: Callable[[Value], Value]) -> Callable[[Value, Value, Value], Value]:
         def f(w: Value, u: Value, h: Value) -> Value:
             for t in range(30):
@@ -953,10 +941,10 @@ def test_a_closure_too_steep_in_a_recurrence_is_held_to_what_func_shows(factor: 
         return f
 
     point = [Value(0.9), Value(0.5), Value(0.1)]
-    report = check(recurrence(steep_tanh(factor)), point)
+    report = check(recurrence(partial(_closure_tanh, scale=factor)), point)
     assert not report
     assert {e.verdict for e in report.entries if e.wrt >= 0} == {"wrong"}
-    assert _quiet(partial(check, recurrence(steep_tanh(1.0)), point)).ok
+    assert _quiet(partial(check, recurrence(_closure_tanh), point)).ok
     assert [x.data for x in point] == [0.9, 0.5, 0.1]
 
 
@@ -964,22 +952,12 @@ def test_reading_a_closures_slope_off_func_never_raises_from_inside() -> None:
     # Nudged inputs where the closure's argument stands still on one side
     # (relu's flat side) show nothing; an error of func's there is named by
     # the estimator at its own step, not raised from the reading.
-    def closure_tanh(x: Value) -> Value:
-        t = math.tanh(x.data)
-        out = Value(t, (x,), "tanh")
-
-        def _backward() -> None:
-            x.grad += (1.0 - t * t) * out.grad
-
-        out._backward = _backward
-        return out
-
-    assert _quiet(partial(check, lambda v: closure_tanh(v.relu()) + v, [Value(0.0)])).ok
+    assert _quiet(partial(check, lambda v: _closure_tanh(v.relu()) + v, [Value(0.0)])).ok
 
     def only_at_its_point(v: Value) -> Value:
         if v.data != 0.7:
             raise KeyError("moved")
-        return closure_tanh(v)
+        return _closure_tanh(v)
 
     with pytest.raises(KeyError, match="at a moved point: input x"):
         check(only_at_its_point, [Value(0.7)])

@@ -266,9 +266,9 @@ def closures_shown(levels: Levels, fs: Sequence[Value]) -> dict[int, float]:
     id), its slope as ``func``'s own values show it: ``func`` called with the inputs moved
     by :func:`_nudge` either way, its graph matched node for node (the same ops in the
     same order), the node's change over its argument's, where each moves by a million
-    ulps, the argument by ``2**-8`` of itself at most, and the halves agree within a
-    factor 2 (as :func:`~minigrad.checking.numeric.rounding.held` reads a rule's forward,
-    which a closure has not got). Its partial is under test: a tanh closure 10 times too
+    ulps and the halves agree within a factor 2 (as
+    :func:`~minigrad.checking.numeric.rounding.held` reads a rule's forward, which a
+    closure has not got). Its partial is under test: a tanh closure 10 times too
     steep in a 30-step recurrence made the readings ``1e25`` too large. Nothing where the
     moved graphs differ or leave the domain."""
     nodes = toposort(list(fs))
@@ -298,7 +298,7 @@ def closures_shown(levels: Levels, fs: Sequence[Value]) -> dict[int, float]:
     for k in ones:
         (o, a), (oh, ah), (ol, al) = ((g[k]._data, g[k]._a[0]._data) for g in (nodes, *moved))
         grain = 2.0**20 * math.ulp(max(abs(a), abs(ah), abs(al)))
-        if not grain < abs(ah - al) <= 2.0**-8 * (abs(a) or 1.0) or (a - al) * (ah - a) <= 0.0:
+        if abs(ah - al) <= grain or (a - al) * (ah - a) <= 0.0:
             continue
         left, right = (o - ol) / (a - al), (oh - o) / (ah - a)
         shown = abs(oh - ol) > 2.0**20 * math.ulp(max(abs(o), abs(oh), abs(ol)))
