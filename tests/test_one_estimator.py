@@ -961,3 +961,39 @@ def test_reading_a_closures_slope_off_func_never_raises_from_inside() -> None:
 
     with pytest.raises(KeyError, match="at a moved point: input x"):
         check(only_at_its_point, [Value(0.7)])
+
+
+def _closure_mul(a: Value, b: Value, scale: float = 1.0) -> Value:
+    """``a * b`` as the lecture writes it, its slope by ``a`` ``scale`` times the true one."""
+    out = Value(a.data * b.data, (a, b), "cmul")
+
+    def _backward() -> None:
+        a.grad += scale * b.data * out.grad
+        b.grad += a.data * out.grad
+
+    out._backward = _backward
+    return out
+
+
+@pytest.mark.parametrize("factor", [10.0, 1e3])
+def test_a_two_argument_closure_too_steep_in_a_recurrence_is_held_to_what_func_shows(
+    factor: float,
+) -> None:
+    # One secant cannot bound two slopes: func is called under as many
+    # patterns of moves as the closure has arguments, and the closure's
+    # changes solved for each slope. Unheld, the entries were undecided.
+    def recurrence(scale: float) -> Callable[[Value, Value], Value]:
+        def f(x: Value, w: Value) -> Value:
+            for _ in range(30):
+                x = _closure_mul(x, w, scale).tanh()
+            return x
+
+        return f
+
+    point = [Value(0.5), Value(0.9)]
+    report = check(recurrence(factor), point)
+    assert not report
+    assert {e.verdict for e in report.entries if e.wrt >= 0} == {"wrong"}
+    assert _quiet(partial(check, recurrence(1.0), point)).ok
+    # x * x: one Value twice, no system to solve; right, it still agrees.
+    assert _quiet(partial(check, lambda v: _closure_mul(v, v).tanh(), [Value(0.4)])).ok

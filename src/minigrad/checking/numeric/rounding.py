@@ -40,6 +40,7 @@ __all__ = [
     "ANALYTIC_ULPS",
     "Chain",
     "GraphRoundoff",
+    "Shown",
     "analytic_roundoff",
     "held",
     "hidden",
@@ -50,6 +51,8 @@ __all__ = [
     "read_roundoff",
 ]
 
+#: Closures' slopes as func shows them, by node id and argument (``run.allowances``).
+Shown = dict[tuple[int, int], float]
 #: Where the partials accurate to a few ulps are written: the rule table and
 #: its families (pow's and the polar functions' derivatives), swept against
 #: SymPy to 1e-12 at every magnitude (``benchmarks/accuracy.py``).
@@ -129,7 +132,7 @@ def _read(
     *,
     partials: bool = True,
     chain: Chain | None = None,
-    seen: dict[int, float] | None = None,
+    seen: Shown | None = None,
 ) -> _Reading:
     """:func:`read_roundoff`, per input the round-off the partials written outside
     minigrad add to its derivative (:func:`_partial_noise`; with ``partials``
@@ -186,7 +189,7 @@ def _read(
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, unknown, unknown, [], 0.0
             own, mine = 0.0, minigrads_own(partial)
-            kept = held(rule, j, floats, out, slope, seen.get(id(node), _INF) if seen else _INF)
+            kept = held(rule, j, floats, out, slope, (seen or {}).get((id(node), j), _INF))
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(kept)
             moves = kept or _kinked(rule, j, floats)  # (the value's reading, not the pass's)
             signed[arg] = get_signed(arg, 0.0) + slope_f * moves
@@ -383,11 +386,9 @@ def analytic_roundoff(spread: float, analytic: float) -> float:
 class GraphRoundoff:
     """The round-off a level's values ``fs`` (Values; anything else holds an unknown
     round-off) and their gradients by the inputs ``xs`` hold, read off the graph on
-    demand, once per value; ``seen``: closures' slopes by node id (:func:`held`)."""
+    demand, once per value; ``seen``: closures' slopes (:data:`Shown`, :func:`held`)."""
 
-    def __init__(
-        self, fs: Sequence[Value], xs: Sequence[Value], seen: dict[int, float] | None = None
-    ) -> None:
+    def __init__(self, fs: Sequence[Value], xs: Sequence[Value], seen: Shown | None = None) -> None:
         self.fs, self.seen = fs, seen or {}
         self.xs = xs
         self._read: dict[int, _Reading] = {}

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import math
+import random
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.rounding import (
     Chain,
     GraphRoundoff,
+    Shown,
     minigrads_own,
     partial_at,
     read_chain,
@@ -252,56 +254,137 @@ def moved_size(f: Value, x: Value, size: float) -> float:
     return min(size, max(moved / scale, 2.0**-1022)) if moved > 0.0 else size
 
 
-def _nudge(i: int) -> float:
-    """How far :func:`closures_shown` moves input ``i``, a part of its size (a unit at 0), as
-    :func:`~minigrad.checking.numeric.rounding.held` moves a rule's argument: of alternate
-    signs and sizes 1 to 2 apart by the golden ratio's multiples, so two inputs' moves
-    cancel in a sum or a difference only by chance (a node whose argument stands still is
-    skipped)."""
-    return (-1.0) ** i * (1.0 + (i * 0.6180339887498949) % 1.0) * 2.0**-20
+#: The most arguments of a closure :func:`closures_shown` reads: each one more costs two
+#: more calls of ``func`` (a pattern of moves), and ops of more arguments are rare.
+_MOST_ARGS = 3
 
 
-def closures_shown(levels: Levels, fs: Sequence[Value]) -> dict[int, float]:
-    """Per ``_backward`` closure of one argument in the graph of level 1, ``fs`` (by node
-    id), its slope as ``func``'s own values show it: ``func`` called with the inputs moved
-    by :func:`_nudge` either way, its graph matched node for node (the same ops in the
-    same order), the node's change over its argument's, where each moves by a million
-    ulps and the halves agree within a factor 2 (as
-    :func:`~minigrad.checking.numeric.rounding.held` reads a rule's forward, which a
-    closure has not got). Its partial is under test: a tanh closure 10 times too
-    steep in a 30-step recurrence made the readings ``1e25`` too large. Nothing where the
-    moved graphs differ or leave the domain."""
+def _nudge(i: int, p: int) -> float:
+    """How far pattern ``p`` of :func:`closures_shown` moves input ``i``, a part of its size
+    (a unit at 0), as :func:`~minigrad.checking.numeric.rounding.held` moves a rule's
+    argument. Pattern 0: alternate signs, sizes 1 to 2 apart by the golden ratio's
+    multiples, so two inputs' moves cancel in a sum or a difference only by chance (a
+    node whose argument stands still is skipped). The others: signs and sizes drawn
+    apart from pattern 0's, so the patterns move two arguments in directions apart
+    (their matrix is tested before it is solved)."""
+    if p == 0:
+        return (-1.0) ** i * (1.0 + (i * 0.6180339887498949) % 1.0) * 2.0**-20
+    draw = random.Random(p * 1_000_003 + i)
+    return draw.choice((-1.0, 1.0)) * (1.0 + draw.random()) * 2.0**-20
+
+
+def closures_shown(levels: Levels, fs: Sequence[Value]) -> Shown:
+    """Per ``_backward`` closure in the graph of level 1, ``fs``, its slopes (by node id and
+    argument) as ``func``'s own values show them. Its partials are under test: a tanh
+    closure 10 times too steep in a 30-step recurrence made the readings ``1e25`` too
+    large. ``func`` is called with the inputs moved by :func:`_nudge` either way, one
+    pattern of moves per argument of the widest closure, and its graph matched node for
+    node (the same ops in the same order); a closure's changes over its arguments' then
+    give its slopes (:func:`_slopes`). Nothing where the moved graphs differ or leave the
+    domain."""
     nodes = toposort(list(fs))
-    ones = [k for k, n in enumerate(nodes) if type(n._rule) is closure.Closure and len(n._a) == 1]
-    if not ones:
+    ops = [k for k, n in enumerate(nodes) if type(n._rule) is closure.Closure]
+    if not ops:
         return {}
-    xs, moved = levels.inputs, []
-    saved = [x._data for x in xs]
-    for side in (1.0, -1.0):
-        try:
-            for i, (x, at) in enumerate(zip(xs, saved, strict=True)):
-                x._data = at + side * _nudge(i) * (abs(at) or 1.0)
-            got = toposort(levels.outputs())
-        except Exception:  # (off the domain, or the user's error: the estimator names it)
-            return {}
-        finally:
-            for x, at in zip(xs, saved, strict=True):
-                x._data = at
-        same = len(got) == len(nodes) and all(
-            type(a._rule) is type(b._rule) and a._op == b._op
-            for a, b in zip(got, nodes, strict=True)
-        )
-        if not same:
-            return {}
-        moved.append(got)
-    seen: dict[int, float] = {}
-    for k in ones:
-        (o, a), (oh, ah), (ol, al) = ((g[k]._data, g[k]._a[0]._data) for g in (nodes, *moved))
-        grain = 2.0**20 * math.ulp(max(abs(a), abs(ah), abs(al)))
-        if abs(ah - al) <= grain or (a - al) * (ah - a) <= 0.0:
-            continue
-        left, right = (o - ol) / (a - al), (oh - o) / (ah - a)
-        shown = abs(oh - ol) > 2.0**20 * math.ulp(max(abs(o), abs(oh), abs(ol)))
-        if shown and left * right > 0.0 and max(left / right, right / left) <= 2.0:
-            seen[id(nodes[k])] = abs(oh - ol) / abs(ah - al)
+    xs, saved = levels.inputs, [x._data for x in levels.inputs]
+    patterns: list[tuple[list[Value], list[Value]]] = []
+    for p in range(min(max(len(nodes[k]._a) for k in ops), _MOST_ARGS)):
+        sides = []
+        for side in (1.0, -1.0):
+            try:
+                for i, (x, at) in enumerate(zip(xs, saved, strict=True)):
+                    x._data = at + side * _nudge(i, p) * (abs(at) or 1.0)
+                got = toposort(levels.outputs())
+            except Exception:  # (off the domain, or the user's error: the estimator names it)
+                got = []
+            finally:
+                for x, at in zip(xs, saved, strict=True):
+                    x._data = at
+            same = len(got) == len(nodes) and all(
+                type(a._rule) is type(b._rule) and a._op == b._op
+                for a, b in zip(got, nodes, strict=True)
+            )
+            if not same:
+                break
+            sides.append(got)
+        if len(sides) < 2:
+            break
+        patterns.append((sides[0], sides[1]))
+    seen: Shown = {}
+    for k in ops:
+        moves = [(up[k], down[k]) for up, down in patterns]
+        for j, slope in _slopes(nodes[k], moves).items():
+            seen[id(nodes[k]), j] = slope
     return seen
+
+
+def _slopes(node: Value, moves: Sequence[tuple[Value, Value]]) -> dict[int, float]:
+    """A closure's slope by each argument that moves, from its changes ``node`` to each
+    pattern's moved nodes (up, down): the linear system of the changes over the
+    arguments' solved up, down and across (one argument: the changes' quotients).
+
+    With ``n`` arguments that move (a constant stands still in every pattern), the first
+    ``n`` patterns are used; in each every such argument must move through its value by
+    a million ulps, the system must be well apart from singular (:func:`_solve`), each
+    slope's share of the change must be resolved (a million ulps), and the up and down
+    slopes must agree within a factor 2 (no pole or kink between), as
+    :func:`~minigrad.checking.numeric.rounding.held`'s halves."""
+    args, here = node._a, node._data
+    moving = [
+        j for j, a in enumerate(args) if any(m._a[j]._data != a._data for u in moves for m in u)
+    ]
+    n = len(moving)
+    if not 0 < n <= len(moves) or len({id(args[j]) for j in moving}) < n:
+        return {}  # (one Value twice, x * x: the system is singular)
+    up = [[m[0]._a[j]._data - args[j]._data for j in moving] for m in moves[:n]]
+    down = [[args[j]._data - m[1]._a[j]._data for j in moving] for m in moves[:n]]
+    across = [[u + d for u, d in zip(ru, rd, strict=True)] for ru, rd in zip(up, down, strict=True)]
+    for q, j in enumerate(moving):
+        a = args[j]._data
+        grain = 2.0**20 * math.ulp(max(abs(a), *(abs(v._a[j]._data) for m in moves[:n] for v in m)))
+        if any(
+            ru[q] * rd[q] <= 0.0 or abs(ra[q]) <= grain
+            for ru, rd, ra in zip(up, down, across, strict=True)
+        ):
+            return {}
+    changes = [(m[0]._data - here, here - m[1]._data) for m in moves[:n]]
+    right = _solve(up, [c[0] for c in changes])
+    left = _solve(down, [c[1] for c in changes])
+    central = _solve(across, [c[0] + c[1] for c in changes])
+    if right is None or left is None or central is None:
+        return {}
+    noise = 2.0**20 * math.ulp(max(abs(here), *(abs(v._data) for m in moves[:n] for v in m)))
+    found = {}
+    for q, j in enumerate(moving):
+        share = abs(central[q]) * max(abs(row[q]) for row in across)
+        agree = left[q] * right[q] > 0.0 and max(left[q] / right[q], right[q] / left[q]) <= 2.0
+        if share > noise and agree:
+            found[j] = abs(central[q])
+    return found
+
+
+def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float] | None:
+    """``x`` with ``matrix x = rhs`` (1 to 3 unknowns) by Cramer's rule, or None where the
+    determinant is below a sixteenth of its columns' largest entries' product (nearly
+    singular: the round-off of the entries grows 16-fold at most)."""
+    n = len(rhs)
+
+    def det(m: list[list[float]]) -> float:
+        if n == 1:
+            return m[0][0]
+        if n == 2:
+            return m[0][0] * m[1][1] - m[0][1] * m[1][0]
+        return sum(
+            m[0][c]
+            * (m[1][(c + 1) % 3] * m[2][(c + 2) % 3] - m[1][(c + 2) % 3] * m[2][(c + 1) % 3])
+            for c in range(3)
+        )
+
+    whole = det(matrix)
+    columns = math.prod(max(abs(row[c]) for row in matrix) for c in range(n))
+    if not abs(whole) >= columns / 16.0 or columns == 0.0:
+        return None
+    return [
+        det([[rhs[r] if c == q else matrix[r][c] for c in range(n)] for r in range(n)]) / whole
+        for q in range(n)
+    ]

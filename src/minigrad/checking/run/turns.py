@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from minigrad.checking.numeric import kinks
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, grid_of
 from minigrad.checking.numeric.rounding import (
+    Shown,
     _cell,
     held,
     hidden,
@@ -103,7 +104,7 @@ def turn_scale(
     f: Value,
     x: Value,
     probed: dict[tuple[int, float], float] | None = None,
-    seen: dict[int, float] | None = None,
+    seen: Shown | None = None,
 ) -> float:
     """The step of ``x`` that turns the argument of a periodic op of ``f`` by a radian,
     or moves that of an op that saturates by a unit (:data:`_PERIODIC`).
@@ -154,7 +155,7 @@ def _turns(
     *,
     inside: bool,
     probed: dict[tuple[int, float], float] | None = None,
-    seen: dict[int, float] | None = None,
+    seen: Shown | None = None,
 ) -> float:
     """:func:`turn_scale` from the speeds of some of ``f``'s nodes, signed and their paths'
     absolute sum (``inside``: look into the partials of rules written outside the table,
@@ -180,7 +181,7 @@ def _turns(
                 if m:
                     got = partial_at(p, a, floats, node._data)
                     slope = held(
-                        rule, j, floats, node._data, got, (seen or {}).get(id(node), math.inf)
+                        rule, j, floats, node._data, got, (seen or {}).get((id(node), j), math.inf)
                     )
                     signed, mass = signed + slope * v, mass + abs(slope) * m
         except (ArithmeticError, ValueError, TypeError):
@@ -305,7 +306,7 @@ def _reach(
 
 
 def turns_of(
-    fs: Sequence[Value], xs: Sequence[Value], seen: dict[int, float] | None = None
+    fs: Sequence[Value], xs: Sequence[Value], seen: Shown | None = None
 ) -> list[list[float]]:
     """:func:`turn_scale` for every value and input at once: per value of ``fs``, per
     input (an op in one value's graph does not hold another's steps: ``(R(a, b),
@@ -340,10 +341,17 @@ def turns_of(
             args = _args(n)
             floats = [a._data if isinstance(a, Value) else a for a in args]
             pairs = zip(args, n._rule.partials, strict=False)
-            s = (seen or {}).get(id(n), math.inf)  # (a closure's slope as func shows it)
+            shown = seen or {}  # (a closure's slopes as func shows them)
             try:
                 slopes = [
-                    held(n._rule, j, floats, n._data, partial_at(p, a, floats, n._data), s)
+                    held(
+                        n._rule,
+                        j,
+                        floats,
+                        n._data,
+                        partial_at(p, a, floats, n._data),
+                        shown.get((id(n), j), math.inf),
+                    )
                     for j, (a, p) in enumerate(pairs)
                 ]
             except (ArithmeticError, ValueError, TypeError):
