@@ -997,3 +997,42 @@ def test_a_two_argument_closure_too_steep_in_a_recurrence_is_held_to_what_func_s
     assert _quiet(partial(check, recurrence(1.0), point)).ok
     # x * x: one Value twice, no system to solve; right, it still agrees.
     assert _quiet(partial(check, lambda v: _closure_mul(v, v).tanh(), [Value(0.4)])).ok
+
+
+def test_a_rule_of_two_arguments_steps_no_farther_than_its_declared_domains_edge() -> None:
+    # Held to a unit only, y = 1e-150 took steps of 1e-22, whose values are 1e128
+    # times the point's and rounded as coarsely: a right rule was wrong.
+    def explog_mul(scale: float) -> Rule:
+        partials = (lambda x, y, out: y, lambda x, y, out: scale * x)
+        domain = ((0.0, math.inf), (0.0, math.inf))
+        return Rule("explog_mul", lambda x, y: math.exp(math.log(x) + math.log(y)), partials,
+                    domain=domain)  # fmt: skip
+
+    point = [Value(1e150), Value(1e-150)]
+    right = check(lambda x, y: explog_mul(1.0)(x, y), point)
+    assert right.ok and [e.verdict for e in right.entries] == ["agrees", "agrees"]
+    wrong = check(lambda x, y: explog_mul(1.0001)(x, y), point)
+    assert [e.verdict for e in wrong.entries] == ["agrees", "wrong"]
+
+
+@pytest.mark.parametrize(("big", "at"), [(1e15, 0.0), (3e14, 0.1)])
+def test_a_forward_on_stairs_beyond_its_first_steps_is_not_called_wrong(
+    big: float, at: float
+) -> None:
+    # x * big written to cancel: its values stand still over a thousand nominal
+    # steps and move only from a sixteenth on, by cells of 1e14; steps that cross
+    # one to three risers agreed on a slope 47% off.
+    stairs = Rule("stairs", lambda y: ((big + y) ** 2 - (big - y) ** 2) / 4.0,
+                  (lambda y, out: big,))  # fmt: skip
+    report = _quiet(partial(check, lambda y: stairs(y), [Value(at)]))
+    assert report.ok and report.entries[0].verdict != "wrong"
+
+
+@pytest.mark.parametrize("far", [7e14, 1e15])
+def test_a_sign_flipped_sin_far_out_is_wrong(far: float) -> None:
+    # Fourths over 2 ulps of 1e15 (a quarter radian) are sin's shape, 16 times its
+    # sixth: read as noise, they left no derivative, and the flip was undecided.
+    flipped = Rule("flipped_sin", math.sin, (lambda x, out: -mg.cos(x),))
+    assert [e.verdict for e in check(lambda v: flipped(v), [Value(far)]).entries] == ["wrong"]
+    right = Rule("right_sin", math.sin, (lambda x, out: mg.cos(x),))
+    assert _quiet(partial(check, lambda v: right(v), [Value(far)])).ok

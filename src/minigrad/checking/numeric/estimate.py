@@ -220,8 +220,8 @@ class Point:
         #: values on a grid change by a whole step of it at least, so this bounds
         #: the grid of a forward the graph does not show from above.
         self.least = [math.inf] * len(self.here)
-        #: Per value, the steps near x at which it stood still, and the least at
-        #: which it moved (a hidden forward's): see :meth:`stairs`.
+        #: Per value, the steps at which it stood still, and the least at which it
+        #: moved, at any distance (a hidden forward's): see :meth:`stairs`.
         self.still: list[list[float]] = [[] for _ in self.here]
         self.moved = [math.inf] * len(self.here)
         #: The values of a hidden forward, the only ones whose grid is watched, within 1e3
@@ -248,20 +248,20 @@ class Point:
         if got is not None and not all(map(math.isfinite, got)):
             self.overflowed = True
             got = None
-        # Near x only (self.near); far off, a value may be round by nature (1 / x at
-        # 0.03 + 0.02 is 20.0). Only hidden forwards' values.
+        # Hidden forwards' grid near x only: far off, a value may be round by nature (1 / x
+        # at 0.03 + 0.02 is 20.0). Stairs anywhere: ((X + y)**2 - (X - y)**2) / 4 at X = 1e15
+        # moves from y = 0.0625 on, and steps crossing 1 to 3 risers agreed on a slope 47% off.
         if self._watched and got is not None and len(got) == len(self.here):
             near = abs(t - self.x) <= self.near
             for r in self._watched:
                 v = got[r]
                 if v != self.here[r]:
                     self.least[r] = min(self.least[r], abs(v - self.here[r]))
+                    self.moved[r] = min(self.moved[r], abs(t - self.x))
+                else:
+                    self.still[r].append(abs(t - self.x))
                 if not near:
                     continue
-                if v == self.here[r]:
-                    self.still[r].append(abs(t - self.x))
-                else:
-                    self.moved[r] = min(self.moved[r], abs(t - self.x))
                 # Each distinct value once: the same number seen twice is one piece of evidence.
                 g = grid_of(v) if v not in self._values[r] else 0.0
                 self._values[r].add(v)

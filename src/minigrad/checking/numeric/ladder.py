@@ -101,7 +101,7 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
     2.88, and its fourth differences show 12 to 30); the sixth difference
     instead where the fourth is the function's shape (see the code). The points
     never include x itself, so a kink or a jump at x shows nothing. Spacings: 2
-    ulps of x (sin at 1e15 shows no structure there), a thousandth of the step
+    ulps of x (sin at 1e15 shows shape even there: _SHAPE), a thousandth of the step
     (cos(x) - 1 at 1e-4 rounds to a grid, still over a few ulps of x), and one
     every ``_BETWEEN`` decades between (``x ** 1.5``'s shape shrinks with the
     spacing, noise does not); the finest where the values move at all. 0 where
@@ -423,11 +423,11 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
 #: fourth differences are shape below 8**-4 of it. Measured: 4 and 16 give the
 #: same verdicts on rounds 10, 12a and 13 and hard.py.
 _WITHIN = 8.0
-#: How much larger than a side's sixth difference its fourth must be to be read
-#: as shape: noise alone makes the sixth the larger (its weights are 4 times the
-#: fourth's). Measured: (h), (i) and hard.py come out the same from 10 to 100;
-#: at 1000 a 1e-9 error of 1 / x near its pole goes unseen again.
-_SHAPE = 100.0
+#: How much larger than a side's sixth difference its fourth must be to be read as shape:
+#: noise makes the sixth the larger (weights 4 times the fourth's), shape the smaller by the
+#: squared spacing over its scale. (h), (i), hard.py the same from 10 to 100; at 1000 a 1e-9
+#: error of 1 / x near its pole is unseen, at 100 a sign-flipped sin at 1e15 (ratio 16).
+_SHAPE = 10.0
 #: The noise floor's spacings between 2 ulps of x and a thousandth of the step, in
 #: decades: a power of the spacing (``x ** 1.5`` at 0) falls by 10**(30 p) from one
 #: to the next, noise not at all; 300 reach the subnormals (10 spacings at most).

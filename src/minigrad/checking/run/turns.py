@@ -276,7 +276,7 @@ def _reach(
                     return [(0, reach)]
                 probed[key] = reach
             return [(0, probed[key])]
-        return [(j, bend_scale(a._data)) for j, a in enumerate(args) if isinstance(a, Value)]
+        return [(j, _to_edge(rule, j, a._data)) for j, a in enumerate(args) if isinstance(a, Value)]
     if rule in _PERIODIC or rule.forward in _PERIODIC_MATH:
         # Those with poles off the real line (tanh's at +-i pi/2, sigmoid's and
         # softplus's at +-i pi, atan's branch points at +-i) reach as far as the
@@ -489,6 +489,18 @@ def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> boo
         same = near != 0.0 and far != 0.0 and (near > 0.0) == (far > 0.0)  # (no product: 1e-200)
         return same and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
     return abs(ds[1] - ds[2]) <= _FALL * abs(ds[0] - ds[1]) + noise
+
+
+def _to_edge(rule: Rule, j: int, u: float) -> float:
+    """How far argument ``j`` of a hidden op of several arguments may move: :func:`bend_scale`,
+    or the distance from ``u`` to an end of its declared domain or a point it avoids, the
+    nearer. There it may have a pole, a branch point or a kink: ``exp(log(x) + log(y))``
+    at ``y = 1e-150`` with its domain declared from 0 took one-sided steps of ``1e-22``,
+    where its values are ``1e128`` times the point's and rounded as coarsely (a hidden
+    op of one argument is held by its own differences instead, :func:`_smooth_over`)."""
+    lo, hi = rule.domain[j] if j < len(rule.domain) else (-math.inf, math.inf)
+    ends = (abs(u - e) for e in (lo, hi, *rule.avoid) if math.isfinite(e) and e != u)
+    return min([bend_scale(u), *ends])
 
 
 def bend_scale(u: float) -> float:
