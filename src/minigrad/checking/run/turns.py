@@ -341,17 +341,11 @@ def turns_of(
             args = _args(n)
             floats = [a._data if isinstance(a, Value) else a for a in args]
             pairs = zip(args, n._rule.partials, strict=False)
-            shown = seen or {}  # (a closure's slopes as func shows them)
+            rule, out = n._rule, n._data  # (a closure's slopes as func shows them: seen)
+            limits = [(seen or {}).get((id(n), j), math.inf) for j in range(len(args))]
             try:
                 slopes = [
-                    held(
-                        n._rule,
-                        j,
-                        floats,
-                        n._data,
-                        partial_at(p, a, floats, n._data),
-                        shown.get((id(n), j), math.inf),
-                    )
+                    held(rule, j, floats, out, partial_at(p, a, floats, out), limits[j])
                     for j, (a, p) in enumerate(pairs)
                 ]
             except (ArithmeticError, ValueError, TypeError):
@@ -493,11 +487,9 @@ def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> boo
 
 def _to_edge(rule: Rule, j: int, u: float) -> float:
     """How far argument ``j`` of a hidden op of several arguments may move: :func:`bend_scale`,
-    or the distance from ``u`` to an end of its declared domain or a point it avoids, the
-    nearer. There it may have a pole, a branch point or a kink: ``exp(log(x) + log(y))``
-    at ``y = 1e-150`` with its domain declared from 0 took one-sided steps of ``1e-22``,
-    where its values are ``1e128`` times the point's and rounded as coarsely (a hidden
-    op of one argument is held by its own differences instead, :func:`_smooth_over`)."""
+    or to an end of its declared domain or a point it avoids (a pole, a branch point, a
+    kink there), the nearer: ``exp(log(x) + log(y))`` declared from 0 at ``y = 1e-150``
+    took steps of ``1e-22``, where its values are ``1e128`` times the point's."""
     lo, hi = rule.domain[j] if j < len(rule.domain) else (-math.inf, math.inf)
     ends = (abs(u - e) for e in (lo, hi, *rule.avoid) if math.isfinite(e) and e != u)
     return min([bend_scale(u), *ends])
