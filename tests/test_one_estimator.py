@@ -1002,9 +1002,10 @@ def test_a_two_argument_closure_too_steep_in_a_recurrence_is_held_to_what_func_s
 def test_a_rule_of_two_arguments_steps_no_farther_than_its_declared_domains_edge() -> None:
     # Held to a unit only, y = 1e-150 took steps of 1e-22, whose values are 1e128
     # times the point's and rounded as coarsely: a right rule was wrong.
+    domain = ((0.0, math.inf), (0.0, math.inf))
+
     def explog_mul(scale: float) -> Rule:
         partials = (lambda x, y, out: y, lambda x, y, out: scale * x)
-        domain = ((0.0, math.inf), (0.0, math.inf))
         return Rule("explog_mul", lambda x, y: math.exp(math.log(x) + math.log(y)), partials,
                     domain=domain)  # fmt: skip
 
@@ -1013,6 +1014,12 @@ def test_a_rule_of_two_arguments_steps_no_farther_than_its_declared_domains_edge
     assert right.ok and [e.verdict for e in right.entries] == ["agrees", "agrees"]
     wrong = check(lambda x, y: explog_mul(1.0001)(x, y), point)
     assert [e.verdict for e in wrong.entries] == ["agrees", "wrong"]
+    # Held there, y beside 1 is absorbed at every step (1 + y rounds back): the open
+    # side's one-sided differences stand still by a cell, and show no slope of 0.
+    shift = Rule("shift", lambda x, y: (x + y) - 1.0, (1.0, 1.0), domain=domain)
+    for y in (2e-16, 1e-15):
+        report = _quiet(partial(check, lambda a, b: shift(a, b), [Value(1.0), Value(y)]))
+        assert report.ok and report.entries[1].verdict == "undecided"
 
 
 @pytest.mark.parametrize(("big", "at"), [(1e15, 0.0), (3e14, 0.1)])

@@ -216,12 +216,10 @@ class Point:
         #: may by chance, or be round, as 0.5 is; two that differ are no chance).
         self.coarse = [int(v > 0.0) for v in g]
         self._values: list[set[float]] = [{c} for c in self.here]
-        #: Per value, the least change from ``here`` seen at any step (inf: none):
-        #: values on a grid change by a whole step of it at least, so this bounds
-        #: the grid of a forward the graph does not show from above.
+        #: Per value, the least change from ``here`` seen at any step (inf: none): on a grid
+        #: values change by a cell at least, so it bounds a hidden forward's grid from above.
         self.least = [math.inf] * len(self.here)
-        #: Per value, the steps at which it stood still, and the least at which it
-        #: moved, at any distance (a hidden forward's): see :meth:`stairs`.
+        #: Per value, the steps at which it stood still, the least at which it moved: stairs.
         self.still: list[list[float]] = [[] for _ in self.here]
         self.moved = [math.inf] * len(self.here)
         #: The values of a hidden forward, the only ones whose grid is watched, within 1e3

@@ -226,8 +226,10 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
             got = p.at(moved) if step != 0.0 else None
             if got is None:
                 break
-            c = p.here[r]
-            vals.append(((got[r] - c) / step, 2.0 * p.delta(r, got[r], c) / abs(step)))
+            c, v = p.here[r], got[r]
+            still = (v == c and p.hidden[r]) or p.stairs(r)  # as a _Row's: a cell unseen
+            err = max(2.0 * p.delta(r, v, c), p.least[r] if still else 0.0) / abs(step)
+            vals.append(((v - c) / step, err))
         if len(vals) < 3:
             continue
         value, error, rr = _second(vals)
