@@ -1,13 +1,20 @@
 """The numerical derivative: one estimator, whose estimates carry a bound it stands behind.
 
-It works on a plain function ``evaluate(t) -> list[float] | None`` of one coordinate
-(None off the domain) and knows nothing of minigrad's types. Two stages
-(``docs/contributing.md`` derives each): **the pair** (:func:`pair`), differences at
-``h`` and ``2h`` by Richardson, settled where they agree within their round-off and the
-one-sided slopes' gap halves with the step; for the rest **the ladder** (:mod:`.ladder`).
-A bound is each value's round-off (``noise``: the graph's, and what its fourth differences
-show) over the step, plus the truncation left; where none can be given,
-:class:`Unresolved` says why (a kink with both slopes, a jump, float64's range, no step).
+Everything here works on a plain function ``evaluate(t) -> list[float] | None`` of
+one coordinate (the values with that input set to ``t``; None off the domain) and
+knows nothing of minigrad's types: the arithmetic can be read and tested alone.
+
+A derivative is estimated in two stages (``docs/contributing.md`` derives each): **the
+pair** (:func:`pair`), central differences at ``h`` and ``2h`` combined by Richardson,
+settled where the two agree within their round-off (no smaller step can refute it) and
+the one-sided slopes' gap halves with the step; and for the rest **the ladder**
+(:mod:`~minigrad.checking.numeric.ladder`): tableaux at many scales, each with Ridders'
+error plus its round-off, an estimate counting only where every smaller scale agrees.
+
+A bound is each value's round-off (``noise``: read off the graph by the caller, and what
+its own fourth differences show) over the step, plus the truncation left. Where none can
+be given, :class:`Unresolved` says why: a kink (with both one-sided slopes), a jump, the
+edge of float64's range, or no step in the domain.
 
 Example:
     >>> import math
@@ -281,9 +288,12 @@ class Point:
         return found
 
     def delta(self, r: int, *values: float) -> float:
-        """The absolute round-off of value ``r`` at points with these values: the graph's
-        reading of the point, less where they are smaller, :data:`LEAST_ROUNDOFF` of
-        them at least where larger."""
+        """The absolute round-off of value ``r`` at points with these values.
+
+        The graph's reading is of the point itself; where the values are
+        smaller (far from a pole) it shrinks with them, and where larger it
+        is at least :data:`LEAST_ROUNDOFF` of them.
+        """
         return self._delta(r, max(map(abs, values)))
 
     def _delta(self, r: int, big: float) -> float:

@@ -3,10 +3,9 @@
 Where the pair does not settle a value, :func:`ladder` starts a tableau (differences at
 ``s``, ``s/2``, ``s/4``; Richardson's columns with Ridders' error plus their round-off) at
 scales down from twice the nominal step by decades (and those of ``|x|`` where smaller)
-until round-off has taken over, always at the finest float64 has at ``x``, up while
-round-off dominates the best bound, and half a decade between where round-off's and
-truncation's meet. An estimate counts only where every finer difference agrees
-(:func:`_local`); one-sided slopes tell kinks and jumps (:mod:`.kinks`).
+until round-off has taken over, always at the finest float64 has at ``x``, and up while
+round-off dominates the best bound. An estimate counts only where every finer difference
+agrees (:func:`_local`); one-sided slopes tell kinks and jumps (:mod:`.kinks`).
 """
 
 from __future__ import annotations
@@ -284,16 +283,6 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             if start is None or r not in start.rows:
                 break  # off the domain, or beyond an op of this value that turns
             starts.insert(0, start)
-    # A best start of round-off's beside a coarser one of truncation's (or the reverse) meet
-    # between: half a decade from each, round-off is 3 times less, truncation (s**4) 100.
-    for r in rows:
-        best = _local(starts, r)
-        steps = sorted(st.step for st in starts if r in st.best)
-        if best is None or best.error <= TARGET * abs(best.value) or best.step not in steps:
-            continue
-        k = steps.index(best.step) + (1 if _rounded(best) else -1)
-        start = _tableau(p, math.sqrt(best.step * steps[k]), [r]) if 0 <= k < len(steps) else None
-        starts.extend(st for st in [start] if st is not None and r in st.rows)
     # Values whose noise between neighbouring floats is a sizeable part of their size
     # at every step taken (sin at 1e20, whose argument moves by 16384 between floats)
     # show no derivative, however smooth the large steps' average slopes look. Near

@@ -10,9 +10,10 @@ their absolute values) bounds both, to first order:
   step: a small multiple of the unit round-off times ``sum over paths of |product|`` (the
   "absolute gradient"; where paths cancel, the caller reads less).
 
-A user's partial's own round-off is read off its graph (:func:`_partial_noise`), and it
-is weighed at most as steep as its forward shows (:func:`held`); minigrad's are swept
-against SymPy to a few ulps.
+A user's partial rounds by more where it cancels inside (``1 / (1 - x * x)`` at ``1 -
+1e-9`` is 0.25 off 5e8): its share is read off its own graph (:func:`_partial_noise`), and
+it is weighed at most as steep as its forward shows (:func:`held`). minigrad's own
+partials are swept against SymPy to a few ulps.
 
 Example:
     >>> from minigrad import Value
