@@ -995,7 +995,7 @@ def test_a_two_argument_closure_too_steep_in_a_recurrence_is_held_to_what_func_s
     assert not report
     assert {e.verdict for e in report.entries if e.wrt >= 0} == {"wrong"}
     assert _quiet(partial(check, recurrence(1.0), point)).ok
-    # x * x: one Value twice, no system to solve; right, it still agrees.
+    # x * x: a closure keeps each child once, so one argument, read as such.
     assert _quiet(partial(check, lambda v: _closure_mul(v, v).tanh(), [Value(0.4)])).ok
 
 
@@ -1043,3 +1043,21 @@ def test_a_sign_flipped_sin_far_out_is_wrong(far: float) -> None:
     assert [e.verdict for e in check(lambda v: flipped(v), [Value(far)]).entries] == ["wrong"]
     right = Rule("right_sin", math.sin, (lambda x, out: mg.cos(x),))
     assert _quiet(partial(check, lambda v: right(v), [Value(far)])).ok
+
+
+@pytest.mark.parametrize("modes", [("rev",), ("fwd",)])
+def test_a_fast_direction_that_overflows_falls_back_to_every_entry(modes: tuple[str, ...]) -> None:
+    # exp at 707.3 moved along a direction of up to 53 (2 sqrt|x|) overflows: the
+    # check's own scaling, not the rule's; the entry itself is a float and agrees.
+    report = check(lambda v: v.exp(), [Value(707.2986866729053)], fast_mode=True, modes=modes)
+    assert report.ok and report.fell_back and [e.verdict for e in report.entries] == ["agrees"]
+    # A weight of 1.1 to 1.9 times a partial of 1.7e308 (x * exp(-x) there) overflows too.
+    assert check(lambda v: v * (-v).exp(), [Value(1.7e308)], fast_mode=True).ok
+
+
+def test_forward_mode_beyond_float64_is_undecided_as_reverse_mode_is() -> None:
+    # sqrt's second derivative at 5e-324 is -2e484: forward mode's failing jvp now
+    # names its node and partial, as backward's does, and is read as out of range.
+    for modes in (("rev",), ("fwd",)):
+        report = _quiet(partial(check, lambda v: v.sqrt(), [Value(5e-324)], order=2, modes=modes))
+        assert report.ok and report.entries[-1].verdict == "undecided"

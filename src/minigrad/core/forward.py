@@ -184,12 +184,12 @@ def _push_floats(order: list[Value], tan: dict[Value, float]) -> None:
             try:
                 d = d(*xs)
             except _CAUGHT as exc:
-                raise _partial_failed(node, i, exc, on_values=False) from exc
+                raise _located(_partial_failed(node, i, exc, on_values=False), node, i) from exc
             if type(d) is not float and (isinstance(d, bool) or not isinstance(d, int)):
-                raise _partial_returned(node, i, d, t, on_values=False)
+                raise _located(_partial_returned(node, i, d, t, on_values=False), node, i)
             c = t * d
             if c - c != 0.0:  # not finite: d is NaN or inf, or the product overflowed
-                raise _partial_returned(node, i, d, t, on_values=False)
+                raise _located(_partial_returned(node, i, d, t, on_values=False), node, i)
             total += c
         if total:
             if total - total != 0.0:
@@ -225,11 +225,11 @@ def _push_values(order: list[Value], tan: dict[Value, Any]) -> None:
                 try:
                     d = d(*args, node)
                 except _CAUGHT as exc:
-                    raise _partial_failed(node, i, exc, on_values=True) from exc
+                    raise _located(_partial_failed(node, i, exc, on_values=True), node, i) from exc
                 if not isinstance(d, Value) and (
                     isinstance(d, bool) or not isinstance(d, int | float) or d - d != 0.0
                 ):
-                    raise _partial_returned(node, i, d, t, on_values=True)
+                    raise _located(_partial_returned(node, i, d, t, on_values=True), node, i)
             if not isinstance(d, Value):
                 if d == 0.0:
                     continue  # a zero slope adds nothing
@@ -269,6 +269,13 @@ def _point(node: Value) -> str:
 
 def _where(on_values: bool) -> str:
     return "on Values (create_graph=True)" if on_values else "on floats"
+
+
+def _located(err: Exception, node: Value, i: int) -> Exception:
+    """``err`` with the node and partial it came from, as backward's carry them (the
+    checkers tell a slope beyond float64 from a wrong rule by them)."""
+    err.node, err.partial = node, i  # type: ignore[attr-defined]
+    return err
 
 
 def _partial_failed(node: Value, i: int, exc: BaseException, *, on_values: bool) -> Exception:

@@ -300,8 +300,8 @@ def closures_shown(levels: Levels, fs: Sequence[Value]) -> Shown:
             finally:
                 for x, at in zip(xs, saved, strict=True):
                     x._data = at
-            same = len(got) == len(nodes) and all(
-                type(a._rule) is type(b._rule) and a._op == b._op
+            same = len(got) == len(nodes) and all(  # (a closure's children, each once)
+                type(a._rule) is type(b._rule) and a._op == b._op and len(_args(a)) == len(_args(b))
                 for a, b in zip(got, nodes, strict=True)
             )
             if not same:
@@ -334,8 +334,8 @@ def _slopes(node: Value, moves: Sequence[tuple[Value, Value]]) -> dict[int, floa
         j for j, a in enumerate(args) if any(m._a[j]._data != a._data for u in moves for m in u)
     ]
     n = len(moving)
-    if not 0 < n <= len(moves) or len({id(args[j]) for j in moving}) < n:
-        return {}  # (one Value twice, x * x: the system is singular)
+    if not 0 < n <= len(moves):
+        return {}
     up = [[m[0]._a[j]._data - args[j]._data for j in moving] for m in moves[:n]]
     down = [[args[j]._data - m[1]._a[j]._data for j in moving] for m in moves[:n]]
     across = [[u + d for u, d in zip(ru, rd, strict=True)] for ru, rd in zip(up, down, strict=True)]
