@@ -186,10 +186,10 @@ def _push_floats(order: list[Value], tan: dict[Value, float]) -> None:
             except _CAUGHT as exc:
                 raise _located(_partial_failed(node, i, exc, on_values=False), node, i) from exc
             if type(d) is not float and (isinstance(d, bool) or not isinstance(d, int)):
-                raise _located(_partial_returned(node, i, d, t, on_values=False), node, i)
+                raise _partial_returned(node, i, d, t, on_values=False)
             c = t * d
             if c - c != 0.0:  # not finite: d is NaN or inf, or the product overflowed
-                raise _located(_partial_returned(node, i, d, t, on_values=False), node, i)
+                raise _partial_returned(node, i, d, t, on_values=False)
             total += c
         if total:
             if total - total != 0.0:
@@ -229,7 +229,7 @@ def _push_values(order: list[Value], tan: dict[Value, Any]) -> None:
                 if not isinstance(d, Value) and (
                     isinstance(d, bool) or not isinstance(d, int | float) or d - d != 0.0
                 ):
-                    raise _located(_partial_returned(node, i, d, t, on_values=True), node, i)
+                    raise _partial_returned(node, i, d, t, on_values=True)
             if not isinstance(d, Value):
                 if d == 0.0:
                     continue  # a zero slope adds nothing
@@ -273,7 +273,8 @@ def _where(on_values: bool) -> str:
 
 def _located(err: Exception, node: Value, i: int) -> Exception:
     """``err`` with the node and partial it came from, as backward's carry them (the
-    checkers tell a slope beyond float64 from a wrong rule by them)."""
+    checkers tell a slope beyond float64 from a wrong rule by them); not a partial that
+    returned no number, as backward's do not."""
     err.node, err.partial = node, i  # type: ignore[attr-defined]
     return err
 
@@ -306,15 +307,23 @@ def _partial_returned(node: Value, i: int, d: object, t: object, *, on_values: b
     shown = repr(d) if isinstance(d, int | float | Value) else f"{type(d).__name__} {d!r}"
     at = f"{_where(on_values)} at {_point(node)}"
     if isinstance(d, float) and d - d != 0.0:
-        return ValueError(
-            f"op {rule.name!r} jvp: partials[{i}] returned {shown} {at}, which is not finite; "
-            "a partial must be finite wherever a tangent flows through the op"
+        return _located(
+            ValueError(
+                f"op {rule.name!r} jvp: partials[{i}] returned {shown} {at}, which is not "
+                "finite; a partial must be finite wherever a tangent flows through the op"
+            ),
+            node,
+            i,
         )
     if isinstance(d, int | float) and not isinstance(d, bool):
-        return OverflowError(
-            f"op {rule.name!r} jvp: the tangent overflowed: partials[{i}] is {shown} {at}, "
-            f"and times the tangent {t!r} it is not finite; rescale the function, its "
-            "inputs or the tangents"
+        return _located(
+            OverflowError(
+                f"op {rule.name!r} jvp: the tangent overflowed: partials[{i}] is {shown} {at}, "
+                f"and times the tangent {t!r} it is not finite; rescale the function, its "
+                "inputs or the tangents"
+            ),
+            node,
+            i,
         )
     kind = "a Value or a number" if on_values else "a float"
     return TypeError(
