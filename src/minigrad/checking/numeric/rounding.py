@@ -38,6 +38,7 @@ from minigrad.core.value import Value, _args, toposort
 
 __all__ = [
     "ANALYTIC_ULPS",
+    "SECANT",
     "Chain",
     "GraphRoundoff",
     "Shown",
@@ -51,11 +52,12 @@ __all__ = [
     "read_roundoff",
 ]
 
+#: :func:`held`'s secant, of the argument: resolved by a change of ``1 / SECANT`` ulps.
+SECANT = 2.0**-20
 #: Closures' slopes as func shows them, by node id and argument (``run.allowances``).
 Shown = dict[tuple[int, int], float]
-#: Where the partials accurate to a few ulps are written: the rule table and
-#: its families (pow's and the polar functions' derivatives), swept against
-#: SymPy to 1e-12 at every magnitude (``benchmarks/accuracy.py``).
+#: Where the partials accurate to a few ulps are written: the rule table and its families
+#: (pow's, the polar functions'), swept against SymPy to 1e-12 (``benchmarks/accuracy.py``).
 _ACCURATE = "minigrad.core."
 #: The built-in rules, and their partials, told apart from a user's at a glance.
 _TABLE_RULES = frozenset(TABLE)
@@ -79,9 +81,8 @@ _PROBES = ((math.sqrt(2.0) - 1.0) / 4.0, math.sqrt(3.0) - 1.5, 3.0 - math.pi)
 #: How much further each probe's arguments move, as a part of their size, to see its
 #: results move: float32's cells are 6e-8 of them, so a slope of 1e-3 moves them.
 _NUDGE = 1e-4
-#: :func:`_fixed`'s scales, about 64, 1024 and 2**20: a result growing at least
-#: linearly is 16 times larger, and a cancellation's grid (under ROUND of its result)
-#: finer than float32's cell of it by the last; irrational, as :data:`_PROBES`.
+#: :func:`_fixed`'s scales, about 64, 1024, 2**20, irrational (:data:`_PROBES`): a result growing
+#: linearly is 16 times larger, a cancellation's grid (under ROUND) finer than float32's by the last
 _OUT = tuple(m * (1.0 + _PROBES[0]) for m in (56.0, 900.0, 950000.0))
 #: The least round-off of a result: a subnormal quantum.
 _QUANTUM, _INF = 2.0**-1074, math.inf
@@ -212,10 +213,9 @@ def held(
     in ``run.turns`` an argument's speed) take it: at most twice what the forward's own
     values show. They weigh nodes by products of partials under test, and a bound that
     grows with the error it is to find proves nothing (a tanh rule 10 times too large
-    in 30 steps made them ``1e25`` too large). A central difference over ``2**-20`` of
-    the argument, from a change of ``2**20`` ulps (its round-off a millionth of it),
-    whose halves agree within a factor 2 (no pole or kink inside), so a right slope is
-    at most twice it. A closure's: ``seen`` (``run.allowances.closures_shown``).
+    in 30 steps made them ``1e25`` too large). A central difference over :data:`SECANT`,
+    with halves within a factor 2 (no pole or kink inside): a right slope is at most
+    twice it. A closure's: ``seen`` (``run.allowances.closures_shown``).
 
         >>> pole = Rule("pole", lambda x: 1 / (x - 1), (lambda x, out: -out * out,))
         >>> round(held(pole, 0, [2.0], 1.0, -10.0), 6), held(pole, 0, [1 + 1e-7], 1e7, -1e14)
@@ -226,12 +226,12 @@ def held(
         return math.copysign(min(abs(slope), 2.0 * seen), slope)
     if minigrads_own(partial):
         return slope
-    d = 2.0**-20 * abs(a) or 2.0**-20
+    d = SECANT * abs(a) or SECANT
     try:
         hi = rule.forward(*floats[:j], a + d, *floats[j + 1 :])
         lo = rule.forward(*floats[:j], a - d, *floats[j + 1 :])
         change, left, right = abs(hi - lo), out - lo, hi - out
-        resolved = change > 2.0**20 * math.ulp(max(abs(hi), abs(lo)))
+        resolved = change > math.ulp(max(abs(hi), abs(lo))) / SECANT
         resolved = resolved and left * right > 0.0 and max(left / right, right / left) <= 2.0
     except Exception:  # off its domain, or no float: nothing shown
         return slope

@@ -19,6 +19,7 @@ import random
 from collections.abc import Sequence
 
 from minigrad.checking.numeric.rounding import (
+    SECANT,
     Chain,
     GraphRoundoff,
     Shown,
@@ -268,9 +269,9 @@ def _nudge(i: int, p: int) -> float:
     apart from pattern 0's, so the patterns move two arguments in directions apart
     (their matrix is tested before it is solved)."""
     if p == 0:
-        return (-1.0) ** i * (1.0 + (i * 0.6180339887498949) % 1.0) * 2.0**-20
+        return (-1.0) ** i * (1.0 + (i * 0.6180339887498949) % 1.0) * SECANT
     draw = random.Random(p * 1_000_003 + i)
-    return draw.choice((-1.0, 1.0)) * (1.0 + draw.random()) * 2.0**-20
+    return draw.choice((-1.0, 1.0)) * (1.0 + draw.random()) * SECANT
 
 
 def closures_shown(levels: Levels, fs: Sequence[Value]) -> Shown:
@@ -341,7 +342,7 @@ def _slopes(node: Value, moves: Sequence[tuple[Value, Value]]) -> dict[int, floa
     across = [[u + d for u, d in zip(ru, rd, strict=True)] for ru, rd in zip(up, down, strict=True)]
     for q, j in enumerate(moving):
         a = args[j]._data
-        grain = 2.0**20 * math.ulp(max(abs(a), *(abs(v._a[j]._data) for m in moves[:n] for v in m)))
+        grain = math.ulp(max(abs(a), *(abs(v._a[j]._data) for m in moves[:n] for v in m))) / SECANT
         if any(
             ru[q] * rd[q] <= 0.0 or abs(ra[q]) <= grain
             for ru, rd, ra in zip(up, down, across, strict=True)
@@ -353,7 +354,7 @@ def _slopes(node: Value, moves: Sequence[tuple[Value, Value]]) -> dict[int, floa
     central = _solve(across, [c[0] + c[1] for c in changes])
     if right is None or left is None or central is None:
         return {}
-    noise = 2.0**20 * math.ulp(max(abs(here), *(abs(v._data) for m in moves[:n] for v in m)))
+    noise = math.ulp(max(abs(here), *(abs(v._data) for m in moves[:n] for v in m))) / SECANT
     found = {}
     for q, j in enumerate(moving):
         share = abs(central[q]) * max(abs(row[q]) for row in across)
