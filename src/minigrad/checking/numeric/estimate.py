@@ -315,6 +315,12 @@ class Point:
         grid = 0.5 * self.grid[r] if self.hidden[r] and self.on_grid(r) else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 
+    def unseen(self, r: int, still: bool) -> float:
+        """How far a value of ``r`` may be off at a step where it stood ``still``, or on stairs:
+        a hidden forward still over a step changed by less than its grid, which no change seen
+        is finer than (none seen: unknown, inf); on stairs any value may be a cell off."""
+        return self.least[r] if (still and self.hidden[r]) or self.stairs(r) else 0.0
+
     def stairs(self, r: int) -> bool:
         """Whether value ``r``'s hidden forward stood still at a step from a quarter of
         the least at which it moved (the ladder's steps are 2 to 4 apart) to 64
@@ -360,12 +366,7 @@ class _Row:
             delta = max(delta, 0.5 * min(seen, default=0.0))
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
-        if (self.flat and p.hidden[r]) or p.stairs(r):
-            # Values of a hidden forward that did not move over this step changed by
-            # less than its grid, which no change seen elsewhere is finer than (none
-            # seen: the grid is unknown, and so is the bound). On stairs, any value
-            # may be a cell off the smooth function's, wherever it moved.
-            self.r = max(self.r, p.least[r] / half)
+        self.r = max(self.r, p.unseen(r, self.flat) / half)
         self.right = (u - c) / ((p.x + half) - p.x)
         self.left = (c - w) / (p.x - (p.x - half))
         self.gap = self.right - self.left

@@ -227,8 +227,7 @@ def _one_side(p: Point, r: int, up: int, down: int, side: float) -> Estimate | U
             if got is None:
                 break
             c, v = p.here[r], got[r]
-            still = (v == c and p.hidden[r]) or p.stairs(r)  # as a _Row's: a cell unseen
-            err = max(2.0 * p.delta(r, v, c), p.least[r] if still else 0.0) / abs(step)
+            err = max(2.0 * p.delta(r, v, c), p.unseen(r, v == c)) / abs(step)
             vals.append(((v - c) / step, err))
         if len(vals) < 3:
             continue
