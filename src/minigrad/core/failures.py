@@ -188,7 +188,8 @@ def _not_finite(node: Value, done: list[Value], incoming: Callable[[Value], Any]
                     f"{d!r} at {_point(rule, args)}, and times the gradient {g!r} reaching "
                     f"the op's result it is {g * d!r}, which is not finite; {_OVERFLOW_ADVICE}"
                 )
-                err.node, err.partial = user, i  # type: ignore[attr-defined]  # for the checkers
+                # For the checkers: where, and the gradient the partial scaled.
+                err.node, err.partial, err.times = user, i, g  # type: ignore[attr-defined]
                 return err
     return OverflowError(
         f"backward: the gradient of {_describe(node)} overflowed to {incoming(node)!r}, which "

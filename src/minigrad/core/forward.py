@@ -316,15 +316,13 @@ def _partial_returned(node: Value, i: int, d: object, t: object, *, on_values: b
             i,
         )
     if isinstance(d, int | float) and not isinstance(d, bool):
-        return _located(
-            OverflowError(
-                f"op {rule.name!r} jvp: the tangent overflowed: partials[{i}] is {shown} {at}, "
-                f"and times the tangent {t!r} it is not finite; rescale the function, its "
-                "inputs or the tangents"
-            ),
-            node,
-            i,
+        err = OverflowError(
+            f"op {rule.name!r} jvp: the tangent overflowed: partials[{i}] is {shown} {at}, "
+            f"and times the tangent {t!r} it is not finite; rescale the function, its "
+            "inputs or the tangents"
         )
+        err.times = t  # type: ignore[attr-defined]  # the tangent the partial scaled
+        return _located(err, node, i)
     kind = "a Value or a number" if on_values else "a float"
     return TypeError(
         f"op {rule.name!r} jvp: partials[{i}] returned {shown} {at}, which is not {kind}; "

@@ -1,15 +1,12 @@
 """One check: its orders one by one, its report, and where a wrong rule is.
 
-:func:`run_check` runs one check for the public checkers
-(:mod:`minigrad.checking.gradcheck`) under one
-:class:`~minigrad.checking.run.settings.Settings`: it validates the inputs,
-compares the levels of orders 1 to n (:mod:`minigrad.checking.run.levels`)
-in every mode asked for, in fast mode first when asked
-(:mod:`minigrad.checking.run.fast`), else entry by entry
-(:mod:`minigrad.checking.run.compare`: the estimator's estimate and one
-decision per entry), concludes pass or fail
-(:func:`~minigrad.checking.verdicts.decide.passes`), and puts every input
-back bit for bit.
+:func:`run_check` runs one check for the public checkers (:mod:`minigrad.checking.gradcheck`)
+under one :class:`~minigrad.checking.run.settings.Settings`: it validates the inputs, compares
+the levels of orders 1 to n (:mod:`minigrad.checking.run.levels`) in every mode asked for, in
+fast mode first when asked (:mod:`minigrad.checking.run.fast`), else entry by entry
+(:mod:`minigrad.checking.run.compare`: the estimator's estimate and one decision per entry),
+concludes pass or fail (:func:`~minigrad.checking.verdicts.decide.passes`), and puts every
+input back bit for bit.
 
 A failure is then explained, and the explanation changes no verdict
 (:mod:`minigrad.checking.run.fault`): the op whose own rule disagrees with
@@ -48,12 +45,11 @@ __all__ = ["MAX_ORDER", "run_check"]
 
 #: A rate of change beyond this is taken as beyond float64's range.
 _BEYOND = 1e300
-#: How many times the entry's own bound a rule whose mixed derivatives differ is
-#: to be off beside the point, the nearer moves after the farther
-#: (:meth:`_Checker._schwarz`): far beyond the bound (at 1e2, its noise is a
-#: per cent of the gap times the move), and near enough, in three decades, for
-#: the move's second-order terms to fall below the first (measured: 1 to 2
-#: decades nearer where a rule's error is nonlinear in the move).
+#: How many times the entry's own bound a rule whose mixed derivatives differ is to be
+#: off beside the point, the nearer moves after the farther (:meth:`_Checker._schwarz`):
+#: far beyond the bound (at 1e2, its noise is a per cent of the gap times the move),
+#: and near enough, in three decades, for the move's second-order terms to fall below
+#: the first (measured: 1 to 2 decades nearer where a rule's error is nonlinear in it).
 _BESIDE = (1e4, 1e3, 1e2)
 
 
@@ -79,7 +75,7 @@ class _Checker:
             both = (k < order or not self.localize) and not isinstance(self.levels, ForeignLevels)
             try:
                 direction = fast(self.levels, k, s, both) if s.fast_mode else None
-                whole.compared += s.fast_mode
+                whole.compared += len(direction.entries) if direction else s.fast_mode
                 self.fell_back = self.fell_back or (s.fast_mode and direction is None)
                 if direction is not None:
                     whole.entries.extend(direction.entries)
@@ -237,14 +233,10 @@ class _Checker:
         return report
 
     def _overflows(self, k: int, exc: DerivativeError) -> str:
-        """Where level ``k``'s derivatives are beyond float64, in words ("" if not so).
-
-        At order 1 the estimator must find the derivative beyond float64's
-        range for some input (``1 / x`` at 1e-300,
-        whose slope is -1e600); above it, where the order-(k-1) derivatives
-        change faster than 1e300 (``x / y`` at y = 1e-150 has the second
-        derivative 6e450).
-        """
+        """Where level ``k``'s derivatives are beyond float64, in words ("" if not so): at
+        order 1 the estimator must find one so for some input (``1 / x`` at 1e-300, whose
+        slope is -1e600); above it, where the order-(k-1) derivatives change faster than
+        1e300 (``x / y`` at y = 1e-150 has the second derivative 6e450)."""
         levels, s = self.levels, self.settings
         if k == 1:
             # A partial that failed where the function's own derivative is beyond
@@ -439,21 +431,29 @@ def run_check(
     # on a graph that shares them must not see them moved, so the whole check
     # holds the engine's (reentrant) lock, as backward does for its pass.
     with _engine_lock:
-        saved = [(x, x.data, x.grad) for x in levels.xs]
+        saved = [(x, x.data, x.grad, getattr(x, "label", None)) for x in levels.xs]
         try:
             return _Checker(levels, settings, localize=engine is None).run(order)
         finally:
-            # Bit-exact: the very float objects the inputs held are put back.
-            for x, data, g in saved:
-                x.data = data
-                x.grad = g
+            # Bit-exact: the very float objects the inputs held are put back, and the
+            # labels func or a closure may rename (a foreign engine's node may have none).
+            for x, data, g, label in saved:
+                x.data, x.grad = data, g
+                if label is not None:
+                    x.label = label
 
 
 def _op_beyond(exc: DerivativeError, s: Settings) -> str:
     """Where a Rule's partial failed and its forward's own slope there is beyond float64 as
     well, in words ("" if not so): hypot's second derivative at subnormals is 3e319, and no
-    partial can give it. A partial that fails where that slope is a float stays *wrong*."""
-    node, i = getattr(exc.exc, "node", None), getattr(exc.exc, "partial", None)
+    partial can give it. A partial that fails where that slope is a float stays *wrong*;
+    an overflow (of the partial, or of it ``times`` the gradient or tangent it scales) only
+    where the numbers resolve that slope and the product is a float: a right chain may
+    pass beyond float64 on its way to a finite derivative (log's partial at 1e-160 is
+    1e160, times a tangent of 1e160 in ``x log x``'s second derivative, 1e160)."""
+    err = exc.exc
+    node, i, times = (getattr(err, name, None) for name in ("node", "partial", "times"))
+    overflow = isinstance(err, OverflowError)
     rule = getattr(node, "_rule", None)  # a closure's (it has a step) has no forward
     if not isinstance(node, Value) or not isinstance(i, int) or hasattr(rule, "step") or not rule:
         return ""
@@ -472,8 +472,9 @@ def _op_beyond(exc: DerivativeError, s: Settings) -> str:
     found = ladder(Point(evaluate, args[i], here, s.step(args[i])), [0])[0]
     at = f"op {rule.name!r}'s slope by argument {i} at {args[i]!r}"
     if isinstance(found, Unresolved):
-        return f"{at}: {found.words}" if found.why is Why.RANGE else ""
-    big = abs(found.value) * max(1.0, abs(node._grad)) > sys.float_info.max
+        return f"{at}: {found.words}" if found.why is Why.RANGE or overflow else ""
+    scale = abs(times) if isinstance(times, float) else max(1.0, abs(node._grad))
+    big = abs(found.value) * scale > sys.float_info.max
     return f"{at} is {found.value:.3g}" if big else ""
 
 
