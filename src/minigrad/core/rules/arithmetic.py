@@ -218,8 +218,14 @@ def _pow_derivative(n: int, k: int, x: float, y: float) -> float:
         scale = _pow(x, power)
     except OverflowError:
         scale = _INF
+    # x**(y - n) may have lost digits where p times it has not (3 x**2 at 1.5e-154):
+    # p x**(power/2) x**(power/2), normal all the way, is 4 ulps off where the
+    # logarithms below are 1e-13 (a sawtooth in x an estimator reads as slope).
+    halves = _halves(x, power, p) if 0.0 < abs(scale) < _TINY and p - p == 0.0 else 0.0
     if _TINY <= abs(scale) < _INF and p - p == 0.0:
         result = scale * p * (1.0 + err * lx)  # both in range: one rounding (two with err)
+    elif abs(halves) >= _TINY:
+        result = halves * (1.0 + err * lx)
     else:
         # x**(y - n) is beyond the floats or has lost digits, or p overflowed:
         # multiply through logarithms (1e-13 relative at worst, from log|x|).
@@ -320,6 +326,16 @@ def _shifted(y: float, n: int) -> tuple[float, float]:
     power = y - n
     back = power - y
     return power, (y - (power - back)) + (-n - back)
+
+
+def _halves(x: float, power: float, p: float) -> float:
+    """``p * x**power`` as ``(p * |x|**(power/2)) * |x|**(power/2)``, signed (0.0 where a
+    half is out of range): no subnormal on the way while the result is normal."""
+    half = math.pow(abs(x), power / 2.0)
+    if not _TINY <= half < _INF:
+        return 0.0
+    sign = -1.0 if x < 0.0 and power % 2.0 else 1.0  # an odd integer power of a negative x
+    return sign * (p * half) * half
 
 
 def _pow(x: float, y: float) -> float:
