@@ -148,11 +148,11 @@ def _fast_mode(bench: Bench) -> list[list[object]]:
     bench.found.numbers["fast_mode"] = speedup
     exhaustive = f"exhaustive: {fmt_time(result['exhaustive'].median)}"
     fast = fmt_time(result["fast"].median)
-    work = "one direction: a tableau or two + 1 reverse pass; the inputs it does not prove"
+    work = "two directions: a tableau or two each + 1 reverse pass; the inputs they do not prove"
     note = (
-        "fell back to every entry: the direction proves less than the weakest entry would"
+        "fell back to every entry: the directions prove less than the weakest entry would"
         if fell_back
-        else f"then {rest} of {n} inputs entry by entry: the direction proves 9 digits of "
+        else f"then {rest} of {n} inputs entry by entry: the directions prove 10 digits of "
         "the others' entries"
         if rest
         else ""

@@ -168,10 +168,12 @@ class Settings:
         """
         return self.eps if self.exact_step else nominal_step(x, self.eps)
 
-    def exact(self, point: Point) -> list[float] | None:
-        """The central difference at step ``eps`` exactly, per value, as PyTorch takes
-        it: ``(f(x + eps) - f(x - eps)) / (2 eps)`` (with ``method="richardson"``,
-        extrapolated from ``eps`` and ``eps / 2``), or None off the domain."""
+    def exact(self, point: Point, eps: float | None = None) -> list[float] | None:
+        """The central difference at step ``eps`` exactly (this one's, or the one given:
+        a direction's, per unit of its length), per value, as PyTorch takes it: ``(f(x +
+        eps) - f(x - eps)) / (2 eps)`` (with ``method="richardson"``, extrapolated from
+        ``eps`` and ``eps / 2``), or None off the domain."""
+        eps = self.eps if eps is None else eps
 
         def quotient(eps: float) -> list[float] | None:
             up, down = point.at(point.x + eps), point.at(point.x - eps)
@@ -179,10 +181,10 @@ class Settings:
                 return None
             return [(u - d) / (2.0 * eps) for u, d in zip(up, down, strict=True)]
 
-        values = quotient(self.eps)
+        values = quotient(eps)
         if values is None or self.method != "richardson":
             return values
-        halved = quotient(self.eps / 2.0)
+        halved = quotient(eps / 2.0)
         if halved is None:
             return None
         return [(4.0 * f - c) / 3.0 for c, f in zip(values, halved, strict=True)]
