@@ -1,20 +1,19 @@
 """The numerical derivative: one estimator, whose estimates carry a bound it stands behind.
 
-Everything here works on a plain function ``evaluate(t) -> list[float] | None`` of
-one coordinate (the values with that input set to ``t``; None off the domain) and
-knows nothing of minigrad's types: the arithmetic can be read and tested alone.
+Everything here works on a plain function ``evaluate(t) -> list[float] | None`` of one
+coordinate (the values with that input set to ``t``; None off the domain) and knows nothing of
+minigrad's types: the arithmetic can be read and tested alone.
 
-A derivative is estimated in two stages (``docs/contributing.md`` derives each): **the
-pair** (:func:`pair`), central differences at ``h`` and ``2h`` combined by Richardson,
-settled where the two agree within their round-off (no smaller step can refute it) and
-the one-sided slopes' gap halves with the step; and for the rest **the ladder**
-(:mod:`~minigrad.checking.numeric.ladder`): tableaux at many scales, each with Ridders'
-error plus its round-off, an estimate counting only where every smaller scale agrees.
+A derivative is estimated in two stages (``docs/contributing.md`` derives each): **the pair**
+(:func:`pair`), central differences at ``h`` and ``2h`` combined by Richardson, settled where the
+two agree within their round-off (no smaller step can refute it) and the one-sided slopes' gap
+halves with the step; and for the rest **the ladder** (:mod:`~minigrad.checking.numeric.ladder`):
+tableaux at many scales, each with Ridders' error plus its round-off, an estimate counting only
+where every smaller scale agrees.
 
-A bound is each value's round-off (``noise``: read off the graph by the caller, and what
-its own fourth differences show) over the step, plus the truncation left. Where none can
-be given, :class:`Unresolved` says why: a kink (with both one-sided slopes), a jump, the
-edge of float64's range, or no step in the domain.
+A bound is each value's round-off (``noise``: read off the graph by the caller, and what its own
+fourth differences show) over the step, plus the truncation left. Where none can be given,
+:class:`Unresolved` says why: a kink (with both slopes), a jump, float64's range, no step.
 
 Example:
     >>> import math
@@ -114,10 +113,9 @@ def min_step(x: float) -> float:
 def nominal_step(x: float, eps: float) -> float:
     """``eps`` scaled to ``x``: ``eps * max(1, sqrt(|x|))``, and at least 64 ulps of ``x``.
 
-    Below 1 it is PyTorch's absolute ``eps``. Above, a power of ``x`` needs a
-    step that grows with ``|x|`` (or round-off swamps it) and a periodic
-    function one that does not (or it spans periods): the square root is
-    between, and the ladder takes over where neither fits.
+    Below 1 it is PyTorch's absolute ``eps``. Above, a power of ``x`` needs a step that grows
+    with ``|x|`` (or round-off swamps it) and a periodic function one that does not (or it spans
+    periods): the square root is between, and the ladder takes over where neither fits.
 
     Example:
         >>> nominal_step(0.5, 1e-6), nominal_step(-1e10, 1e-6)
@@ -186,10 +184,9 @@ class Point:
         widest: float | Sequence[float] = math.inf,
     ) -> None:
         self.evaluate = evaluate
-        #: Per value, the largest half-step a difference of it may take: beyond it a
-        #: periodic op's argument turns by more than a radian, and a difference sees
-        #: the average slope over its periods, not the slope (read off the graph);
-        #: and the largest of them, the farthest any evaluation goes.
+        #: Per value, the largest half-step a difference of it may take: beyond it a periodic
+        #: op's argument turns by more than a radian, and a difference sees the average slope
+        #: over its periods, not the slope (read off the graph); and the largest of them.
         self.reach = [widest] * len(here) if isinstance(widest, float) else list(widest)
         self.widest = max(self.reach, default=math.inf)
         self.hidden = [hidden] * len(here) if isinstance(hidden, bool) else list(hidden)
@@ -205,15 +202,13 @@ class Point:
         self.calls = 0
         #: Whether a value or a difference quotient overflowed (not a domain's edge).
         self.overflowed = False
-        #: Per value, the grid its values lie on where that grid is coarse (0: not
-        #: seen to be): a forward that cancels large intermediates inside a
-        #: closure or a custom rule (cos(x) - 1 at 1e-4) returns values whose
-        #: low bits are all 0, whatever the graph shows (see :func:`grid_of`).
-        #: Only a hidden forward's are looked for: the graph shows how the rest round.
+        #: Per value, the grid its values lie on where that grid is coarse (inf: not seen to
+        #: be): a forward that cancels large intermediates inside a closure or a custom rule
+        #: (cos(x) - 1 at 1e-4) returns values whose low bits are all 0, whatever the graph
+        #: shows (:func:`grid_of`). Only a hidden forward's: the graph shows how the rest round.
         g = [grid_of(c) if hd else 0.0 for c, hd in zip(self.here, self.hidden, strict=True)]
         self.grid = [v or math.inf for v in g]
-        #: Per value, how many distinct values seen near x lie on a coarse grid (one
-        #: may by chance, or be round, as 0.5 is; two that differ are no chance).
+        #: Per value, how many distinct values near x lie on a coarse grid (one may by chance).
         self.coarse = [int(v > 0.0) for v in g]
         self._values: list[set[float]] = [{c} for c in self.here]
         #: Per value, the least change from ``here`` seen at any step (inf: none): on a grid
@@ -226,13 +221,11 @@ class Point:
         #: steps of x or 1e-3 of |x| (a cancellation's treads are ulps of |x|-sized ones).
         self.near = max(1e3 * h, 1e-3 * abs(x))
         self._watched = [r for r, h in enumerate(self.hidden) if h]
-        #: Whether a moved point was off the function's domain (or a declared one),
-        #: and whether moved points are held to a domain the user declared (a
-        #: custom rule's: smooth inside it, on the user's word).
+        #: Whether a moved point was off the function's domain (or a declared one), and whether
+        #: moved points are held to a domain the user declared (smooth inside, on their word).
         self.off = False
         self.fenced = False
-        #: Per value, the pair's differences (at ``2h``, at ``h``) and the noise its
-        #: fourth difference measured: what a wider step's estimate is held to.
+        #: Per value, the pair's differences (at ``2h``, ``h``) and the noise its fourth showed.
         self.paired: dict[int, tuple[_Row, _Row, float]] = {}
 
     def at(self, t: float) -> list[float] | None:
@@ -398,10 +391,9 @@ def _measured(p: Point, r: int, outer: Sides, inner: Sides) -> float:
 def pair(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     """Stage 1: the central differences at ``h`` and ``2h``, combined; per row.
 
-    An estimate is ``settled`` when the two differences agree within their
-    round-off (truncation is invisible: see the module) and the one-sided
-    slopes' gap shrinks with the step (no kink or jump within ``2h``).
-    Rows without a pair (a side off the domain) are left out.
+    An estimate is ``settled`` when the two differences agree within their round-off (truncation
+    is invisible: see the module) and the one-sided slopes' gap shrinks with the step (no kink
+    or jump within ``2h``). Rows without a pair (a side off the domain) are left out.
     """
     fine, coarse = _quotient(p, p.h), _quotient(p, 2.0 * p.h)
     found: dict[int, Estimate | Unresolved] = {}

@@ -1,10 +1,10 @@
 """Where the point has no two-sided derivative: a kink, a jump, an edge.
 
-:func:`no_derivative` reads the one-sided slopes of the ladder's starts (:mod:`.ladder`)
-for a kink (their gap does not shrink with the step) or a jump (the change to a side does
-not); :func:`one_sided` estimates from the side that fits where no central step does
-(:func:`open_side`: beside one, at a declared edge); :func:`edge` says why there is none;
-:func:`riser` and :func:`one_bend` find a jump and a kink among the noise floor's points.
+:func:`no_derivative` reads the one-sided slopes of the ladder's starts (:mod:`.ladder`) for a
+kink (their gap does not shrink with the step) or a jump (the change to a side does not);
+:func:`one_sided` estimates from the side that fits where no central step does (:func:`open_side`:
+beside one, at a declared edge); :func:`edge` says why there is none; :func:`riser` and
+:func:`one_bend` find a jump and a kink among the noise floor's points.
 """
 
 from __future__ import annotations
@@ -307,11 +307,11 @@ def riser(at: Callable[[float], Sequence[float] | None], r: int, a: float, b: fl
 
 
 def one_bend(v: Sequence[float]) -> bool:
-    """Second differences of one sign at one place or two neighbours, a million ulps
-    of the values at least and the rest a millionth of them: one kink (round-off
-    and a grid's steps change sign or are ulps; a pole's fall by 8 at most per point)."""
+    """Second differences of one sign at one place or two neighbours, 2**10 ulps of the
+    values at least and the rest 2**-10 of them: one kink (round-off and a grid's steps
+    change sign or are ulps; a pole's fall by 8 at most per point: 8**3 over five)."""
     d2 = [u - 2.0 * m + w for u, m, w in zip(v, v[1:], v[2:], strict=False)]
     top = max(map(abs, d2))
-    big = [k for k, e in enumerate(d2) if abs(e) > top * 2.0**-20]
-    bend = 2.0**20 * math.ulp(max(map(abs, v))) < top < math.inf and big[-1] - big[0] <= 1
+    big = [k for k, e in enumerate(d2) if abs(e) > top * 2.0**-10]
+    bend = 2.0**10 * math.ulp(max(map(abs, v))) < top < math.inf and big[-1] - big[0] <= 1
     return bend and (d2[big[0]] > 0.0) == (d2[big[-1]] > 0.0)  # (both nonzero: big)

@@ -28,8 +28,7 @@ from minigrad.checking.numeric.estimate import (
 
 __all__ = ["ladder", "widen"]
 
-#: Decades of tableau starts above the nominal step (round-off falls as the step
-#: grows) and below it (a kink or pole 1e-16 away is only resolved there).
+#: Decades of tableau starts above the nominal step (round-off falls) and below (a pole 1e-16 off).
 _UP, _DOWN = 6, 16
 #: A start's error counts as round-off when its truncation is at most this many times it.
 _ROUNDED = 2.0
@@ -40,21 +39,21 @@ TARGET = 2.0**-42
 class _Start:
     """One start of the tableau: per row its best estimate and its rows (differences)."""
 
-    __slots__ = ("best", "requested", "rows", "step", "used")
+    __slots__ = ("best", "from_", "requested", "rows", "step", "used")
 
     def __init__(self, step: float, requested: float) -> None:
         self.step = step
         self.requested = requested
         self.best: dict[int, Estimate] = {}
         self.rows: dict[int, list[_Row]] = {}
-        #: Per row, the index of the finest difference its best estimate is made of.
+        #: Per row, the finest and the coarsest difference its best estimate is made of.
         self.used: dict[int, int] = {}
+        self.from_: dict[int, int] = {}
 
 
 def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
-    """Central differences at ``s``, ``s/2``, ``s/4``; Richardson's columns with
-    Ridders' error estimate (the larger change from the two entries they were
-    made of) plus the round-off the combination carries. None off the domain."""
+    """Central differences at ``s``, ``s/2``, ``s/4``; Richardson's columns with Ridders' error
+    (the larger change from the two entries made of) plus their round-off. None off the domain."""
     got = [_quotient(p, s / 2.0**j) for j in range(3)]
     if got[0] is None or got[1] is None:
         return None
@@ -78,7 +77,7 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
                 moved = max(abs(v - v0), abs(v - v1))
                 if best is None or moved + rr < best.error:
                     best = Estimate(v, moved + rr, start.step, rr, False)
-                    start.used[r] = i
+                    start.used[r], start.from_[r] = i, i - j
             prev = cur
         # A smooth start's gap shrinks with the step, and its differences change as s**2
         # does (by _LAW / 4 of the last change at most), or Ridders' error means nothing.
@@ -91,29 +90,16 @@ def _tableau(p: Point, s: float, rows: Sequence[int]) -> _Start | None:
 
 
 def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
-    """The noise of value ``r`` as the function's own evaluations show it.
+    """The noise of value ``r`` as the function's own evaluations show it (section 5 of
+    ``docs/contributing.md`` derives each part).
 
-    Fourth differences over points a little apart on one side of the point,
-    where no structure of the function (curvature, a pole, a kink or a jump
-    at the point) is left, are round-off alone, and ``|fourth| <= 16 *
-    max|noise|``: the largest of three on either side, over two (three samples
-    seldom show the noise at its worst: math.lgamma is off by up to 7 ulps at
-    2.88, and its fourth differences show 12 to 30); the sixth difference
-    instead where the fourth is the function's shape (see the code). The points
-    never include x itself, so a kink or a jump at x shows nothing. Spacings: 2
-    ulps of x (sin at 1e15 shows shape even there: _SHAPE), a thousandth of the step
-    (cos(x) - 1 at 1e-4 rounds to a grid, still over a few ulps of x), and one
-    every ``_BETWEEN`` decades between (``x ** 1.5``'s shape shrinks with the
-    spacing, noise does not); the finest where the values move at all. 0 where
-    nothing can be measured (the sides leave the domain, the values never move).
-    A hidden forward's stairs (``exp(x) - 1`` at 1e-5 under a smooth factor) are
-    smooth within a tread, where a difference sees the factor's slope alone (1.5x
-    Planck's): its spacings also reach a seventh of the step, of its tenth, of ``wide``
-    (the steps taken) and of its golden part (_ALIAS), within ``|x|``. Beyond 23 ulps a read
-    16 times the finer ones' is its noise with a riser (:func:`.riser`), or as a rounding's
-    sawtooth, within 16 moves per ulp of x; else a wiggle's (shape: a difference sees it).
-    At 7 and 23 ulps fourths of both signs, twice the finer read, count whole (Arrhenius).
-    """
+    Fourth differences over 7 points on each side of ``x`` (never ``x`` itself: a kink or a
+    jump there shows nothing), where they are round-off alone: ``|fourth| <= 16 max|noise|``,
+    the largest of three over two; the sixth where the fourth is the shape (_SHAPE). Spacings:
+    2 ulps of ``x``, a thousandth of the step and every ``_BETWEEN`` decades between, the
+    finest where the values move; for a hidden forward's stairs also 7 and 23 ulps, the golden
+    part (_ALIAS) and a seventh of the steps taken (``wide``), a coarse read counting with a
+    riser (:func:`.riser`, then at any size) or a rounding's sawtooth. 0 where nothing moves."""
     scale, most = min(p.h, abs(p.x)) if p.x != 0.0 else p.h, 0.0
     q = math.ulp(p.x)  # whole ulps of x: no jitter of the points x + k * sigma
     fine, coarse = 2.0 * q, max(16.0 * q, round(1e-3 * scale / q) * q if p.x else 1e-3 * scale)
@@ -161,12 +147,14 @@ def _noise_floor(p: Point, r: int, wide: float = 0.0) -> float:
             ok and 0.0 < _SHAPE * x < y for x, y, ok in zip(sixths, fourths, smooth, strict=True)
         )
         read = max(sixths if shape else fourths) / 2.0 if fourths else 0.0
+        risen = False  # a riser found among the points: stairs, whatever their size
         if sigma in wider or (read > 16.0 * most and coarser and sigma > near):  # (x, hidden)
             far = read > 16.0 * most and kinks.riser(p.at, r, p.x + sigma, p.x + 7.0 * sigma)
             saw = sigma not in wider and read <= 16.0 * slope * q
-            read = read if (far and far >= read / 16.0) or saw else 0.0
+            risen = bool(far) and far >= read / 16.0
+            read = read if risen or saw else 0.0
         whole = seen < math.inf and sigma <= near and read > 2.0 * most  # (see near)
-        if not coarser or read > MODEL_ROUNDOFF * seen or whole:
+        if not coarser or read > MODEL_ROUNDOFF * seen or whole or risen:
             most = max(most, read)
     return most
 
@@ -190,9 +178,8 @@ def _starts(p: Point) -> tuple[list[float], list[float], list[float]]:
     return up, down, below
 
 
-#: The widening tableau's start, in nominal steps: round-off a thousandth of the
-#: pair's, and truncation after two columns (``s**6``) 1e-18 of the seventh
-#: derivative at ``h = 1e-6``, where the pair's differences confirm it.
+#: The widening tableau's start, in nominal steps: round-off a thousandth of the pair's, and
+#: truncation after two columns (``s**6``) 1e-18 of the seventh derivative at ``h = 1e-6``.
 _WIDE = 1e3
 
 
@@ -436,12 +423,25 @@ _BETWEEN, _SPAN = 30, 300
 #: show no noise: of drifts of 0 to 4 treads per ulp, 2 ulps alone miss 17%, with 7 and
 #: 23 0.7% (2, 3, 5: 3.3%); the golden ratio's multiples keep farthest from whole.
 _ALIAS = (7.0, 23.0, (1.0 + math.sqrt(5.0)) / 2.0)
-#: The part of the values' size their measured noise may reach before they are taken
-#: for noise (one part in ten of their own change between floats resolves nothing).
+#: The part of the values' size their measured noise may reach before they are taken for noise
+#: (one part in ten of their own change between floats resolves nothing).
 _NOISY = 1e-3
-#: How much the truncation of a smaller step may exceed the h**2 law from a
-#: larger one (the h**4 terms, and a step ratio off by rounding).
+#: How much a smaller step's truncation may exceed the h**2 law from a larger one (h**4 terms).
 _LAW = 4.0
+
+
+def _afar(rows: Sequence[_Row]) -> tuple[float, float] | None:
+    """``(A, B)`` where a start's differences follow ``D(s) = A + B / s`` (each change twice the
+    last within a quarter, by 8 round-offs): steps all across a kink ``d`` off, ``A`` the mean of
+    its slopes, ``B`` half their gap times ``d``, so ``d = |B / (v - A)|`` for the slope ``v``."""
+    a, b, c = rows if len(rows) == 3 else (rows[0],) * 3
+    far, near = b.d - a.d, c.d - b.d
+    if (near > 0.0) != (far > 0.0) or abs(far) <= 8.0 * (a.r + b.r):
+        return None  # (a start of fewer than 3 rows: no change)
+    if abs(abs(near) - 2.0 * abs(far)) > 0.5 * abs(far) + 8.0 * (b.r + c.r):
+        return None
+    slope = far / (1.0 / b.half - 1.0 / a.half)
+    return a.d - slope / a.half, slope
 
 
 def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
@@ -455,10 +455,16 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
     bend the small steps resolve fails this, however noisy the small steps are."""
     ordered = sorted((st for st in starts if r in st.rows), key=lambda st: -st.step)
     best: Estimate | None = None
+    afar: tuple[float, float] | None = None  # the finest coarser start's 1 / s law
     for j, st in enumerate(ordered):
         e = st.best.get(r)
+        if j:
+            afar = _afar(ordered[j - 1].rows[r]) or afar
         if e is None or (best is not None and e.error >= best.error):
             continue
+        top = st.rows[r][st.from_[r]].half
+        if afar is not None and top * abs(e.value - afar[0]) > abs(afar[1]) * (1.0 + 2.0**-20):
+            continue  # its steps cross the kink or bend the coarser steps all straddle
         # The law from the finest difference the estimate is made of; every finer one is held.
         rows, used = st.rows[r], st.used[r]
         top = rows[0].half
