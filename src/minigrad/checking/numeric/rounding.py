@@ -189,7 +189,7 @@ def _read(
                 slope = partial_at(partial, arg, floats, out)
             except (ArithmeticError, ValueError, TypeError):
                 return math.inf, unknown, unknown, [], 0.0
-            own, mine = 0.0, minigrads_own(partial)
+            own, mine = 0.0, minigrads_own(partial) and not isinstance(rule, Closure)
             kept = held(rule, j, floats, out, slope, (seen or {}).get((id(node), j), _INF))
             adjoint[arg] = get_adjoint(arg, 0.0) + weight * abs(kept)
             moves = kept or _kinked(rule, j, floats)  # (the value's reading, not the pass's)
@@ -326,6 +326,8 @@ def _partial_noise(rule: Rule, j: int, floats: Sequence[float], out: float) -> f
         True
     """
     partial = rule.partials[j]
+    if isinstance(rule, Closure):
+        return rule.noise(j)
     if isinstance(partial, float):
         return 0.0
     leaves = [Value(v) for v in floats]
