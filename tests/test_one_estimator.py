@@ -398,7 +398,7 @@ def test_fast_mode_compares_entry_by_entry_only_the_inputs_the_direction_does_no
     rest = {e.wrt for e in report.entries if e.wrt >= 0}
     assert report.ok and not report.fell_back and 0 < len(rest) < n, report.text()
     assert f"then {len(rest)} of {n} inputs entry by entry" in report.text()
-    assert report.checked == 1 + len(rest)
+    assert report.checked == 2 + len(rest)  # two directions, then the rest
     # A rule 1e-7 off in a term 1e-4 of the rest moves the direction's slope by
     # less than its bound: the input's own entry convicts it.
     bad = Rule("bad_exp", math.exp, (lambda x, out: out * (1.0 + 1e-7),))
@@ -1061,3 +1061,153 @@ def test_forward_mode_beyond_float64_is_undecided_as_reverse_mode_is() -> None:
     for modes in (("rev",), ("fwd",)):
         report = _quiet(partial(check, lambda v: v.sqrt(), [Value(5e-324)], order=2, modes=modes))
         assert report.ok and report.entries[-1].verdict == "undecided"
+
+
+@pytest.mark.parametrize(
+    ("func", "x", "modes"),
+    [
+        (lambda v: v * v.log(), 1e-160, ("fwd",)),  # log's partial 1e160 times a tangent 1e160
+        (lambda v: v.gelu() * 1e100, -1e250, ("rev",)),  # f'' is 0; a product on the way is not
+        (lambda v: v.sin() / v, 3.173e-195, ("rev",)),  # f'' is -1/3
+    ],
+)
+def test_a_chain_beyond_float64_on_its_way_to_a_finite_derivative_is_not_wrong(
+    func: Callable[[Value], Value], x: float, modes: tuple[str, ...]
+) -> None:
+    # A right partial times the gradient (or tangent) it scales overflows: the chain's
+    # range, which proves no rule wrong, so the second derivative is undecided.
+    report = _quiet(partial(check, func, [Value(x)], order=2, modes=modes))
+    assert report.ok and report.entries[-1].verdict == "undecided"
+
+
+def test_a_partial_whose_product_overflows_only_because_it_is_wrong_is_wrong() -> None:
+    # sin's slope at 0.5 is 0.88, times the gradient 1e10 a float: a partial 1e300
+    # times too large overflows there, and the numbers resolve the slope it missed.
+    steep = Rule("steep_sin", math.sin, (lambda x, out: 1e300 * mg.cos(x),))
+    report = check(lambda v: steep(v) * 1e10, [Value(0.5)])
+    assert not report.ok and report.entries[-1].verdict == "wrong"
+
+
+def test_pow_near_the_smallest_normal_float_is_not_called_wrong() -> None:
+    # 3 x**2 at 1.49e-154: x**2 is subnormal, 3 x**2 is not; its logarithms were a
+    # sawtooth 1e-13 high, which the second derivative's differences read as slope.
+    for x in (1.4916681462400413e-154, 1.4923963220931462e-154):
+        report = _quiet(partial(check, lambda v: v**3, [Value(x)], order=2))
+        assert report.ok and report.entries[-1].verdict == "agrees"
+
+
+def test_a_fast_direction_whose_weighted_sum_overflows_both_ways_falls_back() -> None:
+    # Partials of +1e300 and -1e300 along a direction of 1e100: inf - inf in the sum.
+    xs = [Value(1e200), Value(1e200)]
+    report = _quiet(partial(check, lambda v, w: (v - w) * 1e300, xs, fast_mode=True))
+    assert report.ok and report.fell_back
+
+
+def test_an_input_renamed_by_func_or_a_closure_gets_its_label_back() -> None:
+    def renaming(v: Value) -> Value:
+        v.label = "renamed"
+        out = Value(math.sin(v.data), (v,), "sin")
+
+        def _backward() -> None:
+            v.label = "renamed again"
+            v.grad += math.cos(v.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    x = Value(0.5, label="x")
+    assert check(renaming, [x]).ok and x.label == "x"
+
+
+@pytest.mark.parametrize(
+    ("func", "xs", "truth"),
+    [
+        # abs and relu 209 and 277 ulps beside their kinks: steps across them saw a
+        # 1 / s law that read as s**2, a slope 3% off within a bound of 1.4%.
+        (lambda v: abs(v - 726.7249999999763) + v * 0.5, [726.725], [1.5]),
+        (lambda v: (v - 309.81000000001575).relu() * 2.0 + v * 0.5, [309.81], [0.5]),
+        # Python's max 3,300 ulps beside its tie: no op in the graph shows the kink.
+        (lambda a, b: max(a, b) * 2.0 + a * 0.5, [-456.01, -456.0100000001875], [2.5, 0.0]),
+    ],
+)
+def test_a_right_rule_beside_a_kink_is_not_wrong(
+    func: Callable[..., Value], xs: list[float], truth: list[float]
+) -> None:
+    report = _quiet(partial(check, func, [Value(x) for x in xs]))
+    assert [e.analytic for e in report.entries] == truth
+    assert report.ok and "wrong" not in [e.verdict for e in report.entries]
+
+
+def test_a_wrong_rule_beside_a_kink_is_not_a_subgradient() -> None:
+    # mymax's slope in q is 0 while p > q: 1 is wrong 1e-8 (3 million ulps) beside the
+    # tie, where steps below it resolve 0; a kink inside the noise floor's spacings read
+    # as noise hid that, and the rule passed as a subgradient of the tie.
+    mymax = Rule("mymax", max, (lambda p, q, out: 1.0 if p >= q else 0.0, 1.0))
+    report = check(lambda a, b: mymax(a, b) * 2.0 + a * 0.5, [Value(30.00000001), Value(30.0)])
+    assert report.entries[1].verdict == "wrong"
+    # A declared kink (avoid) 1.7e-6 beside: its steps stay on one side.
+    c, x = 7610.688112493639, 7610.688114155069
+    kinky = Rule("kinky", lambda t: 0.5 * t * t + (1.2 if t >= c else 2.0) * (t - c),
+                 (lambda t, out: (t + 1.2) * (1.0 + 7e-5),), avoid=(c,))  # fmt: skip
+    assert check(lambda v: kinky(v), [Value(x)]).entries[0].verdict == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("x", "factor"), [(-0.01296434446535322, 1.0), (-0.016545824719996827, 3.19), (-0.0168, -1.0)]
+)
+def test_a_rule_whose_forward_rounds_to_stairs_of_a_few_ulps_is_judged_at_its_pairs_steps(
+    x: float, factor: float
+) -> None:
+    # log(1 + x * x) rounds 1 + x * x to ulps of 1: stairs of 2.2e-16, 32 ulps of values
+    # of 0.04, below the 64 a coarse read had to pass to count, though a riser showed.
+    # The noise then read 1 ulp, steps of 2e-15 stated 3.000 +- 0.014 for a slope of
+    # 2.974 (a right rule wrong), and a rule 3.19 times too steep agreed to 3 digits.
+    l1p = Rule("l1p", lambda t: math.log(1 + t * t), (lambda t, out: 2 * t / (1 + t * t) * factor,))
+    report = _quiet(partial(check, lambda v: l1p(v) + v * 3.0, [Value(x)]))
+    assert report.ok == (factor == 1.0), report.text()
+
+
+def test_one_rule_wrong_at_two_inputs_does_not_cancel_along_fast_modes_direction() -> None:
+    # A sigmoid 3e-9 too steep at two inputs: along one random direction the two errors
+    # all but cancelled and fast mode agreed to 11 digits; the second direction does not.
+    sig = Rule(
+        "sig", lambda t: 1 / (1 + math.exp(-t)), (lambda t, out: out * (1 - out) * (1 + 3e-9),)
+    )
+    soft = Rule("soft", lambda t: math.log1p(math.exp(t)), (lambda t, out: mg.sigmoid(t),))
+    sinxy = Rule("sinxy", lambda a, b: math.sin(a * b / 4),
+                 (lambda a, b, out: mg.cos(a * b / 4) * b / 4,
+                  lambda a, b, out: mg.cos(a * b / 4) * a / 4))  # fmt: skip
+
+    def func(a: Value, b: Value) -> Value:
+        return sig(1.08 * a) + sig(1.13 * b) + soft(sinxy(b, -0.057)) + b
+
+    xs = [Value(0.253937), Value(-0.322384)]
+    assert not check(func, xs, seed=1530).ok
+    assert not check(func, xs, seed=1530, fast_mode=True).ok
+
+
+def test_fast_modes_classic_form_takes_the_difference_at_eps_as_the_exhaustive_one_does() -> None:
+    # PyTorch's form: a right rule whose central difference at eps = 0.01 misses rtol
+    # fails, as in PyTorch; fast mode had judged its direction by the bound, and passed.
+    rsin = Rule("rsin", math.sin, (lambda t, out: mg.cos(t),))
+    for fast in (False, True):
+        report = check(lambda v: rsin(1.13 * v), [Value(0.168547)], atol=1e-8, rtol=1e-6,
+                       eps=0.01, fast_mode=fast)  # fmt: skip
+        assert not report.ok, fast
+
+
+def test_a_right_closure_that_cancels_inside_is_held_to_its_own_rounding() -> None:
+    # -1 / sqrt(1 - x * x) at 1 - 1e-9 is 2.5e-10 off (1 - x * x rounds coherently): read
+    # as minigrad's own accurate partial, the closure was wrong; a Rule of it agreed.
+    def cacos(x: Value, scale: float = 1.0) -> Value:
+        out = Value(math.acos(x.data), (x,), "cacos")
+
+        def _backward() -> None:
+            x.grad += -out.grad / math.sqrt(1 - x.data * x.data) * scale
+
+        out._backward = _backward
+        return out
+
+    for at in (0.9999999, 0.999999999):
+        assert _quiet(partial(check, cacos, [Value(at)])).ok
+        assert not check(lambda v: cacos(v, 1.0001), [Value(at)]).ok

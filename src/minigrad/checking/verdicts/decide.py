@@ -131,7 +131,8 @@ class Finding:
 
     Attributes:
         verdict: A :class:`Verdict`.
-        digits: Significant digits proved (0 unless it agrees).
+        digits: Significant digits proved (0 unless the numbers prove agreement; with a
+            tolerance, an entry it fails keeps them: eps, not the rule, is at fault).
         numerical: The estimate (NaN when none).
         error: Its bound (inf when the numbers bound nothing).
         step: The step it came from (NaN when none).
