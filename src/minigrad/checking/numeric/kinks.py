@@ -157,8 +157,7 @@ def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
         return z, n
     z0, n0 = _zero(rows[-3], rows[-2])
     s0, s1, s2 = (row.half for row in rows[-3:])
-    # Each pair leaves the s**3 term times s s' (s + s'): the finer's is w times the
-    # coarser's (1/8 for exact halves).
+    # Each pair leaves the s**3 term times s s' (s + s'): the finer's w times the coarser's.
     w = (s2 / s0) * ((s1 + s2) / (s0 + s1))
     if not 0.0 < w < 0.5:
         return z, n

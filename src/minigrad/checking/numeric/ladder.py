@@ -432,13 +432,12 @@ _LAW = 4.0
 
 def _afar(rows: Sequence[_Row]) -> tuple[float, float] | None:
     """``(A, B)`` where a start's differences follow ``D(s) = A + B / s`` (each change twice the
-    last within a quarter, by 8 round-offs): steps all across a kink ``d`` off, ``A`` the mean of
-    its slopes, ``B`` half their gap times ``d``, so ``d = |B / (v - A)|`` for the slope ``v``."""
+    last within a quarter, by 8 round-offs): steps all across a kink (``A`` the mean of its
+    slopes) or a jump, whose law a finer difference that still crosses them keeps."""
     a, b, c = rows if len(rows) == 3 else (rows[0],) * 3
-    far, near = b.d - a.d, c.d - b.d
-    if (near > 0.0) != (far > 0.0) or abs(far) <= 8.0 * (a.r + b.r):
-        return None  # (a start of fewer than 3 rows: no change)
-    if abs(abs(near) - 2.0 * abs(far)) > 0.5 * abs(far) + 8.0 * (b.r + c.r):
+    far, near = b.d - a.d, c.d - b.d  # (a start of fewer than 3 rows: no change)
+    resolved = (near > 0.0) == (far > 0.0) and abs(far) > 8.0 * (a.r + b.r)
+    if not resolved or abs(abs(near) - 2.0 * abs(far)) > 0.5 * abs(far) + 8.0 * (b.r + c.r):
         return None
     slope = far / (1.0 / b.half - 1.0 / a.half)
     return a.d - slope / a.half, slope
@@ -462,9 +461,11 @@ def _local(starts: Sequence[_Start], r: int) -> Estimate | None:
             afar = _afar(ordered[j - 1].rows[r]) or afar
         if e is None or (best is not None and e.error >= best.error):
             continue
-        top = st.rows[r][st.from_[r]].half
-        if afar is not None and top * abs(e.value - afar[0]) > abs(afar[1]) * (1.0 + 2.0**-20):
-            continue  # its steps cross the kink or bend the coarser steps all straddle
+        if afar is not None and any(
+            e.error + row.r < abs(row.d - e.value) > 4.0 * abs(row.d - afar[0] - afar[1] / row.half)
+            for row in st.rows[r][st.from_[r] : st.used[r] + 1]
+        ):
+            continue  # a difference it is made of is the coarser steps' kink, not its slope
         # The law from the finest difference the estimate is made of; every finer one is held.
         rows, used = st.rows[r], st.used[r]
         top = rows[0].half
