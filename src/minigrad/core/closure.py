@@ -220,12 +220,13 @@ class Closure(Rule):
 
     def noise(self, i: int) -> float:
         """How far round-off may move partial ``i`` as this closure computes it, as its own
-        runs show it, its children and result moved together by ``k`` ulps: at k = -3 to 3,
-        by fourth differences (a smooth partial's shape is far below them: up to 16 times
-        the jitter, over 2); at k = +-4096, by the partial's change per ulp moved (what the
-        ulp its formula rounds its arguments by makes of it: the textbook ``-1 / sqrt(1 -
-        x * x)`` at ``1 - 1e-9`` is 2.5e-10 off, the same way at each of those ulps). 0
-        where a moved point is refused.
+        runs show it, its children and result moved together by ``k`` ulps (a 0 stays: a
+        mask such as relu's ``out.data > 0`` flips there): at k = -3 to 3, by fourth
+        differences (a smooth partial's shape is far below them: up to 16 times the jitter,
+        over 2); at k = +-64, by the partial's change per ulp moved, where its two halves
+        agree within a factor 2 (no kink between): what the ulp its formula rounds its
+        arguments by makes of it (the textbook ``-1 / sqrt(1 - x * x)`` at ``1 - 1e-9`` is
+        2.5e-10 off, the same way at each of those ulps). 0 where a moved point is refused.
 
         Example:
             >>> import math
@@ -241,9 +242,9 @@ class Closure(Rule):
         saved = [m._data for m in movers]
         got: list[float] = []
         try:
-            for k in (*range(-3, 4), -4096, 4096):
+            for k in (*range(-3, 4), -64, 64):
                 for m, v in zip(movers, saved, strict=True):
-                    m._data = v + k * math.ulp(v)
+                    m._data = v + k * math.ulp(v) if v else v
                 got.append(self.local_partials()[i])
         except Exception:  # its step refuses a moved point (math.sqrt of -1e-16)
             return 0.0
@@ -252,7 +253,9 @@ class Closure(Rule):
                 m._data = v
         fourths = [abs(a - 4.0 * b + 6.0 * c - 4.0 * d + e) for a, b, c, d, e in
                    zip(got, got[1:], got[2:], got[3:], got[4:7], strict=False)]  # fmt: skip
-        found = max(*fourths, abs(got[8] - got[7]) / 8192.0) / 2.0
+        down, up = got[3] - got[7], got[8] - got[3]
+        smooth = down * up > 0.0 and max(down / up, up / down) <= 2.0
+        found = max(*fourths, abs(up + down) / 128.0 if smooth else 0.0) / 2.0
         return found if math.isfinite(found) else 0.0
 
     def __repr__(self) -> str:
