@@ -8,9 +8,9 @@ fast mode first when asked (:mod:`minigrad.checking.run.fast`), else entry by en
 concludes pass or fail (:func:`~minigrad.checking.verdicts.decide.passes`), and puts every
 input back bit for bit.
 
-A failure is then explained, and the explanation changes no verdict
-(:mod:`minigrad.checking.run.fault`): the op whose own rule disagrees with
-its forward, and where (:mod:`minigrad.checking.run.locate`).
+A failure is then explained (:mod:`minigrad.checking.run.fault`): the op whose own rule
+disagrees with its forward, and where (:mod:`minigrad.checking.run.locate`). Those per-op
+checks decide one thing first: whether an overflowing analytic pass is a rule's doing.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from minigrad.checking.run.settings import Settings
 from minigrad.checking.run.table import modes_in_words, where
 from minigrad.checking.verdicts.decide import AGREES, MIN_DIGITS, WRONG, Cause, decide, passes
 from minigrad.core._validate import as_int
+from minigrad.core.closure import Closure
 from minigrad.core.inputs import weights
-from minigrad.core.value import Value, _args
+from minigrad.core.value import Value, _args, toposort
 from minigrad.core.value import _lock as _engine_lock
 
 TYPE_CHECKING = False
@@ -45,11 +46,10 @@ __all__ = ["MAX_ORDER", "run_check"]
 
 #: A rate of change beyond this is taken as beyond float64's range.
 _BEYOND = 1e300
-#: How many times the entry's own bound a rule whose mixed derivatives differ is to be
-#: off beside the point, the nearer moves after the farther (:meth:`_Checker._schwarz`):
-#: far beyond the bound (at 1e2, its noise is a per cent of the gap times the move),
-#: and near enough, in three decades, for the move's second-order terms to fall below
-#: the first (measured: 1 to 2 decades nearer where a rule's error is nonlinear in it).
+#: How many times the entry's own bound a rule whose mixed derivatives differ is to be off
+#: beside the point, nearer moves after farther (:meth:`_Checker._schwarz`): far beyond the
+#: bound (at 1e2 its noise is a per cent of the gap times the move), near enough for the
+#: move's second-order terms to fall below the first (measured: 1 to 2 decades nearer).
 _BESIDE = (1e4, 1e3, 1e2)
 
 
@@ -86,21 +86,20 @@ class _Checker:
                 found = self.comparing.compare(k, both, only=only)
             except DerivativeError as exc:
                 beyond = _at_edge(exc) or _op_beyond(exc, s) or self._overflows(k, exc)
-                if beyond:
-                    # Not the rule's fault: the derivatives are not floats here.
+                if beyond and isinstance(exc.exc, OverflowError) and not self._rules_hold(k):
+                    beyond = ""  # an op's own rule is wrong: the overflow may be its doing
+                if beyond:  # not the rule's fault: the derivatives are not floats here
                     words = (
                         f"the order-{k} derivatives cannot be checked here: {beyond}, "
                         f"and the analytic pass failed too ({exc})"
                     )
                     f = decide(math.inf, 0.0, Unresolved(Why.RANGE, words))
                     whole.compared += 1
-                    whole.add(
-                        entry_of(k, (0, ()), 0, s.modes[0], math.inf, f, s), self.levels.names
-                    )
+                    entry = entry_of(k, (0, ()), 0, s.modes[0], math.inf, f, s)
+                    whole.add(entry, self.levels.names)
                     return self._report(k, whole)
                 note = f"the order-{k} derivatives could not be computed: {exc}"
-                # Building a level is reverse mode's work, which forward over
-                # reverse needs too: a check in forward mode alone owns it.
+                # Building a level is reverse mode's work, which forward over reverse needs too.
                 mode = exc.mode if exc.mode in s.modes else s.modes[0]
                 whole.compared += 1
                 entry = broken(k, (0, ()), 0, mode, note, Cause.NOT_COMPUTED, s)
@@ -118,20 +117,18 @@ class _Checker:
         return self._report(order, whole)
 
     def _schwarz(self, k: int, found: LevelFindings, whole: LevelFindings) -> Report | None:
-        """Level ``k``'s derivatives by the same inputs in two orders (d/dy of df/dx,
-        d/dx of df/dy) where their estimates differ beyond their two bounds: a report
-        that fails where the order-``k - 1`` check fails beside the point, else None
-        (the difference is then a caution).
+        """Level ``k``'s derivatives by the same inputs in two orders (d/dy of df/dx, d/dx of
+        df/dy) where their estimates differ beyond their two bounds: a report that fails where
+        the order-``k - 1`` check fails beside the point, else None (then a caution).
 
-        Where a function's order-k derivatives are continuous they are one number in
-        every order (Schwarz). Each entry agrees with its own estimate, so the
-        order-(k-1) derivatives are no function's derivatives near the point: a rule
-        right at the point alone (``b`` left out where ``b = 1``). That proves no rule
-        wrong (``x y (x**2 - y**2) / (x**2 + y**2)`` has unequal ones at 0, rightly):
-        the order-(k-1) check at the last input moved by ``delta`` does, where such a
-        rule is off by the gap times ``delta`` to first order, :data:`_BESIDE` times
-        that entry's own bound. Only that entry counts, and only off by that much
-        within a factor of 2 (else a nearer move: the second-order terms fall)."""
+        Where a function's order-k derivatives are continuous they are one number in every
+        order (Schwarz). Each entry agrees with its own estimate, so the order-(k-1)
+        derivatives are no function's derivatives near the point: a rule right at the point
+        alone (``b`` left out where ``b = 1``). That proves no rule wrong (``x y (x**2 -
+        y**2) / (x**2 + y**2)`` has unequal ones at 0, rightly): the order-(k-1) check at the
+        last input moved by ``delta`` does, where such a rule is off by the gap times
+        ``delta`` to first order, :data:`_BESIDE` times that entry's own bound. Only that
+        entry counts, and only off by that much within a factor of 2 (else a nearer move)."""
         s, levels = self.settings, self.levels
         if k < 2 or s.fast_mode or isinstance(levels, ForeignLevels):
             return None
@@ -187,9 +184,8 @@ class _Checker:
                 if beside is None:
                     continue  # refused on both sides: a nearer move may be inside
                 tried.append(f"{names[j]} = {moved[j].data!r}")
-                # The entries below, off by the gap times the move to first order
-                # (a nearer move where they are off by another size: the move's
-                # second-order terms, or another failure than this one's).
+                # The entries below, off by the gap times the move to first order (a nearer
+                # move where off by another size: its second-order terms, or another failure).
                 off = [f for f in beside.failures if below(f)]
                 size = abs(sum((f.analytic - f.numerical) * below(f) for f in off))
                 if not off:
@@ -232,6 +228,18 @@ class _Checker:
         report.fault = note
         return report
 
+    def _rules_hold(self, k: int) -> bool:
+        """Whether every op is a Rule whose own order-k check passes at its point (one op's
+        own check: _op_beyond read it): an overflow on the way is then float64's, not a
+        rule's (a partial 6e305 too steep overflowed a right ``*`` after it)."""
+        if not self.localize:
+            return True
+        outputs = self.levels.outputs()
+        if any(type(n.rule) is Closure for n in toposort(outputs)):
+            return False  # a closure's partial cannot be checked on its own
+        local = _Checker(self.levels, self.settings, localize=False)
+        return faulty_node(outputs, k, local._check_rule)[1] is None
+
     def _overflows(self, k: int, exc: DerivativeError) -> str:
         """Where level ``k``'s derivatives are beyond float64, in words ("" if not so): at
         order 1 the estimator must find one so for some input (``1 / x`` at 1e-300, whose
@@ -239,9 +247,8 @@ class _Checker:
         1e300 (``x / y`` at y = 1e-150 has the second derivative 6e450)."""
         levels, s = self.levels, self.settings
         if k == 1:
-            # A partial that failed where the function's own derivative is beyond
-            # float64 (log at 5e-324), or does not exist (sqrt at 0), is no
-            # wrong rule: only a derivative the numbers resolve convicts it.
+            # A partial that failed where the function's own derivative is beyond float64
+            # (log at 5e-324) or does not exist (sqrt at 0): only a resolved one convicts.
             here = levels.values(1)
             for i, x in enumerate(levels.xs):
                 at = x.data
@@ -250,9 +257,8 @@ class _Checker:
                     found = ladder(point, [r])[r]
                     if isinstance(found, Unresolved):
                         return f"by {levels.names[i]}, {found.words}"
-                    # A slope of 0 +- 1e-14 of a function of size 1 is resolved
-                    # (an input the output does not depend on): digits count
-                    # against the function's size, as decide counts them.
+                    # A slope of 0 +- 1e-14 of a function of size 1 is resolved (an input it
+                    # does not depend on): digits count against its size, as decide counts.
                     if not found.error < max(abs(found.value), point.sizes()[r]):
                         return (
                             f"by {levels.names[i]}, the numbers resolve no digit of the "
@@ -369,11 +375,8 @@ def _severity(e: Entry) -> tuple[bool, float]:
 
 
 # Argument checking: the package's one wording (minigrad.core._validate).
-
-
-#: The highest order a check takes. Level k holds (inputs ** (k - 1)) functions
-#: per output, each a graph larger than the last: a two-input check of order 8
-#: takes about a second, and each order above multiplies that by about 5.
+#: The highest order a check takes. Level k holds (inputs ** (k - 1)) functions per output,
+#: each a graph larger than the last: a two-input check of order 8 takes about a second.
 MAX_ORDER = 8
 _MAX_ORDER_WHY = (
     f": a check of order k compares about inputs ** k derivatives, each a graph larger "
@@ -445,16 +448,14 @@ def run_check(
 
 def _op_beyond(exc: DerivativeError, s: Settings) -> str:
     """Where a Rule's partial failed and its forward's own slope there is beyond float64 as
-    well, in words ("" if not so): hypot's second derivative at subnormals is 3e319, and no
-    partial can give it. A partial that fails where that slope is a float stays *wrong*;
-    an overflow (of the partial, or of it ``times`` the gradient or tangent it scales) only
-    where the numbers resolve that slope and the product is a float: a right chain may
-    pass beyond float64 on its way to a finite derivative (log's partial at 1e-160 is
-    1e160, times a tangent of 1e160 in ``x log x``'s second derivative, 1e160)."""
+    well, in words ("" if not so): hypot's second derivative at subnormals is 3e319. A
+    partial that fails where that slope is a float stays *wrong*; an overflow (of the
+    partial, or of it ``times`` the gradient or tangent it scales) only where that slope is
+    resolved and the product a float: a right chain may pass beyond float64 on its way to a
+    finite derivative (``x log x``'s second: log's partial 1e160 times a tangent 1e160)."""
     err = exc.exc
     node, i, times = (getattr(err, name, None) for name in ("node", "partial", "times"))
-    overflow = isinstance(err, OverflowError)
-    rule = getattr(node, "_rule", None)  # a closure's (it has a step) has no forward
+    overflow, rule = isinstance(err, OverflowError), getattr(node, "_rule", None)
     if not isinstance(node, Value) or not isinstance(i, int) or hasattr(rule, "step") or not rule:
         return ""
     args = [a._data if isinstance(a, Value) else a for a in _args(node)]
