@@ -1211,3 +1211,51 @@ def test_a_right_closure_that_cancels_inside_is_held_to_its_own_rounding() -> No
     for at in (0.9999999, 0.999999999):
         assert _quiet(partial(check, cacos, [Value(at)])).ok
         assert not check(lambda v: cacos(v, 1.0001), [Value(at)]).ok
+
+
+def test_a_closures_own_rounding_is_read_without_flipping_its_mask() -> None:
+    # micrograd's relu closure reads out.data > 0: a dead unit's 0 moved by ulps turned
+    # its partial from 0 to 1, read as round-off of 2.1, and a product closure 1e-6 off
+    # beside it went undecided. A 0 stays put.
+    def relu(x: Value) -> Value:
+        out = Value(0.0 if x.data < 0 else x.data, (x,), "ReLU")
+
+        def _backward() -> None:
+            x.grad += (out.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def mul(a: Value, b: Value) -> Value:
+        out = Value(a.data * b.data, (a, b), "*")
+
+        def _backward() -> None:
+            a.grad += b.data * out.grad
+            b.grad += a.data * out.grad * (1 + 1e-6)
+
+        out._backward = _backward
+        return out
+
+    def func(x: Value, w: Value) -> Value:
+        return relu(mul(w, x) + 0.5) * 1.5 + relu(x * -2.0 - 1.0) * 0.7
+
+    report = check(func, [Value(0.8), Value(-0.3)])
+    assert report.entries[0].verdict == "wrong", report.text()
+
+
+@pytest.mark.parametrize(
+    ("shape", "order", "modes"),
+    [("inside", 1, ("rev",)), ("inside", 2, ("rev",)), ("outside", 1, ("fwd",))],
+)
+def test_an_overflow_a_wrong_rule_causes_downstream_is_still_wrong(
+    shape: str, order: int, modes: tuple[str, ...]
+) -> None:
+    # exp's partial 6e305 times too steep at 0.05 overflows the right * after it: read as
+    # a slope beyond float64 (the product of the * op's slope and what reached it), the
+    # entry was undecided; each op's own check finds the wrong exp.
+    bad_exp = Rule("bad_exp", math.exp, (lambda t, out: out * 6e305,))
+    inside: Callable[[Value], Value] = lambda v: bad_exp(100.0 * v)  # noqa: E731
+    outside: Callable[[Value], Value] = lambda v: 100.0 * bad_exp(v + 4.95)  # noqa: E731
+    func = inside if shape == "inside" else outside
+    report = _quiet(partial(check, func, [Value(0.05)], order=order, modes=modes))
+    assert not report.ok and "bad_exp" in report.fault, report.text()
