@@ -380,8 +380,7 @@ def _quotient(p: Point, s: float) -> Sides | None:
 
 
 def _measured(p: Point, r: int, outer: Sides, inner: Sides) -> float:
-    """The noise of value ``r`` shown by a fourth difference over the points ``x``,
-    ``x +- s / 2`` (``inner``) and ``x +- s`` (``outer``)."""
+    """The noise of value ``r`` a fourth difference shows over ``x``, ``x +- s/2``, ``x +- s``."""
     (u2, d2, _), (u1, d1, _) = outer, inner
     fourth = u2[r] - 4.0 * u1[r] + 6.0 * p.here[r] - 4.0 * d1[r] + d2[r]
     # The 16 in front of the worst noise: |fourth| <= 16 max|noise|.

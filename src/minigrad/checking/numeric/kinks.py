@@ -19,11 +19,10 @@ __all__ = ["edge", "no_derivative", "one_bend", "one_sided", "open_side", "riser
 
 
 def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresolved | None:
-    """A jump or a kink at the point, from the differences of the ladder's starts
-    (coarsest first, each its steps ``s``, ``s/2``, ``s/4``): a jump, when the change
-    from the point to a side does not shrink with the step; a kink, when the gap of
-    the one-sided slopes does not (a smooth function's shrinks in proportion to the
-    step), resolved at two starts 8 times apart, and every finer step sees its slopes."""
+    """A jump or a kink at the point, from the differences of the ladder's starts (coarsest first,
+    each its steps ``s``, ``s/2``, ``s/4``): a jump, when the change from the point to a side does
+    not shrink with the step; a kink, when the gap of the one-sided slopes does not (a smooth
+    function's shrinks with the step), at two starts 8 apart, and every finer step sees it."""
     if not starts:
         return None
     finest = [rows[-1] for rows in starts]
@@ -98,12 +97,11 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
 
 
 def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row | None:
-    """``fine`` where it shows a kink: its gap (or its gap at a step of 0) is resolved
-    and stays within a factor 2 at a start 8 times coarser (or, with none, over
-    its own steps), and no finer start sees a smooth function (one with 8
-    round-offs below the gap would have resolved half of it). The gap at a step
-    of 0 is a kink's at every start whose steps straddle it, so no other start
-    may resolve a smaller one (section 4 of ``docs/contributing.md``)."""
+    """``fine`` where it shows a kink: its gap (or its gap at a step of 0) is resolved and stays
+    within a factor 2 at a start 8 times coarser (or, with none, over its own steps), and no
+    finer start sees a smooth function (one with 8 round-offs below the gap would have resolved
+    half of it). The gap at a step of 0 is a kink's at every start whose steps straddle it, so
+    no other start may resolve a smaller one (section 4 of ``docs/contributing.md``)."""
     rows_of = {id(rows[-1]): rows for rows in starts}
     finer = [rows for rows in starts if rows[-1].half < fine.half]
     if by_zero:
@@ -143,13 +141,12 @@ def _stays(fine: float, fine_noise: float, coarse: float, coarse_noise: float) -
 
 
 def _at_zero(rows: Sequence[_Row]) -> tuple[float, float]:
-    """A start's gap at a step of 0, and its round-off. A smooth function's gap is odd
-    in the step (``f'' s``, then ``s**3``, ``s**5``); a kink's is its constant,
-    which curvature hides in the gap itself (``relu(x) + 1e9 x**2``: ``1 + 2e9 s``).
-    Two steps take out ``s`` and leave ``s**3``; a start's three take out ``s**3``
-    too and leave ``s**5``. A kink at a distance ``d`` from x gives ``c (1 - 45 d /
-    (7 s))``. The steps' own ratios are used: each is rounded to x's grid
-    (``docs/contributing.md``, section 4, has the examples)."""
+    """A start's gap at a step of 0, and its round-off. A smooth function's gap is odd in the step
+    (``f'' s``, then ``s**3``, ``s**5``); a kink's is its constant, which curvature hides in the
+    gap itself (``relu(x) + 1e9 x**2``: ``1 + 2e9 s``). Two steps take out ``s`` and leave
+    ``s**3``; a start's three take out ``s**3`` too and leave ``s**5``. A kink at a distance
+    ``d`` from x gives ``c (1 - 45 d / (7 s))``. The steps' own ratios are used: each is rounded
+    to x's grid (``docs/contributing.md``, section 4, has the examples)."""
     if len(rows) < 2:
         return 0.0, 0.0
     z, n = _zero(rows[-2], rows[-1])
@@ -282,11 +279,11 @@ def open_side(p: Point, r: int, best: Estimate, up: int, down: int) -> Estimate 
 
 def riser(at: Callable[[float], Sequence[float] | None], r: int, a: float, b: float) -> float:
     """The largest jump of value ``r`` between two neighbouring floats in ``(a, b)``, beyond the
-    mean slope and 4 times the ulps beside: a stair's riser. Risers of one rounding share
-    a sign: the midpoint's departure from the chord, ``(left - right) H / 2`` for ``left``
-    and ``right`` risers a side, points to a half holding one for the right sign (both
-    are tried); at an ulp the jump is whole, where smooth structure (a bump, a wiggle
-    of 1e-8) moves by its slope times an ulp, and a kink as the ulps beside it."""
+    mean slope and 4 times the ulps beside: a stair's riser. Risers of one rounding share a
+    sign: the midpoint's departure from the chord, ``(left - right) H / 2`` for ``left`` and
+    ``right`` risers a side, points to a half holding one for the right sign (both are tried);
+    at an ulp the jump is whole, where smooth structure (a bump, a wiggle of 1e-8) moves by
+    its slope times an ulp, and a kink as the ulps beside it."""
     ends, jump = (at(a), at(b)), 0.0
     if ends[0] is None or ends[1] is None:
         return jump
@@ -303,6 +300,14 @@ def riser(at: Callable[[float], Sequence[float] | None], r: int, a: float, b: fl
         side = max(abs(ya - n0[r]), abs(n1[r] - yb)) if n0 and n1 else math.inf
         jump = max(jump, abs(yb - ya) - max(slope * w, 4.0 * side))
     return jump
+
+
+def afar(d0: float, d1: float, d2: float, noise: float) -> bool:
+    """Whether differences at ``s``, ``s/2``, ``s/4`` follow the ``1 / s`` law of a kink, jump or
+    bend every step crosses: each change twice the last, one sign, within a quarter and noise."""
+    near, far = d1 - d2, d0 - d1
+    same = near != 0.0 and far != 0.0 and (near > 0.0) == (far > 0.0)
+    return same and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
 
 
 def one_bend(v: Sequence[float]) -> bool:

@@ -353,14 +353,13 @@ _FAR, _BISECT = 8, 12
 
 
 def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> Estimate | None:
-    """``best``, or where tighter, what a hidden forward still at every step up to ``T``
-    proves: on a grid ``g``, still at ``T`` and ``T / 2`` means ``|s| <= 1.5 g / T``
-    (the cubic term eliminated), ``g`` at most the least change seen (a whole
-    cell), or twice the values' round-off where that is more. The steps go out
-    until the values move and the edge is bisected: past a kink (relu's flat
-    side) the change falls with the step, on a grid never below a cell. Beyond
-    a bend (``p.reach``) a still step only finds that change. Never moving, no
-    grid shows: the model's round-off (a constant forward), ``4**k`` times where an
+    """``best``, or where tighter, what a hidden forward still at every step up to ``T`` proves:
+    on a grid ``g``, still at ``T`` and ``T / 2`` means ``|s| <= 1.5 g / T`` (the cubic term
+    eliminated), ``g`` at most the least change seen (a whole cell), or twice the values'
+    round-off where that is more. The steps go out until the values move and the edge is
+    bisected: past a kink (relu's flat side) the change falls with the step, on a grid never
+    below a cell. Beyond a bend (``p.reach``) a still step only finds that change. Never
+    moving, no grid shows: the model's round-off (a constant forward), ``4**k`` times where an
     edge cut ``k`` rounds of the walk; none for a value of 0."""
     rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
     flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
@@ -431,15 +430,12 @@ _LAW = 4.0
 
 
 def _afar(rows: Sequence[_Row]) -> tuple[float, float] | None:
-    """``(A, B)`` where a start's differences follow ``D(s) = A + B / s`` (each change twice the
-    last within a quarter, by 8 round-offs): steps all across a kink (``A`` the mean of its
-    slopes) or a jump, whose law a finer difference that still crosses them keeps."""
-    a, b, c = rows if len(rows) == 3 else (rows[0],) * 3
-    far, near = b.d - a.d, c.d - b.d  # (a start of fewer than 3 rows: no change)
-    resolved = (near > 0.0) == (far > 0.0) and abs(far) > 8.0 * (a.r + b.r)
-    if not resolved or abs(abs(near) - 2.0 * abs(far)) > 0.5 * abs(far) + 8.0 * (b.r + c.r):
+    """``(A, B)`` where a start's differences follow ``D(s) = A + B / s`` (:func:`.kinks.afar`, by 8
+    round-offs): steps all across a kink (``A`` its slopes' mean) or a jump, as finer ones may."""
+    a, b, c = rows if len(rows) == 3 else (rows[0],) * 3  # (fewer than 3 rows: no change)
+    if abs(b.d - a.d) <= 8.0 * (a.r + b.r) or not kinks.afar(a.d, b.d, c.d, 8.0 * (b.r + c.r)):
         return None
-    slope = far / (1.0 / b.half - 1.0 / a.half)
+    slope = (b.d - a.d) / (1.0 / b.half - 1.0 / a.half)
     return a.d - slope / a.half, slope
 
 

@@ -479,9 +479,7 @@ def _law(rule: Rule, u: float, t: float, cell: float, afar: bool = False) -> boo
     # than its ulp or any grid shows).
     noise = max(noise, _TURN * max(map(abs, ds)))
     if afar:
-        near, far = ds[1] - ds[2], ds[0] - ds[1]
-        same = near != 0.0 and far != 0.0 and (near > 0.0) == (far > 0.0)  # (no product: 1e-200)
-        return same and abs(abs(near) - 2.0 * abs(far)) <= 0.5 * abs(far) + noise
+        return kinks.afar(ds[0], ds[1], ds[2], noise)
     return abs(ds[1] - ds[2]) <= _FALL * abs(ds[0] - ds[1]) + noise
 
 
