@@ -220,8 +220,8 @@ class Closure(Rule):
 
     def noise(self, i: int) -> float:
         """How far round-off may move partial ``i`` as this closure computes it, as its own
-        runs show it, its children and result moved together by ``k`` ulps (a 0 stays: a
-        mask such as relu's ``out.data > 0`` flips there): at k = -3 to 3, by fourth
+        runs show it, its children and result moved together by ``k`` ulps (none across or onto
+        0: a mask such as relu's ``out.data > 0`` flips there): at k = -3 to 3, by fourth
         differences (a smooth partial's shape is far below them: up to 16 times the jitter,
         over 2); at k = +-64, by the partial's change per ulp moved, where its two halves
         agree within a factor 2 (no kink between): what the ulp its formula rounds its
@@ -244,7 +244,8 @@ class Closure(Rule):
         try:
             for k in (*range(-3, 4), -64, 64):
                 for m, v in zip(movers, saved, strict=True):
-                    m._data = v + k * math.ulp(v) if v else v
+                    t = v + k * math.ulp(v)
+                    m._data = t if t * v > 0.0 else v  # never across 0 or onto it
                 got.append(self.local_partials()[i])
         except Exception:  # its step refuses a moved point (math.sqrt of -1e-16)
             return 0.0
