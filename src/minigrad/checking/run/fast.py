@@ -275,7 +275,7 @@ def _along(
         if found.verdict != AGREES:
             return None
         if tolerance is not None and not _tolerated(
-            slope, classic or found.numerical, d, tolerance
+            slope, found.numerical if classic is None else classic, d, tolerance
         ):
             return None
         bound = max(bound, found.error + roundoff)
