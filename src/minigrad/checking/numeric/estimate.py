@@ -124,9 +124,8 @@ def nominal_step(x: float, eps: float) -> float:
     return max(eps * max(1.0, math.sqrt(abs(x))), 64.0 * math.ulp(x))
 
 
-#: How much farther than the least step at which a hidden forward moved it may stand still and show
-#: stairs (:meth:`Point.stairs`). Measured: 16 and 1024 give the same verdicts on every hostile
-#: round and hard.py; the even ``cos(x) - 1`` at 1e-4 comes back at 2e5 times.
+#: How much farther than the least step at which a hidden forward moved it may stand still and
+#: show stairs (:meth:`Point.stairs`): 16 to 1024 decide alike (the constants table).
 _STAIRS = 64.0
 #: A value's grid counts as coarse when it is this many ulps of the value or more (random mantissas
 #: put it at an ulp or two; 256 is no accident); but a value on a grid coarser than ROUND of itself
@@ -202,10 +201,8 @@ class Point:
         self.calls = 0
         #: Whether a value or a difference quotient overflowed (not a domain's edge).
         self.overflowed = False
-        #: Per value, the grid its values lie on where that grid is coarse (inf: not seen to
-        #: be): a forward that cancels large intermediates inside a closure or a custom rule
-        #: (cos(x) - 1 at 1e-4) returns values whose low bits are all 0, whatever the graph
-        #: shows (:func:`grid_of`). Only a hidden forward's: the graph shows how the rest round.
+        #: Per value, the coarse grid a hidden forward's values lie on (inf: none seen): one that
+        #: cancels inside (cos(x) - 1 at 1e-4) leaves low bits of 0 (:func:`grid_of`).
         g = [grid_of(c) if hd else 0.0 for c, hd in zip(self.here, self.hidden, strict=True)]
         self.grid = [v or math.inf for v in g]
         #: Per value, how many distinct values near x lie on a coarse grid (one may by chance).
@@ -301,10 +298,8 @@ class Point:
             known = max(noise * min(1.0, big / c), noise - MODEL_ROUNDOFF * c) if c else noise
             if self.cells and c:  # a hidden forward's cells grow with its results
                 known = max(known, self.cells[r] * big / c)
-        # A forward the graph does not show (a custom rule's, a closure's) may round
-        # to a grid coarser than its value (cos(x) - 1 inside one rule): values
-        # that did not move over some step show it, and their smallest change is
-        # the grid. The graph's own ops are read off the graph instead.
+        # A hidden forward (a rule's, a closure's) may round to a grid coarser than its value
+        # (cos(x) - 1 inside one rule): still values show it, their least change its size.
         grid = 0.5 * self.grid[r] if self.hidden[r] and self.on_grid(r) else 0.0
         return max(known, grid, LEAST_ROUNDOFF * big, NOISE_FLOOR)
 

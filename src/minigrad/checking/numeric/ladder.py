@@ -270,15 +270,12 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
             if start is None or r not in start.rows:
                 break  # off the domain, or beyond an op of this value that turns
             starts.insert(0, start)
-    # Values whose noise between neighbouring floats is a sizeable part of their size
-    # at every step taken (sin at 1e20, whose argument moves by 16384 between floats)
-    # show no derivative, however smooth the large steps' average slopes look. Near
-    # a root the values are as small as their noise, but the larger steps' are not.
+    # Values whose noise between neighbouring floats is a sizeable part of their size at
+    # every step (sin at 1e20) show no derivative, however smooth larger steps look.
     sizes, scale = p.sizes(), max(abs(p.x), 1.0)
     noisy = {r for r in rows if floor.get(r, 0.0) > _NOISY * sizes[r] * scale}
     found: dict[int, Estimate | Unresolved] = {}
-    # Made again, now that every value is in: a row that did not move is
-    # weighed with the grid every value showed (all cached: no evaluation).
+    # Made again with every value in: a still row weighed with the grid all showed (cached).
     remade = (_tableau(p, st.requested, list(st.rows)) for st in starts)
     starts = sorted((st for st in remade if st is not None), key=lambda st: -st.step)
     for r in rows:
@@ -404,26 +401,19 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     )
 
 
-#: The noise floor's points lie within this part of the value's reach (turn limit,
-#: pole, branch point), where an op's Taylor series falls 8 times per order and its
-#: fourth differences are shape below 8**-4 of it. Measured: 4 and 16 give the
-#: same verdicts on rounds 10, 12a and 13 and hard.py.
+#: The noise floor's points lie within this part of the value's reach (turn, pole, branch
+#: point): a Taylor series falls 8 times per order there (the constants table measures it).
 _WITHIN = 8.0
-#: How much larger than a side's sixth difference its fourth must be to be read as shape:
-#: noise makes the sixth the larger (weights 4 times the fourth's), shape the smaller by the
-#: squared spacing over its scale. (h), (i), hard.py the same from 10 to 100; at 1000 a 1e-9
-#: error of 1 / x near its pole is unseen, at 100 a sign-flipped sin at 1e15 (ratio 16).
+#: How much larger than a side's sixth difference its fourth must be to be read as shape
+#: (noise makes the sixth the larger); measured in the constants table.
 _SHAPE = 10.0
-#: The noise floor's spacings between 2 ulps of x and a thousandth of the step, in
-#: decades: a power of the spacing (``x ** 1.5`` at 0) falls by 10**(30 p) from one
-#: to the next, noise not at all; 300 reach the subnormals (10 spacings at most).
+#: The noise floor's spacings between 2 ulps of x and a thousandth of the step, in decades
+#: (a power of the spacing falls by 10**(30 p) between two, noise not at all; 300: subnormals).
 _BETWEEN, _SPAN = 30, 300
-#: Stairs inside a hidden forward (``1 + x``) seen a near-whole number of treads apart
-#: show no noise: of drifts of 0 to 4 treads per ulp, 2 ulps alone miss 17%, with 7 and
-#: 23 0.7% (2, 3, 5: 3.3%); the golden ratio's multiples keep farthest from whole.
+#: Spacings for a hidden forward's stairs, which a near-whole number of treads apart show no
+#: noise (2 ulps alone miss 17% of drifts, with 7 and 23 0.7%: the constants table).
 _ALIAS = (7.0, 23.0, (1.0 + math.sqrt(5.0)) / 2.0)
-#: The part of the values' size their measured noise may reach before they are taken for noise
-#: (one part in ten of their own change between floats resolves nothing).
+#: Noise above this part of the values' size is all they show (a tenth of their change per float).
 _NOISY = 1e-3
 #: How much a smaller step's truncation may exceed the h**2 law from a larger one (h**4 terms).
 _LAW = 4.0
