@@ -1259,3 +1259,71 @@ def test_an_overflow_a_wrong_rule_causes_downstream_is_still_wrong(
     func = inside if shape == "inside" else outside
     report = _quiet(partial(check, func, [Value(0.05)], order=order, modes=modes))
     assert not report.ok and "bad_exp" in report.fault, report.text()
+
+
+@pytest.mark.parametrize("x0", [0.09375, 0.25, 0.00885009765625, 0.000244140625])
+def test_a_kinks_slopes_are_not_read_across_a_second_kink(x0: float) -> None:
+    # relu(x*x - c) at x = sqrt(c): a start of steps 2, 1, 0.5 crosses the other root,
+    # beyond which both sides are one parabola, and its extrapolated slopes (equal, and
+    # exact) won: the right relu was *wrong* between "slopes" 2 x0 and 2 x0.
+    c = x0 * x0
+    cases: list[tuple[Callable[[Value], Value], float, float]] = [
+        (lambda v: (v * v - c).relu(), 0.0, 2 * x0),
+        (lambda v: abs(v * v - c), -2 * x0, 2 * x0),
+        (lambda v: (v**2 - c).relu() * 3.0, 0.0, 6 * x0),
+    ]
+    for func, left, right in cases:
+        entry = check(func, [Value(x0)]).entries[0]
+        assert entry.verdict == "subgradient", entry.reason
+        lo, hi = entry.numerical - entry.error, entry.numerical + entry.error
+        assert math.isclose(lo, left, abs_tol=1e-9) and math.isclose(hi, right), entry.reason
+
+
+def test_a_kinks_slopes_from_a_start_hold_all_the_way_down() -> None:
+    # Steps of 2, 1, 0.5 see a left slope of 2 x0 on this parabola beyond the other root,
+    # every finer step the 0 of the flat side: the start's slopes (2 x0, 2 x0 - 0.5) won,
+    # and a value of 2 x0, outside the true 0 and 2 x0 - 0.5, passed as a subgradient.
+    x0 = 0.09375
+    c = x0 * x0
+    cases = [(-0.5, 1.0, "wrong"), (-0.5, 0.0, "subgradient"), (0.5, 0.5, "subgradient")]
+    for m, t, verdict in cases:
+
+        def at_zero(u: float, out: float, t: float = t) -> float:
+            return 1.0 if u > 0 else t * (u == 0)
+
+        rule = Rule("myrelu", lambda u: max(u, 0.0), (at_zero,))
+
+        def func(v: Value, rule: Rule = rule, m: float = m) -> Value:
+            return rule(v * v - c) + m * (v - x0).relu()
+
+        entry = check(func, [Value(x0)]).entries[0]
+        assert entry.verdict == verdict, entry.reason
+        lo, hi = sorted((0.0, 2 * x0 + m))
+        assert math.isclose(entry.numerical - entry.error, lo, abs_tol=1e-9), entry.reason
+        assert math.isclose(entry.numerical + entry.error, hi, abs_tol=1e-9), entry.reason
+
+
+def test_a_wrong_rules_report_names_the_points_it_was_right_at_alone() -> None:
+    # A cube rule 0.1% off is right at 0 alone, and wrong at every other point: a class
+    # seen at one sample point was said "near" it ("right near 0").
+    wcube = Rule("wcube", lambda x: x**3, (lambda x, out: 3 * x * x * 1.001,))
+    text = check(wcube, [Value(0.5)]).text()
+    assert "right at 0" in text and "near" not in text, text
+    assert not check(wcube, [Value(0.01)]).ok
+
+
+def test_a_func_that_cannot_take_the_inputs_is_named() -> None:
+    # Called as func(*inputs): a bare "<lambda>() missing 1 required positional argument".
+    with pytest.raises(TypeError, match=r"gradcheck: func is called with the 1 input .*'b'"):
+        gradcheck(lambda a, b: a * b, [Value(1.0)])
+    with pytest.raises(TypeError, match="check: func is called with the 2 inputs"):
+        check(lambda a: a, [Value(1.0), Value(2.0)])
+    assert check(lambda *v: v[0] * v[1], [Value(1.0), Value(2.0)]).ok
+
+
+def test_a_failing_fast_check_counts_its_entries_not_its_directions() -> None:
+    rule = Rule("off", lambda u: u * u, (lambda u, out: 2.0 * u * (1 + 1e-3),))
+    report = check(lambda a, b, c, d: rule(a) + b * c * d, [Value(v) for v in (0.3, 0.4, 0.5, 0.6)],
+                   fast_mode=True)  # fmt: skip
+    assert not report.ok
+    assert f"1 of {len(report.entries)} entries differ" in report.text(), report.text()

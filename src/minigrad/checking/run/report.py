@@ -417,7 +417,8 @@ class Report:
         shown = self.failures if full else self.failures[:_SHORT_ROWS]
         lines = [
             f"gradcheck failed at order {worst.order}{self._failed_modes()}: "
-            f"{len(self.failures)} of {self.checked} entries differ ({self._mode()}); "
+            f"{len(self.failures)} of {len(self.entries) or self.checked} entries differ "
+            f"({self._mode()}); "
             f"worst: {self._lab_words(worst)}",
             table(shown, self.names, self._named(), self._classic()),
         ]

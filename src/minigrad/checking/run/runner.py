@@ -29,7 +29,7 @@ from minigrad.checking.run.fault import faulty_node
 from minigrad.checking.run.levels import DerivativeError, Func, Levels
 from minigrad.checking.run.locate import narrow
 from minigrad.checking.run.report import Entry, Report
-from minigrad.checking.run.settings import Settings
+from minigrad.checking.run.settings import Settings, callable_with
 from minigrad.checking.run.table import modes_in_words, where
 from minigrad.checking.verdicts.decide import AGREES, MIN_DIGITS, WRONG, Cause, decide, passes
 from minigrad.core._validate import as_int
@@ -419,8 +419,7 @@ def run_check(
     # its own backward() (minigrad.checking.run.engines).
     xs, engine = prepare_inputs(inputs, where)
     as_int(order, f"{where}: order", least=1, most=MAX_ORDER, why=_MAX_ORDER_WHY)
-    if not callable(func):
-        raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
+    callable_with(func, len(xs), where)
     levels: Levels
     if engine is None:
         levels = Levels(func, as_values(xs), _weights(grad_outputs, where), where)

@@ -19,6 +19,7 @@ the accident of an upstream gradient of 1.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Sequence
 
@@ -256,3 +257,21 @@ def modes_from_flags(where: str, **flags: object) -> tuple[str, ...]:
             "set at least one to True"
         )
     return modes
+
+
+def callable_with(func: object, n: int, where: str) -> None:
+    """A TypeError naming ``func`` unless it can be called with ``n`` inputs (``func(*inputs)``),
+    as far as its signature tells (a builtin may have none: then its first call tells)."""
+    if not callable(func):
+        raise TypeError(f"{where}: func must be callable, got {type(func).__name__} {func!r}")
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*range(n))
+    except TypeError as exc:
+        raise TypeError(
+            f"{where}: func is called with the {n} input{'s' * (n != 1)} as its arguments, "
+            f"func(*inputs), and {func!r} cannot take them: {exc}"
+        ) from None
