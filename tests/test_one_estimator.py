@@ -1327,3 +1327,25 @@ def test_a_failing_fast_check_counts_its_entries_not_its_directions() -> None:
                    fast_mode=True)  # fmt: skip
     assert not report.ok
     assert f"1 of {len(report.entries)} entries differ" in report.text(), report.text()
+
+
+def test_a_chain_rule_that_underflows_is_undecided_not_wrong() -> None:
+    # -log(e**z0 / sum e**z) at logits -161, -152 and 416: the quotient's partial -a / s**2
+    # is 1e-430, 0 in float64, times a gradient of 1e250: the gradient by z2 is 0 where it
+    # is 1, with every rule right. Underflow's quantum, carried as round-off, says so.
+    def loss(*z: Value) -> Value:
+        return -(z[0].exp() / (z[0].exp() + z[1].exp() + z[2].exp())).log()
+
+    zs = [-160.8404465822606, -152.44937752133671, 415.82234007767187]
+    for modes in (("rev",), ("fwd",)):
+        report = _quiet(partial(check, loss, [Value(z) for z in zs], modes=modes))
+        assert report.ok and report.entries[2].verdict == "undecided", report.text()
+        assert "underflows" in report.entries[2].reason
+    # -log(1 / (1 + e**-z)): at -400 its gradient is 0 (1 / 1e174 by 1e174), at -300 its
+    # second derivative 1 (the true one 5e-131); a rule 1e-6 off at 3 is still wrong.
+    logsig: Callable[[Value], Value] = lambda z: -(1 / (1 + (-z).exp())).log()  # noqa: E731
+    for at, order in ((-400.0, 1), (-300.0, 2)):
+        report = _quiet(partial(check, logsig, [Value(at)], order=order))
+        assert report.ok and report.entries[-1].verdict == "undecided", report.text()
+    off = Rule("off", math.exp, (lambda t, out: out * (1 + 1e-6),))
+    assert not check(lambda z: -(1 / (1 + off(-z))).log(), [Value(3.0)]).ok

@@ -78,8 +78,7 @@ _CANCELLING, _LOOSE = frozenset((LGAMMA, DIGAMMA)), 8.0
 #: of ``K``, 16); float32 is 2**29. Irrational, not a short fraction: round arguments moved by one
 #: are round (10**4 by 0.0911: 10911.0), and a power of them an exact integer, on a grid by nature.
 _PROBES = ((math.sqrt(2.0) - 1.0) / 4.0, math.sqrt(3.0) - 1.5, 3.0 - math.pi)
-#: How much further each probe's arguments move, as a part of their size, to see its
-#: results move: float32's cells are 6e-8 of them, so a slope of 1e-3 moves them.
+#: How much further each probe's arguments move, of their size: float32's cells are 6e-8.
 _NUDGE = 1e-4
 #: :func:`_fixed`'s scales, about 64, 1024, 2**20, irrational (:data:`_PROBES`): a result growing
 #: linearly is 16 times larger, a cancellation's grid (under ROUND) finer than float32's by the last
@@ -143,8 +142,8 @@ def _read(
     if not isinstance(f, Value):
         return math.inf, unknown, unknown, [], 0.0
     adjoint, signed = {f: 1.0}, {f: 1.0}  # abs(d f / d node) over each path, d f / d node
-    # Per node: what the inexact partials below f add to d f / d node, to first order: each
-    # edge's partial round-off times the adjoint above, carried down by absolute partials.
+    # Per node: what inexact partials (and underflow) below f add to d f / d node, to first
+    # order: each edge's round-off times the adjoint above, carried down by absolute partials.
     carried: dict[Value, float] = {}
     noise = cells = 0.0
     shares: list[tuple[Value, float]] = []
@@ -198,7 +197,8 @@ def _read(
                 own = _partial_noise(rule, j, floats, out)
             if chain is not None:  # (a partial on floats only: its round-off unread)
                 by.append((arg, slope, own if own or mine else math.nan))
-            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own * weight
+            under = _QUANTUM * (weight + 1.0)  # (in the partial, and in its product)
+            carried[arg] = get_carried(arg, 0.0) + extra * abs(slope) + own * weight + under
     if not math.isfinite(noise):
         noise = math.inf
     # -1: no path from the input to f at all.

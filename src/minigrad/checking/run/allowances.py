@@ -182,11 +182,15 @@ def backward_share(
     chain, gathered = walk
     tangent = {x: 0.0 for x in xs}  # an input computed from another is held fixed
     tangent[xs[i]] = 1.0
-    half, total = 2.0**-53, 2.0**-1074
+    half = 2.0**-53
+    total = quantum = 2.0**-1074
     for node, weight, by in reversed(chain):
         if node in tangent:
             continue
-        terms = [(s * tangent.get(a, 0.0), own * abs(tangent.get(a, 0.0))) for a, s, own in by]
+        # (each product also off by underflow's quantum, in the partial and in the product)
+        terms = [
+            (s * (t := tangent.get(a, 0.0)), (own + quantum) * abs(t) + quantum) for a, s, own in by
+        ]
         tangent[node] = sum(t for t, _ in terms)
         if mode == "fwd":
             summed = sum(abs(t) for t, _ in terms) * (_TERM + len(terms) * half)
@@ -208,7 +212,8 @@ def _gathered(chain: Chain | None) -> Walk | None:
             if math.isnan(own):
                 return None
             g = gathered.setdefault(a, [0.0, 0.0, 0.0])
-            g[0], g[1], g[2] = g[0] + abs(weight * s), g[1] + 1.0, g[2] + abs(weight) * own
+            under = (abs(weight) + 1.0) * 2.0**-1074  # underflow's quantum, as in backward_share
+            g[0], g[1], g[2] = g[0] + abs(weight * s), g[1] + 1.0, g[2] + abs(weight) * own + under
     return chain, gathered
 
 

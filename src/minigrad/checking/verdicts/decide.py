@@ -260,7 +260,7 @@ def decide(
         )  # fmt: skip
     proves = "no digit" if k == 0 else f"only {k} digits"
     if roundoff > e:
-        own = f"is up to {roundoff:.3g} (its chain rule adds and cancels large terms)"
+        own = f"is up to {roundoff:.3g} (its chain rule cancels large terms or underflows)"
         if math.isinf(roundoff):
             own = "is unbounded (an op of its graph has no slope at its point: sqrt at 0)"
         why = (
