@@ -151,6 +151,17 @@ class Comparison:
         self.settings = settings
         # A partial that failed on Values (create_graph) while it worked on floats.
         self.dropped: DerivativeError | None = None
+        # Per (level, value, input): the analytic side's round-off, the next level's noise.
+        self.held: dict[tuple[int, int, int], float] = {}
+
+    def _inherited(self, k: int, r: int) -> float:
+        """The round-off level k's value ``r`` holds as level k - 1's derivative: its values
+        are those derivatives (of the weighted outputs at level 2 where weights are given)."""
+        n, w = len(self.levels.xs), self.levels.weights
+        if k == 2 and w is not None:
+            sizes = [abs(wj.data if isinstance(wj, Value) else wj) for wj in w]
+            return math.fsum(a * self.held.get((1, j, r), 0.0) for j, a in enumerate(sizes))
+        return self.held.get((k - 1, r // n, r % n), 0.0)
 
     def _analytic(
         self, k: int, mode: str, fs: list[Value], both: bool, twice: bool
@@ -225,11 +236,17 @@ class Comparison:
         foreign = isinstance(levels, ForeignLevels)
         seen = closures_shown(levels, fs) if k == 1 and not foreign and closure.made else {}
         graph = GraphRoundoff(fs, xs, seen) if not foreign else None
-        noise = [graph.noise(r) for r in range(len(fs))] if graph is not None else None
-        cells = [graph.cells(r) for r in range(len(fs))] if graph is not None else None
-        turns = turns_of(fs, xs, seen) if graph is not None else None
+        # Where func read a value (.data) as it ran, the graph is not all of it (x * Value(
+        # sin(3 * x.data)) is a line as recorded): its forward is hidden, as a foreign one.
+        shown = graph if graph is not None and not levels.read.get(k) else None
+        noise = [
+            max(graph.noise(r) if shown else MODEL_ROUNDOFF * abs(here[r]), self._inherited(k, r))
+            for r in range(len(fs))
+        ] if graph else None  # fmt: skip
+        cells = [shown.cells(r) for r in range(len(fs))] if shown is not None else None
+        turns = turns_of(fs, xs, seen) if shown is not None else None
         found.compared += len(keys) * len(xs if only is None else only) * len(sides)
-        opaque = levels.opaque_rows(fs) if graph is not None else [True] * len(fs)
+        opaque = levels.opaque_rows(fs) if shown is not None else [True] * len(fs)
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (forward_share)
         walks: dict[int, Walk | None] = {}  # reverse walks (backward_share)
         for i, x in enumerate(xs):
@@ -239,13 +256,18 @@ class Comparison:
             # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
             # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
             widest = [row[i] for row in turns] if turns is not None else bend_scale(at)
-            mine, shifts = (noise, {}) if graph is None else reached(graph, noise, fs, xs, i, made)
+            mine, shifts = (noise, {}) if shown is None else reached(shown, noise, fs, xs, i, made)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), mine, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
             point.cells = cells
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()
             exact = s.exact(point) if s.exact_step else None
+            if s.exact_step and exact is None:  # PyTorch's would be NaN: said, not hidden
+                found.cautions.append(
+                    f"{names[i]}: the central difference at eps={s.eps:g} leaves the domain at "
+                    f"{at:.17g}; its entries were decided from smaller steps, with atol and rtol"
+                )
 
             def judge(
                 m: int,
@@ -267,13 +289,14 @@ class Comparison:
                     # (below, the model moves the bound by 6% at most: not read)
                     a_err = min(a_err, backward_share(fs[r], xs, i, walks, sides[m][0]))
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word
+                self.held[k, r, i] = max(self.held.get((k, r, i), 0.0), a_err)
                 c = exact[r] if exact is not None else None
                 size = zero[r]
                 if isinstance(est, Estimate) and max(abs(a), abs(est.value)) <= (
                     abs(a - est.value) + est.error + a_err
                 ):  # counted against the function's size: the size where it looked,
                     size = point.sizes(max(est.step, s.eps))[r]
-                    if graph is not None:
+                    if shown is not None:
                         size = moved_size(fs[r], x, size)
                     elif abs(a) > a_err:  # a foreign engine's graph cannot be read: only
                         size = 0.0  # a slope of 0 is counted against the function's size

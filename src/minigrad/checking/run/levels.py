@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Evaluate
 from minigrad.checking.numeric.rounding import hidden
-from minigrad.checking.run.tape import Tape, recording
+from minigrad.checking.run.tape import Tape, recording, shows
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
@@ -54,9 +54,7 @@ Func = Callable[..., "Value | Sequence[Value]"]
 #: already differentiated by).
 Key = tuple[int, tuple[int, ...]]
 
-# Errors that mean "this point is outside the function's domain" when they
-# come from evaluating at a moved input (the ops raise them: log of a
-# negative, 0 ** -1, overflow).
+# Errors that mean "outside the domain" at a moved input (log of a negative, 0 ** -1, overflow).
 DOMAIN_ERRORS = (ArithmeticError, ValueError)
 
 
@@ -227,18 +225,17 @@ class Levels:
         self.names = [_name("x", i, x) for i, x in enumerate(inputs)] + [
             _name("v", i, w) for i, w in enumerate(weights or ()) if isinstance(w, Value)
         ]
-        #: Whether the last level surveyed holds a forward its graph does not show:
-        #: a closure's, or a rule's written outside minigrad (:meth:`survey`).
+        #: Whether the last level surveyed holds a closure's or a user rule's forward (survey).
         self.opaque = False
         # Custom rules with a declared domain that the point lies inside:
         # moved inputs must keep them inside (see survey()).
         self.fences: dict[Rule, tuple[tuple[float, float], ...]] = {}
-        # How many values each level has at the unmoved inputs (see level()).
+        # Per level (see level()): how many values it has at the unmoved inputs; those values,
+        # built once; its graph, where it can be replayed; whether it is not all of it (shows).
         self.counts: dict[int, int] = {}
-        # Each level at the unmoved inputs, built once (see level()).
         self.built: dict[int, tuple[list[Value], list[Key]]] = {}
-        # Each level's graph at the inputs, where it can be replayed (see level()).
         self.tapes: dict[int, Tape | list[Value] | None] = {}
+        self.read: dict[int, bool] = {}
 
     def outputs(self) -> list[Value]:
         """``func``'s outputs at the inputs' current data."""
@@ -264,6 +261,9 @@ class Levels:
         replayable = seen.replayable(built[0]) and (k == 1 or self.tapes.get(k - 1) is not None)
         self.tapes[k] = built[0] if replayable else None
         self.built[k] = built
+        lower = [f for j in range(1, k) for f in self.built[j][0]]
+        eager = functools.partial(self._eager, k)
+        self.read[k] = seen.read and not shows(built[0], self.xs, lower, eager, self.fences)
         self.counts[k] = len(built[0])
         return built
 
@@ -401,10 +401,8 @@ class Levels:
                 x._data = t
                 found = values(k)
             except Exception as exc:
-                # A domain error (an op, or the user's own math.log, refusing
-                # the point) marks the edge of the domain: the estimator takes
-                # smaller steps or one side. Any other error is the user's,
-                # and says where it happened.
+                # A domain error marks the domain's edge (the estimator takes smaller
+                # steps or one side); any other is the user's, and says where it happened.
                 if isinstance(exc, caught):
                     return None
                 _raise_at_moved_point(exc, self.where, self.names[i], orig, t)

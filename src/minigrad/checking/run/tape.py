@@ -210,3 +210,21 @@ class recording:  # noqa: N801 (a context manager used as a function)
         return not closure.made or not any(
             type(node._rule) is closure.Closure for node in toposort(list(fs))
         )
+
+
+def shows(
+    fs: list[Value],
+    xs: Sequence[Value],
+    below: Sequence[Value],
+    eager: Callable[[list[float]], list[float] | None],
+    fenced: object,
+) -> bool:
+    """Whether the graph of ``fs``, built while a value was read (``.data``), is all of the
+    function: its replay gives the function's own values with every input moved
+    (:meth:`Tape.stands`). A comparison's read leaves it whole where no branch is crossed;
+    ``x * Value(sin(3 * x.data))`` is a line as recorded, and its noise, turns and size read
+    off that line held the steps to a slope it does not have. A closure op cannot be
+    replayed, nor may declared domains be left: taken as shown."""
+    if fenced or (closure.made and any(type(n._rule) is closure.Closure for n in toposort(fs))):
+        return True
+    return Tape(fs, xs, below).stands(eager, [x._data for x in xs])
