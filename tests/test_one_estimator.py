@@ -1349,3 +1349,43 @@ def test_a_chain_rule_that_underflows_is_undecided_not_wrong() -> None:
         assert report.ok and report.entries[-1].verdict == "undecided", report.text()
     off = Rule("off", math.exp, (lambda t, out: out * (1 + 1e-6),))
     assert not check(lambda z: -(1 / (1 + off(-z))).log(), [Value(3.0)]).ok
+
+
+def test_a_graph_that_is_not_all_of_the_function_is_not_read_as_if_it_were() -> None:
+    # func read .data: x * Value(sin(3 x.data)) is a line as recorded, and the noise and
+    # turns read off that line held the steps; the gradient sin(3x), where the derivative
+    # is sin(3x) + 3x cos(3x), was undecided ("no step shows a derivative").
+    detached: Callable[[Value], Value] = lambda v: v * Value(math.sin(3 * v.data))  # noqa: E731
+    for at in (1.000584, -2.159345, 5.194006, 1.051405):
+        assert not check(detached, [Value(at)]).ok
+
+    # A partial that reads floats out of its argument drops the graph order 2 needs:
+    # its second derivative of 0 agreed "to 3 digits" beside tanh's -1.3e-5, or was undecided.
+    def floats(v: Value | float) -> float:
+        return v.data if isinstance(v, Value) else v
+
+    my_tanh = Rule("my_tanh", math.tanh, (lambda x, out: 1 - math.tanh(floats(x)) ** 2,))
+    my_sin = Rule("my_sin", math.sin, (lambda x, out: math.cos(floats(x)),))
+    for func, at in ((my_tanh, 6.6623), (my_tanh, 3.8123), (lambda v: my_sin(v * 3.0), 4.5716)):
+        report = _quiet(partial(check, func, [Value(at)], order=2))
+        assert not report.ok, report.text()
+        assert report.entries[-1].order == 2 and report.entries[-1].verdict == "wrong"
+
+
+def test_an_order_two_check_of_a_derivative_that_underflowed_holds_its_round_off() -> None:
+    # -log(1 / (1 + e**-z)) at -639: its gradient is 0 by underflow (undecided, its round-off
+    # 4e231), and order 2 differentiated that 0 "to 10 digits" where the truth is 1e-278.
+    logsig: Callable[[Value], Value] = lambda z: -(1 / (1 + (-z).exp())).log()  # noqa: E731
+    report = _quiet(partial(check, logsig, [Value(-638.864)], order=2, modes=("fwd",)))
+    assert report.ok and all(e.verdict == "undecided" for e in report.entries), report.text()
+
+
+def test_the_classic_form_says_when_its_eps_leaves_the_domain() -> None:
+    # log at 1e-7 with eps=1e-6: PyTorch's central difference is NaN; smaller steps decide,
+    # and the report had not said that eps was not used.
+    report = _quiet(
+        partial(check, lambda v: v.log(), [Value(1e-7)], eps=1e-6, atol=1e-5, rtol=1e-3)
+    )
+    assert report.ok and any("leaves the domain" in w for w in report.warnings), report.text()
+    assert not any("leaves" in w for w in check(lambda v: v.log(), [Value(1e-3)], eps=1e-6,
+                                                atol=1e-5, rtol=1e-3).warnings)  # fmt: skip
