@@ -1389,3 +1389,35 @@ def test_the_classic_form_says_when_its_eps_leaves_the_domain() -> None:
     assert report.ok and any("leaves the domain" in w for w in report.warnings), report.text()
     assert not any("leaves" in w for w in check(lambda v: v.log(), [Value(1e-3)], eps=1e-6,
                                                 atol=1e-5, rtol=1e-3).warnings)  # fmt: skip
+
+
+def test_the_guards_of_a_kink_a_branch_and_order_two_keep_what_they_caught() -> None:
+    # What the fixes above must not lose (a differential round, old against new):
+    # a rule 1e-8 off 100 ulps beside relu(x*x - 2)'s kink, read as a subgradient where
+    # every Richardson start gave way to one step's slopes;
+    x = math.sqrt(2.0)
+    for _ in range(100):
+        x = math.nextafter(x, math.inf)
+    w = Rule("w_exp", math.exp, (lambda u, out: (1 + 1e-8) * mg.exp(u),))
+    assert check(lambda v: (v * v - 2.0).relu() + w(v), [Value(x)]).entries[0].verdict == "wrong"
+    # a sign-flipped sin 3.3e-7 beside a branch on .data, undecided where the probe of
+    # the graph crossed the branch and held it short of the function;
+    branch = 0.32877371678563705
+    flipped = Rule("w_sin", math.sin, (lambda u, out: -mg.cos(u),))
+
+    def piecewise(v: Value) -> Value:
+        return flipped(v) * v if v.data > branch else flipped(v) - v
+
+    entry = check(piecewise, [Value(0.3287733914074525)]).entries[0]
+    assert entry.verdict == "wrong", entry.reason
+    # a second derivative 1e-9 off, which the first level's whole analytic round-off,
+    # inherited as the values' noise, let agree to 8 digits.
+    d1 = Rule(
+        "d1", lambda u: 1 / (1 + u * u), (lambda u, out: -2 * (1 + 1e-9) * u / (1 + u * u) ** 2,)
+    )
+    atan = Rule(
+        "atanr", math.atan, (lambda u, out: d1(u) if isinstance(u, Value) else 1 / (1 + u * u),)
+    )
+    func: Callable[[Value], Value] = lambda v: atan(0.5413036040276468 * v) + v * 0.125  # noqa: E731
+    report = check(func, [Value(-0.02548827978388002)], order=2)
+    assert report.entries[-1].order == 2 and report.entries[-1].verdict == "wrong", report.text()

@@ -18,11 +18,6 @@ from minigrad.checking.numeric.estimate import Estimate, Point, Unresolved, Why,
 __all__ = ["edge", "no_derivative", "one_bend", "one_sided", "open_side", "riser", "shrinks"]
 
 
-#: A kink's slopes: their error, left and right slope, step, and the rows of the start whose
-#: Richardson model they are (none: read at one step).
-_Candidate = tuple[float, float, float, float, tuple["_Row", ...]]
-
-
 def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresolved | None:
     """A jump or a kink at the point, from the differences of the ladder's starts (coarsest first,
     each its steps ``s``, ``s/2``, ``s/4``): a jump, when the change from the point to a side does
@@ -67,48 +62,36 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
         return a.gap_noise + max(abs(a.left - b.left), abs(a.right - b.right))
 
     seen = [row for row in finer if row.half >= fine.half and abs(row.gap) > 0.5 * abs(fine.gap)]
-    a, b = min(pairwise(seen), key=lambda ab: bound(*ab), default=(fine, coarse))
-    candidates: list[_Candidate] = [(bound(a, b), a.left, a.right, a.half, ())]
-    # Each side is smooth up to the kink: Richardson over a start's three steps takes out its
-    # series' first two terms. The slopes of least error that are local stand (section 4).
+    best, error = min(
+        ((a, bound(a, b)) for a, b in pairwise(seen)),
+        key=lambda pair: pair[1],
+        default=(fine, bound(fine, coarse)),
+    )
+    left, right, step = best.left, best.right, best.half
+    # Each side is smooth up to the kink, so its slope's error is a series in the step:
+    # Richardson over a start's three steps takes out the first two terms (a kink plus x**2
+    # curves its slopes by the step itself), where its slopes hold the kink the steps read
+    # (their gap within both errors): a start across a second kink extrapolates that one's
+    # curve (relu(x*x - c) at sqrt(c): equal slopes, with no error; section 4).
+    gap, first = right - left, error
     for rows in starts:
         sees = all(abs(row.gap) > 0.5 * abs(fine.gap) for row in rows)
         if len(rows) == 3 and rows[-1].half >= fine.half and sees:
             (lv, le), (rv, re) = _extrapolated(rows, True), _extrapolated(rows, False)
-            candidates.append((max(le, re), lv, rv, rows[-1].half, tuple(rows)))
-    for candidate in sorted(candidates, key=lambda c: c[0]):
-        error, left, right, step, _ = candidate
-        if _local(p, r, [row for rows in starts for row in rows if row.half <= step], candidate):
-            words = f"a kink: left slope {left:.9g}, right slope {right:.9g}"
-            return Unresolved(Why.KINK, words, left=left, right=right, error=error, step=step)
-    return None
-
-
-def _local(p: Point, r: int, below: Sequence[_Row], candidate: _Candidate) -> bool:
-    """Whether the steps ``below`` the slopes' own agree with them, within their bound and
-    round-off: as a reading at one step (between them, or outside by no more than at that
-    step), or each side as its model's (off by curvature in proportion to the step, at the
-    rate the model's steps show); section 4 of ``docs/contributing.md``."""
-    error, left, right, step, model = candidate
-    if not model:
-        lo, hi = min(left, right), max(left, right)
-        sides = [(row.left, row.right) for row in below]
-        out = [
-            max((max(lo - d, d - hi, 0.0) for d in two if d != 0.0), default=0.0) for two in sides
-        ]
-        near = max((o for o, row in zip(out, below, strict=True) if row.half == step), default=0.0)
-        return all(o <= near + error + row.gap_noise for o, row in zip(out, below, strict=True))
-
-    def apart(row: _Row, side: int) -> float:
-        d = (row.left, row.right)[side]
-        still = p.unseen(r, True) / row.half if d == 0.0 else 0.0
-        return max(abs(d - (left, right)[side]) - still, 0.0)
-
-    for side in (0, 1):
-        rate = max(apart(row, side) / row.half for row in model)
-        if any(apart(row, side) > rate * row.half + error + row.gap_noise for row in below):
-            return False
-    return True
+            if max(le, re) < error and abs(rv - lv - gap) <= le + re + 2.0 * first:
+                left, right, error, step = lv, rv, max(le, re), rows[-1].half
+    # Local: finer steps see slopes between these (a kink beside x gives any) or outside by
+    # no more than their own step does (curvature's share shrinks), within their bound and
+    # round-off; else x is smooth at that scale. A side that stood still shows no slope.
+    lo, hi = min(left, right), max(left, right)
+    below = [row for rows in starts for row in rows if row.half <= step]
+    sides = [(row.left, row.right) for row in below]
+    off = [max((max(lo - d, d - hi, 0.0) for d in both if d != 0.0), default=0.0) for both in sides]
+    near = max((o for o, row in zip(off, below, strict=True) if row.half == step), default=0.0)
+    if any(o > near + error + row.gap_noise for o, row in zip(off, below, strict=True)):
+        return None
+    words = f"a kink: left slope {left:.9g}, right slope {right:.9g}"
+    return Unresolved(Why.KINK, words, left=left, right=right, error=error, step=step)
 
 
 def _kink(starts: Sequence[Sequence[_Row]], fine: _Row, by_zero: bool) -> _Row | None:

@@ -455,9 +455,12 @@ class GraphRoundoff:
     def analytic(self, r: int, i: int, a: float) -> float:
         """The round-off of the analytic derivative of value ``r`` by input ``i``: the model of
         :func:`analytic_roundoff`, plus what the partials written outside minigrad hold."""
-        _, spreads, carried, _, _ = self._of(r)
-        spread = spreads[i]
+        spread = self._of(r)[1][i]
         if not math.isfinite(spread):
             return ANALYTIC_ULPS * _ULP * abs(a) + _QUANTUM
-        extra = carried[i] if math.isfinite(carried[i]) else 0.0
-        return analytic_roundoff(spread, a) + extra
+        return analytic_roundoff(spread, a) + self.carried(r, i)
+
+    def carried(self, r: int, i: int) -> float:
+        """What partials written outside minigrad, and underflow, add to :meth:`analytic`."""
+        extra = self._of(r)[2][i]
+        return extra if math.isfinite(extra) else 0.0

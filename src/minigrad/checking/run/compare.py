@@ -151,17 +151,24 @@ class Comparison:
         self.settings = settings
         # A partial that failed on Values (create_graph) while it worked on floats.
         self.dropped: DerivativeError | None = None
-        # Per (level, value, input): the analytic side's round-off, the next level's noise.
-        self.held: dict[tuple[int, int, int], float] = {}
+        # Per level below the one compared: its graph's round-off (the next level's noise).
+        self.below: dict[int, GraphRoundoff] = {}
 
-    def _inherited(self, k: int, r: int) -> float:
-        """The round-off level k's value ``r`` holds as level k - 1's derivative: its values
-        are those derivatives (of the weighted outputs at level 2 where weights are given)."""
-        n, w = len(self.levels.xs), self.levels.weights
+    def _inherited(self, k: int, here: list[float]) -> list[float]:
+        """The round-off level k's values hold as level k - 1's derivatives beyond what their
+        graph reads: what the analytic side below carries outside its relative model
+        (:meth:`GraphRoundoff.carried`; of the weighted outputs at level 2 if weighted)."""
+        levels, n, w = self.levels, len(self.levels.xs), self.levels.weights
+        if k == 1:
+            return [0.0] * len(here)
+        if k - 1 not in self.below:
+            self.below[k - 1] = GraphRoundoff(levels.level(k - 1)[0], levels.xs)
+        below, tol = self.below[k - 1], self.settings.nondet_tol
         if k == 2 and w is not None:
             sizes = [abs(wj.data if isinstance(wj, Value) else wj) for wj in w]
-            return math.fsum(a * self.held.get((1, j, r), 0.0) for j, a in enumerate(sizes))
-        return self.held.get((k - 1, r // n, r % n), 0.0)
+            return [tol + math.fsum(a * below.carried(j, i) for j, a in enumerate(sizes))
+                    for i in range(len(here))]  # fmt: skip
+        return [tol + below.carried(r // n, r % n) for r in range(len(here))]
 
     def _analytic(
         self, k: int, mode: str, fs: list[Value], both: bool, twice: bool
@@ -227,8 +234,7 @@ class Comparison:
         fs, keys = levels.level(k)
         here = [f.data for f in fs]
         found = LevelFindings()
-        # The determinism check (nondet_tol) runs every pass twice, as
-        # PyTorch does; through the built-in rules alone it cannot differ.
+        # The determinism check runs every pass twice (PyTorch's); built-in rules cannot differ.
         twice = levels.survey(fs, fence=k == 1)
         if k == 1 and not isinstance(levels, ForeignLevels):
             self._closures(found, fs, keys)
@@ -236,11 +242,13 @@ class Comparison:
         foreign = isinstance(levels, ForeignLevels)
         seen = closures_shown(levels, fs) if k == 1 and not foreign and closure.made else {}
         graph = GraphRoundoff(fs, xs, seen) if not foreign else None
-        # Where func read a value (.data) as it ran, the graph is not all of it (x * Value(
-        # sin(3 * x.data)) is a line as recorded): its forward is hidden, as a foreign one.
-        shown = graph if graph is not None and not levels.read.get(k) else None
+        if graph is not None:
+            self.below[k] = graph  # (the next level's noise: _inherited)
+        # A graph not all of func (x * Value(sin(3 * x.data)): tape.shows) is held as hidden.
+        shown = graph if graph is not None and levels.whole(k) else None
+        held = self._inherited(k, here) if graph is not None else []
         noise = [
-            max(graph.noise(r) if shown else MODEL_ROUNDOFF * abs(here[r]), self._inherited(k, r))
+            max(graph.noise(r) if shown else MODEL_ROUNDOFF * abs(here[r]), held[r])
             for r in range(len(fs))
         ] if graph else None  # fmt: skip
         cells = [shown.cells(r) for r in range(len(fs))] if shown is not None else None
@@ -289,7 +297,6 @@ class Comparison:
                     # (below, the model moves the bound by 6% at most: not read)
                     a_err = min(a_err, backward_share(fs[r], xs, i, walks, sides[m][0]))
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word
-                self.held[k, r, i] = max(self.held.get((k, r, i), 0.0), a_err)
                 c = exact[r] if exact is not None else None
                 size = zero[r]
                 if isinstance(est, Estimate) and max(abs(a), abs(est.value)) <= (
@@ -419,11 +426,9 @@ def closure_problems(fs: Sequence[Value]) -> list[tuple[str, str]]:
     return found
 
 
-#: The digits an agreement on the pair alone must prove; fewer send the entry
-#: up the ladder. A pair at a well-conditioned point proves 8 to 10 (its bound
-#: is a few round-offs of the values over a step of 1e-6); fewer means the
-#: values' round-off is large beside the derivative (a small slope of a large
-#: function, tanh far out, x * x at 3e7), where larger steps resolve more.
+#: The digits an agreement on the pair alone must prove; fewer send the entry up the
+#: ladder. A well-conditioned pair proves 8 to 10 (a few round-offs of the values over
+#: 1e-6); fewer: the values' round-off is large beside the slope (tanh far out).
 SHARP_DIGITS = 7
 #: The digits below which an agreement on the pair is widened (:func:`widen`): a
 #: rule error ``r`` hides inside a bound only where the agreement counts ``r`` and

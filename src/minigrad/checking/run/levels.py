@@ -1,19 +1,15 @@
 """The functions a check compares, level by level, and their values at moved inputs.
 
-Level 1 is ``func``'s outputs; level k + 1 is every analytic derivative of
-every level-k function with respect to every input, built with
-``grad(..., create_graph=True)`` (above level 1 with ``grad_outputs`` v, the
-weighted sum ``sum_j v_j * out_j`` stands for the outputs). A check of order n
-compares, for each level up to n, reverse mode with a numerical derivative of
-the level's values; :meth:`Levels.evaluator` gives those values as a function
-of one input's ``.data`` for :mod:`minigrad.checking.numeric.estimate`.
+Level 1 is ``func``'s outputs; level k + 1 is every analytic derivative of every level-k
+function by every input, built with ``grad(..., create_graph=True)`` (above level 1 with
+``grad_outputs`` v, ``sum_j v_j * out_j`` stands for the outputs). A check of order n
+compares, at each level up to n, the analytic side with a numerical derivative of the
+level's values (:meth:`Levels.evaluator`: as a function of one input's ``.data``).
 
-The analytic side of a comparison comes in two modes: reverse (``"rev"``,
-:func:`derivatives`: one reverse pass per function of the level) and forward
-(``"fwd"``, :func:`forward_jacobian`: one forward pass per input, the jvp
-with the unit tangent). Levels are always built by reverse mode, so forward
-mode at level k + 1 is forward over reverse: the jvp of the level-k gradients,
-PyTorch's ``check_fwd_over_rev``.
+The analytic side comes in two modes: reverse (``"rev"``, :func:`derivatives`: a pass per
+function of the level) and forward (``"fwd"``, :func:`forward_jacobian`: a pass per input,
+the jvp with the unit tangent). Levels are built by reverse mode, so forward mode at level
+k + 1 is forward over reverse: the jvp of the level-k gradients (``check_fwd_over_rev``).
 """
 
 from __future__ import annotations
@@ -124,15 +120,10 @@ class DerivativeError(Exception):
 def derivatives(
     f: Value, xs: Sequence[Value], create_graph: bool, weight: float = 1.0
 ) -> tuple[Value, ...]:
-    """``grad(f, xs)``, with a failing partial turned into :class:`DerivativeError`.
-
-    Through a ``_backward`` closure (first order only: ``create_graph``
-    raises :class:`~minigrad.core.closure.ClosureOpError` there), the pass is
-    seeded with ``weight`` (the check's random weight, never 1) and divided
-    by it again: a closure that forgets ``* out.grad`` is right whenever the
-    gradient reaching it is 1, as it is for ``func = my_op(x)``; under a
-    weight it is not.
-    """
+    """``grad(f, xs)``, a failing partial turned into :class:`DerivativeError`. Through a
+    ``_backward`` closure (first order only) the pass is seeded with ``weight`` (random, never
+    1) and divided by it again: one that forgets ``* out.grad`` is right under a gradient of 1,
+    as ``func = my_op(x)`` gives it, not under a weight."""
     try:
         if not create_graph and weight != 1.0 and closure.made and has_closure(f):
             scaled = grad(f, xs, [weight])
@@ -150,11 +141,8 @@ def has_closure(f: Value) -> bool:
 def forward_jacobian(
     fs: Sequence[Value], xs: Sequence[Value], create_graph: bool
 ) -> list[list[float]]:
-    """``rows[r][i] = d fs[r] / d xs[i]`` by forward mode: column i is the jvp along e_i.
-
-    With ``create_graph`` the partials are applied to Values (the numbers are
-    the Values' data); a failing partial becomes :class:`DerivativeError`.
-    """
+    """``rows[r][i] = d fs[r] / d xs[i]`` by forward mode (column i: the jvp along e_i), with
+    ``create_graph`` on Values (their data); a failing partial becomes :class:`DerivativeError`."""
     try:
         push = Tangents(fs, xs)
         unit = [0.0] * len(xs)
@@ -235,7 +223,7 @@ class Levels:
         self.counts: dict[int, int] = {}
         self.built: dict[int, tuple[list[Value], list[Key]]] = {}
         self.tapes: dict[int, Tape | list[Value] | None] = {}
-        self.read: dict[int, bool] = {}
+        self.read, self.shown = dict[int, bool](), dict[int, bool]()
 
     def outputs(self) -> list[Value]:
         """``func``'s outputs at the inputs' current data."""
@@ -261,9 +249,7 @@ class Levels:
         replayable = seen.replayable(built[0]) and (k == 1 or self.tapes.get(k - 1) is not None)
         self.tapes[k] = built[0] if replayable else None
         self.built[k] = built
-        lower = [f for j in range(1, k) for f in self.built[j][0]]
-        eager = functools.partial(self._eager, k)
-        self.read[k] = seen.read and not shows(built[0], self.xs, lower, eager, self.fences)
+        self.read[k] = seen.read
         self.counts[k] = len(built[0])
         return built
 
@@ -422,6 +408,22 @@ class Levels:
             return found if found is not None else evaluate(t)
 
         return replayed
+
+    def whole(self, k: int) -> bool:
+        """Whether level k's graph is all of the function (:func:`.tape.shows`), asked once."""
+        if k not in self.shown:
+            lower = [f for j in range(1, k) for f in self.built[j][0]]
+            probe, fs = functools.partial(self._probe, k), self.level(k)[0]
+            self.shown[k] = not self.read[k] or shows(fs, self.xs, lower, probe, self.fences)
+        return self.shown[k]
+
+    def _probe(self, k: int, step: Sequence[float]) -> list[float] | None:  # raising as moved
+        try:
+            return self._eager(k, step)
+        except Exception as exc:
+            one = len(self.xs) == 1  # (its name and its move, as elsewhere)
+            name, at = (self.names[0], self.xs[0].data) if one else ("every input", 0.0)
+            _raise_at_moved_point(exc, self.where, name, at, at + step[0] * one)
 
     def _eager(self, k: int, step: Sequence[float]) -> list[float] | None:
         """Level-k values from ``func``, every input moved by ``step`` (and put back after)."""
