@@ -1421,3 +1421,23 @@ def test_the_guards_of_a_kink_a_branch_and_order_two_keep_what_they_caught() -> 
     func: Callable[[Value], Value] = lambda v: atan(0.5413036040276468 * v) + v * 0.125  # noqa: E731
     report = check(func, [Value(-0.02548827978388002)], order=2)
     assert report.entries[-1].order == 2 and report.entries[-1].verdict == "wrong", report.text()
+
+
+def test_a_custom_ops_flat_side_bounds_its_slope_as_float64_can() -> None:
+    # A relu closure given softplus's slope (sigmoid(-9) = 1.2e-4 on the flat side): twelve
+    # bisections of the edge where the values move bounded the slope to 2e-4 of the slope past
+    # the kink, and the wrong partial was undecided. Past a kink the change keeps halving.
+    def relu(x: Value) -> Value:
+        out = Value(max(x.data, 0.0), (x,), "ReLU")
+
+        def _backward() -> None:
+            x.grad += out.grad / (1.0 + math.exp(-x.data))
+
+        out._backward = _backward
+        return out
+
+    for at in (-9.0, -0.5):
+        entry = _quiet(partial(check, relu, [Value(at)])).entries[0]
+        assert entry.verdict == "wrong" and entry.error < 1e-9, entry.reason
+    right = Rule("myrelu", lambda u: max(u, 0.0), (lambda u, out: 1.0 if u > 0 else 0.0,))
+    assert _quiet(partial(check, right, [Value(-9.0)])).ok

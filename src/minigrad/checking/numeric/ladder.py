@@ -344,9 +344,9 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
     return found
 
 
-#: Still values are followed out to 4**_FAR times the last still step; the edge
-#: where they move is bisected _BISECT times (past a kink, by 2**-12 of it).
-_FAR, _BISECT = 8, 12
+#: Still values are followed out to 4**_FAR times the last still step; the edge where they
+#: move is bisected _BISECT times, then on to _MOST while the change there falls (a kink).
+_FAR, _BISECT, _MOST = 8, 12, 64
 
 
 def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> Estimate | None:
@@ -377,15 +377,21 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
         reach = 1.5 * p.least[r] / min(still, p.reach[r]) / 2**_BISECT
         if moved < math.inf and best is not None and best.error <= reach:
             return best  # no bisection can make a tighter bound
-        for _ in range(_BISECT if moved < math.inf else 0):
+        ramp, enough = math.inf, TARGET * p.sizes()[r]  # (the change where they move)
+        for k in range(_MOST if moved < math.inf else 0):
             t = (still + moved) / 2.0
+            if k >= _BISECT and (1.5 * p.least[r] / min(still, p.reach[r]) <= enough or t == still):
+                break  # past _BISECT, only while the bound can tighten to TARGET
             lo, hi = p.at(p.x - t), p.at(p.x + t)
             if lo is None or hi is None:
                 break
             if lo[r] == p.here[r] == hi[r]:
                 still = t
-            else:
-                moved = t
+                continue
+            moved, change = t, max(abs(lo[r] - p.here[r]), abs(hi[r] - p.here[r]))
+            if k >= _BISECT and change > 0.75 * ramp:
+                break  # a grid's cell: past a kink the change halves each time at least
+            ramp = change
     finally:
         p.off, p.overflowed = saved
     if moved == math.inf and p.here[r] == 0.0:
