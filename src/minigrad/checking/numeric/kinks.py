@@ -71,8 +71,8 @@ def no_derivative(p: Point, r: int, starts: Sequence[Sequence[_Row]]) -> Unresol
     # Each side is smooth up to the kink, so its slope's error is a series in the step:
     # Richardson over a start's three steps takes out the first two terms (a kink plus x**2
     # curves its slopes by the step itself), where its slopes hold the kink the steps read
-    # (their gap within both errors): a start across a second kink extrapolates that one's
-    # curve (relu(x*x - c) at sqrt(c): equal slopes, with no error; section 4).
+    # (their gap within both errors, the reading's twice: each slope is off by its bound): a
+    # start across a second kink extrapolates that one's curve (relu(x*x - c) at sqrt(c)).
     gap, first = right - left, error
     for rows in starts:
         sees = all(abs(row.gap) > 0.5 * abs(fine.gap) for row in rows)

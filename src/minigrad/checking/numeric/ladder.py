@@ -345,7 +345,8 @@ def ladder(p: Point, rows: Sequence[int]) -> dict[int, Estimate | Unresolved]:
 
 
 #: Still values are followed out to 4**_FAR times the last still step; the edge where they
-#: move is bisected _BISECT times, then on to _MOST while the change there falls (a kink).
+#: move is bisected _BISECT times, then while the change there falls (a kink), to _MOST:
+#: 64 halvings narrow any span of floats below an ulp of its ends (the constants table).
 _FAR, _BISECT, _MOST = 8, 12, 64
 
 
@@ -390,7 +391,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
                 continue
             moved, change = t, max(abs(lo[r] - p.here[r]), abs(hi[r] - p.here[r]))
             if k >= _BISECT and change > 0.75 * ramp:
-                break  # a grid's cell: past a kink the change halves each time at least
+                break  # a cell: past a kink each change is 1/2 the last at most, on a grid 1
             ramp = change
     finally:
         p.off, p.overflowed = saved

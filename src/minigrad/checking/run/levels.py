@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 from minigrad.checking.numeric.estimate import Evaluate
 from minigrad.checking.numeric.rounding import hidden
-from minigrad.checking.run.tape import Tape, recording, shows
+from minigrad.checking.run.tape import Tape, has_closure, recording, shows
 from minigrad.core import closure
 from minigrad.core._validate import compiled_refusal
 from minigrad.core.forward import Tangents
@@ -79,12 +79,12 @@ class OutputCountError(ValueError):
 
 
 def _raise_at_moved_point(
-    exc: BaseException, where: str, name: str, orig: float, moved: float
+    exc: BaseException, where: str, name: str, orig: float, moved: float, at: str = ""
 ) -> NoReturn:
     """Raise the user's exception again, of its own type, saying at which moved point
     (and which op, from the notes): the original is chained as ``__cause__``, its
     fields copied; a type not made from a message alone gets a note, raised itself."""
-    at = (
+    at = at or (
         f"input {name} moved by {moved - orig:+.3g} (to {moved!r}, from {orig!r})"
         if name != "every input"
         else "every input moved at once along a random direction (fast mode)"
@@ -125,17 +125,12 @@ def derivatives(
     1) and divided by it again: one that forgets ``* out.grad`` is right under a gradient of 1,
     as ``func = my_op(x)`` gives it, not under a weight."""
     try:
-        if not create_graph and weight != 1.0 and closure.made and has_closure(f):
+        if not create_graph and weight != 1.0 and has_closure([f]):
             scaled = grad(f, xs, [weight])
             return tuple(Value(g._data / weight) for g in scaled)
         return grad(f, xs, create_graph=create_graph)
     except (ArithmeticError, ValueError, TypeError) as exc:
         raise DerivativeError(exc) from exc
-
-
-def has_closure(f: Value) -> bool:
-    """Whether ``f``'s graph holds a node made micrograd's way (a ``_backward`` closure)."""
-    return any(type(node._rule) is closure.Closure for node in toposort([f]))
 
 
 def forward_jacobian(
@@ -421,9 +416,8 @@ class Levels:
         try:
             return self._eager(k, step)
         except Exception as exc:
-            one = len(self.xs) == 1  # (its name and its move, as elsewhere)
-            name, at = (self.names[0], self.xs[0].data) if one else ("every input", 0.0)
-            _raise_at_moved_point(exc, self.where, name, at, at + step[0] * one)
+            at = f"every input ({', '.join(self.names)}) moved by {step[0]:+.3g} or a like part"
+            _raise_at_moved_point(exc, self.where, "", 0.0, 0.0, f"{at} of itself (graph test)")
 
     def _eager(self, k: int, step: Sequence[float]) -> list[float] | None:
         """Level-k values from ``func``, every input moved by ``step`` (and put back after)."""

@@ -207,9 +207,7 @@ class recording:  # noqa: N801 (a context manager used as a function)
     def replayable(self, fs: Sequence[Value]) -> bool:
         if self.read:
             return False
-        return not closure.made or not any(
-            type(node._rule) is closure.Closure for node in toposort(list(fs))
-        )
+        return not has_closure(fs)
 
 
 def shows(
@@ -228,7 +226,7 @@ def shows(
     turns and size read off that line held the steps to a slope it does not have. A
     closure op cannot be replayed, nor may declared domains be left: taken as shown; so
     where the function refuses the moves."""
-    if fenced or (closure.made and any(type(n._rule) is closure.Closure for n in toposort(fs))):
+    if fenced or has_closure(fs):
         return True
     tape, at, here = Tape(fs, xs, below), [x._data for x in xs], [f._data for f in fs]
     differs = False
@@ -240,3 +238,10 @@ def shows(
             return True
         differs = differs or found is not None
     return not differs
+
+
+def has_closure(fs: Sequence[Value]) -> bool:
+    """Whether the graph of ``fs`` holds a node made micrograd's way (a ``_backward`` closure)."""
+    return bool(closure.made) and any(
+        type(node._rule) is closure.Closure for node in toposort(list(fs))
+    )
