@@ -14,6 +14,7 @@ import struct
 import sys
 import warnings
 from collections.abc import Callable
+from fractions import Fraction
 from functools import partial
 
 import pytest
@@ -1441,3 +1442,70 @@ def test_a_custom_ops_flat_side_bounds_its_slope_as_float64_can() -> None:
         assert entry.verdict == "wrong" and entry.error < 1e-9, entry.reason
     right = Rule("myrelu", lambda u: max(u, 0.0), (lambda u, out: 1.0 if u > 0 else 0.0,))
     assert _quiet(partial(check, right, [Value(-9.0)])).ok
+
+
+@pytest.mark.parametrize(
+    ("forward", "slope", "at"),
+    [
+        (lambda t: math.sin(t) - t, lambda t: -2 * math.sin(t / 2) ** 2, -4.7183571209653436e-07),
+        (lambda t: t - math.atan(t), lambda t: t * t / (1.0 + t * t), 6.851741313896757e-08),
+        (lambda t: math.tanh(t) - t, lambda t: -(math.tanh(t) ** 2), -5.968060799478672e-08),
+    ],
+)
+def test_a_rule_that_cancels_inside_is_held_to_the_grid_of_each_steps_values(
+    forward: Callable[[float], float], slope: Callable[[float], float], at: float
+) -> None:
+    # sin(t) - t in one rule: its values are exact differences on the grid of an ulp of t, a
+    # grid too coarse (under 10 bits of a value of 1e-20) to count near x. At the steps the
+    # ladder settled on (2e-4) the values lie on an ulp of 2e-4, 500 times coarser, and the
+    # bound held to x's was 11 times too small: the right rule was wrong.
+    for scale, right in ((1.0, True), (2.0, False), (-1.0, False)):
+        rule = Rule("cancels", forward, (lambda t, out, k=scale: k * slope(t),))
+        (entry,) = _quiet(partial(check, rule, [Value(at)])).entries
+        assert (entry.verdict != "wrong") is right, (scale, entry.reason)
+
+
+@pytest.mark.parametrize(
+    ("forward", "slope", "at", "off"),
+    [
+        (lambda t: math.log1p(2.0 * math.sinh(t / 2) ** 2), mg.tanh, -3.600069759871245e-12, 1e-8),
+        (
+            lambda t: t * t / (math.sqrt(1.0 + t * t) + 1.0),
+            lambda t: t / mg.sqrt(1.0 + t * t),
+            -5.370360471580069e-11,
+            1e-9,
+        ),
+    ],
+)
+def test_a_fourth_difference_of_shape_sends_an_entry_to_finer_steps(
+    forward: Callable[[float], float], slope: Callable[[Value], Value], at: float, off: float
+) -> None:
+    # log(cosh(x)) in one rule at -3.6e-12: the pair at 1e-6 reads the function's own x**4 in
+    # its fourth difference, and a thousand steps read more of it: 7 digits, and a rule 3e-8 off
+    # agreed. The slope is x, and finer steps resolve it to 14 digits.
+    right = Rule("even", forward, (lambda t, out: slope(t),))
+    wrong = Rule("even", forward, (lambda t, out: slope(t) * (1.0 + off),))
+    (entry,) = check(right, [Value(at)]).entries
+    assert entry.verdict == "agrees" and entry.digits >= 12, entry.reason
+    (entry,) = check(wrong, [Value(at)]).entries
+    assert entry.verdict == "wrong", entry.reason
+
+
+def test_a_graphs_round_off_is_read_where_the_estimates_step_put_the_values() -> None:
+    # (w * a + c - y)**3 at a residual of -5.9e-7: the residual holds the rounding of w * a,
+    # and at the ladder's steps it is 50 times larger, and so is its share of the cube's
+    # round-off. Read at x, the bound was 18 times too small and the right graph was wrong.
+    a, c, w0, y = (
+        -1.3497194200908367,
+        -0.4733463230044923,
+        -0.07068661338571447,
+        -0.3779386408053522,
+    )
+    u = Fraction(w0) * Fraction(a) + Fraction(c) - Fraction(y)
+    truth = float(3 * u * u * Fraction(a))
+    (entry,) = check(lambda w: (w * a + c - y) ** 3, [Value(w0)]).entries
+    assert entry.verdict == "agrees" and abs(entry.numerical - truth) <= entry.error, entry.reason
+    # y * exp(x) - y by y = 2.8e-9, at steps of 1e-6: the stated error was 30 times too small.
+    x, y0 = 0.008829376017174564, 2.7661863993308196e-09
+    entry = check(lambda p, q: q * p.exp() - q, [Value(x), Value(y0)]).entries[1]
+    assert abs(entry.numerical - math.expm1(x)) <= entry.error + math.ulp(x), entry.reason

@@ -130,7 +130,7 @@ _STAIRS = 64.0
 #: A value's grid counts as coarse when it is this many ulps of the value or more (random mantissas
 #: put it at an ulp or two; 256 is no accident); but a value on a grid coarser than ROUND of itself
 #: has under 10 bits: round by nature (a saturated op's 1.0, x - K a few ulps of K from a kink), not
-#: rounded to it. A row's own values show float32's cells (24 bits, FLOAT32 of themselves).
+#: rounded to it. Float32's cells are FLOAT32 of a value (24 bits).
 _COARSE, ROUND, FLOAT32 = 256.0, 2.0**-10, 2.0**-24
 
 
@@ -349,9 +349,14 @@ class _Row:
         self.d = (u - w) / (2.0 * half)
         big = max(abs(u), abs(w))
         delta = p._delta(r, big)
-        if p.on_grid(r):  # its grid at these values: float32 in a rule; not 1e12, nor 2.0
-            seen = [g for v in (u, w) if FLOAT32 * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
-            delta = max(delta, 0.5 * min(seen, default=0.0))
+        # Its grid at these values: float32's where the values near x lie on one; any where x
+        # is not round (an ulp of t, not of x, in sin(t) - t at 2e-4; from a round x, as 1e6,
+        # (x + 1e4)**2 is exact and as round: no rounding's grid).
+        exact = grid_of(p.x) > 0.0
+        if p.hidden[r] and (p.on_grid(r) or not exact):
+            least = FLOAT32 if exact else 0.0
+            seen = [g for v in (u, w) if least * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
+            delta = max(delta, 0.5 * min((g for g in seen if g > 0.0), default=0.0))
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
         self.r = max(self.r, p.unseen(r, self.flat) / half)

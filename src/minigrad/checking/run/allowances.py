@@ -9,6 +9,7 @@
   derivative, where its paths cancel.
 - :func:`moved_size`: the size a slope is counted against, from what the input
   moves.
+- :func:`stepped`: the graph's round-off read where an estimate's step put the values.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import math
 import random
 from collections.abc import Sequence
 
+from minigrad.checking.numeric.estimate import Estimate, Point
 from minigrad.checking.numeric.rounding import (
     SECANT,
     Chain,
@@ -33,7 +35,15 @@ from minigrad.checking.run.tape import Tape
 from minigrad.core import closure
 from minigrad.core.value import Value, _args, toposort
 
-__all__ = ["Walk", "backward_share", "closures_shown", "forward_share", "moved_size", "reached"]
+__all__ = [
+    "Walk",
+    "backward_share",
+    "closures_shown",
+    "forward_share",
+    "moved_size",
+    "reached",
+    "stepped",
+]
 
 #: A term ``d f / d c * partial``'s relative round-off in the reverse pass: the partial's
 #: own (the accuracy sweep's worst, 1.6e-13: ``benchmarks/accuracy.py``) and the product's.
@@ -394,3 +404,39 @@ def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float] | None:
         det([[rhs[r] if c == q else matrix[r][c] for c in range(n)] for r in range(n)]) / whole
         for q in range(n)
     ]
+
+
+#: How far a Richardson estimate carries the round-off of its widest step's values, over
+#: that step: (4 r + r') / 3 for two steps a factor 2 apart, up to 4 over a tableau's rows.
+_CARRIED = 4.0
+
+
+def stepped(levels: Levels, k: int, p: Point, r: int, i: int, est: Estimate) -> Estimate:
+    """``est`` with value ``r``'s round-off read off level ``k``'s graph built where the
+    estimate's widest step moved input ``i``, where the values there are over twice those at
+    ``x``: the graph's reading at ``x`` is held there (a point near a root keeps its absolute
+    round-off), but a small difference of large terms grows with them. ``(w * a + c - y)**3``
+    at a residual of ``-5.9e-7`` holds the rounding of ``w * a``, ``1e-17``, times ``3 u**2``:
+    at steps of ``2e-5`` the residual is 50 times larger, and so is that; read at ``x`` the
+    bound was 18 times too small, and the right graph was *wrong*."""
+    found = p.sides(est.step)  # (the values there are known: no new evaluation)
+    if found is None:
+        return est
+    up, down, s = found
+    big = max(abs(up[r]), abs(down[r]))
+    if big <= 2.0 * abs(p.here[r]):
+        return est
+    read = 0.0
+    orig = levels.xs[i]._data
+    for t in (p.x + s, p.x - s):
+        try:
+            levels.xs[i]._data = t
+            read = max(read, GraphRoundoff(levels._level(k)[0], levels.xs).noise_by(r, i))
+        except Exception:  # the function's own refusal there: the reading at x stands
+            return est
+        finally:
+            levels.xs[i]._data = orig
+    extra = _CARRIED * max(0.0, read - p.delta(r, big)) / s
+    if not extra:
+        return est
+    return Estimate(est.value, est.error + extra, s, est.roundoff + extra, est.settled)

@@ -26,6 +26,7 @@ from minigrad.checking.run.allowances import (
     forward_share,
     moved_size,
     reached,
+    stepped,
 )
 from minigrad.checking.run.determinism import deterministic
 from minigrad.checking.run.engines import ForeignLevels
@@ -47,13 +48,7 @@ from minigrad.checking.verdicts.decide import (
 from minigrad.core import closure
 from minigrad.core.value import Value, toposort
 
-__all__ = [
-    "UNDECIDED_WARNING",
-    "Comparison",
-    "LevelFindings",
-    "broken",
-    "entry_of",
-]
+__all__ = ["UNDECIDED_WARNING", "Comparison", "LevelFindings", "broken", "entry_of"]
 
 
 #: The ``wrt`` of an entry that is a closure's ``_backward`` checked on its own.
@@ -291,10 +286,12 @@ class Comparison:
                 if r in shifts and isinstance(est, Estimate):  # the slope's own shift: see reached
                     est = Estimate(est.value, est.error + shifts[r], est.step,
                                    est.roundoff + shifts[r], est.settled)  # fmt: skip
+                if shown is not None and not opaque[r] and isinstance(est, Estimate):
+                    est = stepped(levels, k, point, r, i, est)
                 a = sides[m][1][r][i]
                 a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
+                # (where a_err is under est.error / 16, it moves the bound by 6% at most)
                 if graph is not None and isinstance(est, Estimate) and a_err > est.error / 16.0:
-                    # (below, the model moves the bound by 6% at most: not read)
                     a_err = min(a_err, backward_share(fs[r], xs, i, walks, sides[m][0]))
                 a_err += s.nondet_tol  # the passes may differ by that much, on the user's word
                 c = exact[r] if exact is not None else None
@@ -329,24 +326,21 @@ class Comparison:
                 fs = findings[r] = [judge(m, r, ests[r]) for m in range(len(sides))]
                 return all(_sharp(f, r, i, graph) for f in fs)
 
-            # The ladder for every value whose pair is not settled, or whose
-            # verdict from the pair is anything but an agreement of SHARP_DIGITS.
+            # The ladder for a value whose pair is unsettled or short of SHARP_DIGITS' agreement.
             rows = range(len(keys))
             settled = [r for r in rows if r in ests and _settled(ests[r])]
             unsure = {r for r in rows if r not in settled or not sharp(r)}
 
-            # An agreement short of WIDE_DIGITS may hide a rule error inside the
-            # pair's round-off: a larger step rounds less, and it stands where the
-            # pair confirms it. So may one short of SHARP_DIGITS where that is all
-            # the round-off the graph reads (a small slope of a large function), not
-            # what the pair's fourth difference shows (structure within the steps: a
-            # bump of 1e-8, which only the ladder's finer steps resolve), and where
-            # it agrees to WIDE_DIGITS. What it does not let agree so climbs, and so
-            # does what it cannot widen (a domain's edge or a turn within it).
+            # An agreement short of WIDE_DIGITS may hide a rule error in the pair's round-off:
+            # a larger step rounds less (widen), and stands where the pair confirms it. One
+            # short of SHARP_DIGITS too, where that is the graph's round-off (a small slope of
+            # a large function), not the pair's fourth difference (structure: a bump of 1e-8;
+            # shape: log(cosh(x)) at 3.6e-12 shows x**4): that stands at WIDE_DIGITS only,
+            # else the ladder decides (and widening's estimate stands where they agree).
             def quiet(
-                r: int, point: Point = point, ests: dict[int, Estimate | Unresolved] = ests
+                r: int, p: Point = point, ests: dict[int, Estimate | Unresolved] = ests
             ) -> bool:
-                _, fine, measured = point.paired[r]
+                _, fine, measured = p.paired[r]
                 est = ests[r]
                 return isinstance(est, Estimate) and measured / fine.half <= est.roundoff
 
@@ -356,17 +350,21 @@ class Comparison:
                 if all(f.verdict == AGREES for f in findings[r])
                 and (quiet(r) if r in unsure else min(f.digits for f in findings[r]) < WIDE_DIGITS)
             ]
-            if short:
-                wider = widen(point, ests, short)
-                ests.update(wider)
-                for r in short:
-                    need = WIDE_DIGITS if r in unsure else SHARP_DIGITS
-                    if r in wider and sharp(r) and min(f.digits for f in findings[r]) >= need:
-                        unsure.discard(r)
-                    else:
-                        unsure.add(r)
+            loud = {r for r in short if r not in unsure and not quiet(r)}
+            wider: dict[int, Estimate] = widen(point, ests, short) if short else {}
+            ests.update(wider)
+            for r in short:
+                need = WIDE_DIGITS if r in unsure or r in loud else SHARP_DIGITS
+                if r in wider and sharp(r) and min(f.digits for f in findings[r]) >= need:
+                    unsure.discard(r)
+                else:
+                    unsure.add(r)
             if unsure:
                 ests.update(ladder(point, sorted(unsure)))
+                for r in loud & unsure & wider.keys():
+                    w, e = wider[r], ests[r]
+                    if isinstance(e, Estimate) and abs(w.value - e.value) <= w.error + e.error:
+                        ests[r] = min(w, e, key=lambda est: est.error)
                 for r in unsure:
                     findings[r] = [judge(m, r, ests[r]) for m in range(len(sides))]
             for m, (mode, analytic, again, lifted) in enumerate(sides):
