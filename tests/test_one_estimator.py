@@ -1491,6 +1491,36 @@ def test_a_fourth_difference_of_shape_sends_an_entry_to_finer_steps(
     assert entry.verdict == "wrong", entry.reason
 
 
+def test_weighted_outputs_are_differentiated_not_formed() -> None:
+    # grad_outputs of 1e9 on sin(x) + 1e300: v * f overflows, the weighted gradient (8.8e8)
+    # and Hessian (-4.8e8) do not, and a bare OverflowError came out of the checker's own '*'.
+    with warnings.catch_warnings():  # order 1's slope beside 1e300 is undecided, rightly
+        warnings.simplefilter("ignore", GradcheckWarning)
+        assert gradgradcheck(lambda a: a.sin() + 1e300, [Value(0.5)], [1e9])
+    report = _quiet(
+        partial(check, lambda a: (a.sin() + 1e300, a.exp()), [Value(0.5)], order=2,
+                grad_outputs=[1e9, 1.0])
+    )  # fmt: skip
+    assert report.ok and [e.verdict for e in report.entries if e.order == 2] == ["agrees"]
+
+
+def test_a_weight_that_is_an_input_or_another_weight_is_refused() -> None:
+    x, v = Value(0.5), Value(2.0)
+    for n, weights in ((1, [x]), (2, [v, v])):
+        with pytest.raises(ValueError, match="grad_outputs is an input or another weight"):
+            gradgradcheck(lambda a, n=n: (a * a, a.exp())[:n], [x], weights)
+
+
+def test_the_classic_form_holds_only_the_top_order_to_its_tolerance() -> None:
+    # PyTorch's gradgradcheck holds the second derivatives alone to atol and rtol: a right
+    # x**3 at eps=1e-3 is 1e-6 off at order 1 by truncation, and failed here alone.
+    assert gradgradcheck(lambda a: a**3, [Value(0.5)], eps=1e-3, atol=1e-7, rtol=0.0)
+    assert not gradcheck(lambda a: a**3, [Value(0.5)], eps=1e-3, atol=1e-7, rtol=0.0,
+                         raise_exception=False)  # fmt: skip
+    wrong = Rule("cube", lambda t: t**3, (lambda t, out: 3.0 * t * t * 1.01,))
+    assert not gradgradcheck(wrong, [Value(0.5)], eps=1e-3, atol=1e-7, raise_exception=False)
+
+
 def test_a_graphs_round_off_is_read_where_the_estimates_step_put_the_values() -> None:
     # (w * a + c - y)**3 at a residual of -5.9e-7: the residual holds the rounding of w * a,
     # and at the ladder's steps it is 50 times larger, and so is its share of the cube's

@@ -205,6 +205,8 @@ class Levels:
         # Value weights are inputs of every level above the first.
         extra = [w for w in weights or () if isinstance(w, Value)]
         self.xs = inputs + extra
+        if len({id(x) for x in self.xs}) < len(self.xs):  # d/dv would be d/dx as well
+            raise ValueError(f"{where}: a Value in grad_outputs is an input or another weight")
         self.names = [_name("x", i, x) for i, x in enumerate(inputs)] + [
             _name("v", i, w) for i, w in enumerate(weights or ()) if isinstance(w, Value)
         ]
@@ -289,10 +291,14 @@ class Levels:
         if k == 1:
             return fs, keys
         if start == 1 and self.weights is not None:
-            total = self.weights[0] * fs[0]
-            for w, y in zip(self.weights[1:], fs[1:], strict=True):
-                total = total + w * y
-            fs, keys = [total], [(-1, ())]
+            # The weighted gradient in one pass, as PyTorch's vjp: sum_j v_j f_j is never
+            # formed (1e9 * (sin(x) + 1e300) overflows; its gradient is 8.8e8). By v_j: f_j.
+            try:
+                by_x = grad(fs, self.inputs, self.weights, create_graph=True)
+            except (ArithmeticError, ValueError, TypeError) as exc:
+                raise DerivativeError(exc) from exc
+            by_v = [y for w, y in zip(self.weights, fs, strict=True) if isinstance(w, Value)]
+            fs, keys, start = [*by_x, *by_v], [(-1, (i,)) for i in range(len(self.xs))], 2
         for _ in range(k - start):
             new: list[Value] = []
             new_keys: list[Key] = []

@@ -73,8 +73,9 @@ class _Checker:
             # checked here (partials applied to floats). Fault localisation's
             # single-rule checks always compare the two: they are small.
             both = (k < order or not self.localize) and not isinstance(self.levels, ForeignLevels)
+            self.comparing.settings = here = s if k == order else s.bounds_only()
             try:
-                direction = fast(self.levels, k, s, both) if s.fast_mode else None
+                direction = fast(self.levels, k, here, both) if s.fast_mode else None
                 whole.compared += len(direction.entries) if direction else s.fast_mode
                 self.fell_back = self.fell_back or (s.fast_mode and direction is None)
                 if direction is not None:
