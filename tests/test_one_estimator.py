@@ -1539,3 +1539,21 @@ def test_a_graphs_round_off_is_read_where_the_estimates_step_put_the_values() ->
     x, y0 = 0.008829376017174564, 2.7661863993308196e-09
     entry = check(lambda p, q: q * p.exp() - q, [Value(x), Value(y0)]).entries[1]
     assert abs(entry.numerical - math.expm1(x)) <= entry.error + math.ulp(x), entry.reason
+
+
+
+def test_ops_whose_own_kinks_meet_are_named_not_a_read_of_data() -> None:
+    # A relu unit at w = b = 0 over two points on either side: the loss's slopes in w are 4
+    # and 2, and the chain of relu's 0 at 0 (a subgradient of its own) gives 0. The value is
+    # outside the slopes (wrong, as the contract says), but the cause asked whether func
+    # reads .data, which nothing here does.
+    xs, ys = [1.0, -2.0], [0.0, 2.0]
+
+    def loss(w: Value, b: Value) -> Value:
+        terms = [((w * x + b).relu() + 1.0 - y) ** 2 for x, y in zip(xs, ys, strict=True)]
+        return terms[0] + terms[1]
+
+    report = _quiet(partial(check, loss, [Value(0.0), Value(0.0)]))
+    assert not report.ok and report.entries[0].verdict == "wrong"
+    assert "no op's own rule is wrong" in report.fault and "'relu' at (0.0)" in report.fault
+    assert ".data" not in report.fault

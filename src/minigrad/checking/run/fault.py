@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from minigrad.checking.run.report import Report
+from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.table import apart
-from minigrad.checking.verdicts.decide import WRONG
+from minigrad.checking.verdicts.decide import SUBGRADIENT, WRONG, Cause
 from minigrad.core.closure import Closure
 from minigrad.core.rule import Rule
 from minigrad.core.value import Value, toposort
@@ -39,13 +39,22 @@ def find_fault(outputs: Sequence[Value], k: int, run: RunCheck) -> str:
 
 
 def faulty_node(
-    outputs: Sequence[Value], k: int, run: RunCheck, *, flipped: bool = False
+    outputs: Sequence[Value], k: int, run: RunCheck, failures: Sequence[Entry] = ()
 ) -> tuple[str, Value | None]:
     """:func:`find_fault`'s words, and the node whose rule is wrong (None if none).
 
-    ``flipped``: every failing entry's analytic value is minus its numerical
-    one, worth saying when the fault is a closure's.
+    ``failures``, the check's: where every analytic value is minus its numerical one,
+    that is worth saying of a closure's fault; where each is at a kink of the function,
+    the ops whose own points are kinks of theirs (relu at 0) are named: where several
+    meet, each op's one value there (relu's 0, a subgradient of its own) composes to a
+    value outside the function's one-sided slopes, and no rule need be wrong.
     """
+    flipped = bool(failures) and all(
+        e.numerical != 0.0 and abs(e.analytic + e.numerical) <= 1e-6 * abs(e.numerical)
+        for e in failures
+    )
+    kinked = bool(failures) and all(e.cause is Cause.KINK for e in failures)
+    bent: dict[str, None] = {}  # ops whose own check found a kink at their point
     seen: set[tuple[int, tuple[float, ...]]] = set()
     closures: dict[str, None] = {}
     for node in reversed(toposort(outputs)):
@@ -74,6 +83,17 @@ def faulty_node(
         if report is not None and not report.ok:
             wrong = any(e.verdict == WRONG for e in report.failures)
             return _describe(node, rule, args, report), node if wrong else None
+        if report is not None and any(e.verdict == SUBGRADIENT for e in report.entries):
+            at = ", ".join(f"{a.data if isinstance(a, Value) else a!r}" for a in args)
+            bent[f"{rule.name!r} at ({at})"] = None
+    meet = (
+        "the chain rule composes each op's one value at its own kink (relu's 0 at 0, a "
+        "subgradient of its own), and where such kinks meet, that need not lie between the "
+        "function's one-sided slopes"
+    )
+    if kinked and bent and not closures:
+        ops = ", ".join(bent)
+        return f"no op's own rule is wrong, but ops are at kinks of their own ({ops}): {meet}", None
     if closures:
         names = ", ".join(repr(name) for name in closures)
         which = f"op {names}" if len(closures) == 1 else f"one of the ops {names}"
@@ -87,6 +107,7 @@ def faulty_node(
                 if flipped
                 else " (a sign, a factor, or the derivative of another function)"
             )
+            + (f"; or, at this kink of the function, none is wrong and {meet}" if kinked else "")
         ), None
     return (
         "every op's own rule agrees with a numerical derivative of its forward at its "

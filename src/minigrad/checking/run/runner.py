@@ -314,11 +314,7 @@ class _Checker:
             # Each op's own rule is checked in the modes that disagreed here.
             modes = tuple(m for m in s.modes if any(e.mode == m for e in whole.failures))
             local = _Checker(self.levels, s.with_modes(modes or s.modes), localize=False)
-            flipped = all(
-                e.numerical != 0.0 and abs(e.analytic + e.numerical) <= 1e-6 * abs(e.numerical)
-                for e in whole.failures
-            )
-            fault, node = faulty_node(self.levels.outputs(), k, local._check_rule, flipped=flipped)
+            fault, node = faulty_node(self.levels.outputs(), k, local._check_rule, whole.failures)
             if s.modes != ("rev",):
                 fault = f"in {modes_in_words(modes)}, {fault}"
             narrowing = node
