@@ -1571,3 +1571,11 @@ def test_fault_localisation_passes_over_minigrads_own_rules() -> None:
 
     report = _quiet(partial(check, func, [Value(0.3)]))
     assert not report.ok and "'off_exp'" in report.fault, report.fault
+
+
+def test_a_kink_whose_slopes_are_one_within_their_bound_is_not_said_to_be_one() -> None:
+    # (w * a + c - y)**2 at a residual of -6.1e-7, a polynomial in w: its one-sided slopes,
+    # 2.43179567e-06 both, were reported as "not differentiable at this point (a kink)".
+    a, c, w0, y = -1.9786870096814826, -1.9034321197002502, -0.3883572230447765, -1.1349941128482712
+    (entry,) = check(lambda w: (w * a + c - y) ** 2, [Value(w0)]).entries
+    assert entry.verdict != "wrong" and "not differentiable" not in entry.reason, entry.reason

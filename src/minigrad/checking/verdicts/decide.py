@@ -280,10 +280,10 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
     if est.why is Why.KINK:
         lo, hi = min(est.left, est.right), max(est.left, est.right)
         slack = est.error + roundoff + (tolerance.allowed(hi) if tolerance else 0.0)
-        note = (
-            f"not differentiable at this point (a kink): left slope {est.left:.9g}, right "
-            f"slope {est.right:.9g}"
-        )
+        kink = "not differentiable at this point (a kink)"
+        if hi - lo <= 2.0 * est.error:  # the slopes are one within their bound
+            kink = "a kink or none (the one-sided slopes differ by less than their bound)"
+        note = f"{kink}: left slope {est.left:.9g}, right slope {est.right:.9g}"
         if lo - slack <= a <= hi + slack:  # where outside, within what the numbers resolve
             where = "between them" if lo <= a <= hi else f"within their bound ({slack:.3g}) of them"
             return Finding(
