@@ -570,3 +570,35 @@ def test_a_slope_eager_skips_but_a_gathered_sum_evaluates_falls_back_to_eager() 
         got_loss, got = compiled_grads(step, (x,), [w])
         assert got_loss == want_loss
         assert got == want
+
+
+def test_a_closure_op_written_as_a_free_function_is_named_with_its_rule() -> None:
+    # The lecture's tanh as a function, not a method: the refusal named op '+' alone, never
+    # the op that read .data, nor that it must become a Rule.
+    def ctanh(x: minigrad.Value) -> minigrad.Value:
+        t = math.tanh(x.data)
+        out = minigrad.Value(t, (x,), "ctanh")
+
+        def _backward() -> None:
+            x.grad += (1 - t * t) * out.grad
+
+        out._backward = _backward
+        return out
+
+    w = minigrad.Value(0.3)
+    step = minigrad.compile(lambda xs: (ctanh(w * xs[0]) - 1.0) ** 2)
+    with pytest.raises(TracingError, match=r"The read is in ctanh\(\) \(.*minigrad\.Rule"):
+        step([0.5])
+    branchy = minigrad.compile(lambda xs: w * 2.0 if w.data > 0 else w)
+    with pytest.raises(TracingError) as caught:  # the traced function's own read: no hint
+        branchy([0.5])
+    assert "The read is in" not in str(caught.value)
+
+
+def test_a_compiled_loss_inside_the_checked_function_is_refused() -> None:
+    # step(X, Y) + an L2 term added outside: the compiled value is a leaf, its derivative
+    # lost, and the check said "wrong" with a cause asking whether func reads .data.
+    w = minigrad.Value(0.3)
+    step = minigrad.compile(lambda xs: (w * xs[0]).tanh() ** 2)
+    with pytest.raises(TypeError, match=r"a value of func's graph is a compiled loss"):
+        minigrad.check(lambda v: step([0.5]) + 1e-6 * v * v, [w])

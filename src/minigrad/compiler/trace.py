@@ -31,6 +31,7 @@ import collections
 import math
 import operator
 import sys
+from pathlib import Path
 
 from minigrad.compiler.generate import _generate
 from minigrad.compiler.templates import _NAMESPACE
@@ -358,8 +359,10 @@ def _name(fn: object) -> str:
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
-def _closure_op_hint(node: Value) -> str:
-    """Where the read is a method of ``node``'s class written micrograd's way, say so by name.
+def _closure_op_hint(node: Value, traced: object) -> str:
+    """Where the read is a method of ``node``'s class written micrograd's way, say so by name;
+    where it is in a function other than the ``traced`` one, name it, and say what it needs
+    if it is such an op (``def ctanh(x)`` of the lecture, written as a free function).
 
     Such an op (``Value.exp = exp``, its forward on ``self.data`` and its
     derivative a ``_backward`` closure) reads ``.data`` before its node
@@ -367,9 +370,10 @@ def _closure_op_hint(node: Value) -> str:
     hook, 2 the ``.data`` property, 3 the reader.
     """
     try:
-        reader = sys._getframe(3).f_code
+        frame = sys._getframe(3)
     except ValueError:
         return ""
+    reader = frame.f_code
     # The method's name on the class, which may not be the function's own
     # (Value.exp = my_exp).
     names = [
@@ -379,7 +383,14 @@ def _closure_op_hint(node: Value) -> str:
         if getattr(attr, "__code__", None) is reader
     ]
     if not names:
-        return ""
+        if reader is getattr(traced, "__code__", None) or reader.co_name.startswith("<"):
+            return ""
+        where = f"{reader.co_name}() ({Path(reader.co_filename).name}:{frame.f_lineno})"
+        return (
+            f". The read is in {where}; if that is an op written micrograd's way (its forward "
+            "on .data, its derivative a _backward closure), minigrad.compile needs it as a "
+            f"minigrad.Rule: {closure_refusal_example(reader.co_name)}"
+        )
     return (
         f". Here the reader is the method {names[0]}() of {type(node).__name__}, an op "
         "written micrograd's way (its forward on .data, its derivative a _backward closure); "
@@ -397,7 +408,7 @@ def _trace(fn: Callable[..., Value], args: list[Any]) -> Value:
             "code replays the recorded ops and would freeze this value (Python control flow on "
             "it, or a float made from it) at this call's number. Use ops such as relu() or abs(), "
             "whose branches are evaluated on every call, read values outside the compiled "
-            f"function, or run it eagerly{_closure_op_hint(node)}"
+            f"function, or run it eagerly{_closure_op_hint(node, fn)}"
         )
 
     # Only this thread's reads are refused: another thread may read .data

@@ -168,13 +168,8 @@ def _number(t: float | Value) -> float:
 def as_outputs(out: object, where: str) -> list[Value]:
     """``func``'s result as a list of Values, or a TypeError saying what it was."""
     if isinstance(out, Value):  # a subclass too: func may return an input
-        if getattr(out, "_compiled", False):
-            raise TypeError(compiled_refusal(f"{where}: func's output", out))
-        return [out]
+        return [out]  # (a compiled loss among them is refused by survey)
     if isinstance(out, tuple | list) and out and all(isinstance(y, Value) for y in out):
-        for y in out:
-            if getattr(y, "_compiled", False):
-                raise TypeError(compiled_refusal(f"{where}: func's output", y))
         return list(out)
     shown = f"{type(out).__name__} {out!r}"
     raise TypeError(f"{where}: func must return a Value or a tuple of Values, got {shown}")
@@ -341,6 +336,9 @@ class Levels:
         outside: set[Rule] = set()
         for node in toposort(fs):
             rule = node._rule  # the slot: this walk runs once per level of every check
+            if rule is None and getattr(node, "_compiled", False):  # a leaf to grad, losing all
+                what = "func's output" if any(node is f for f in fs) else "a value of func's graph"
+                raise TypeError(compiled_refusal(f"{self.where}: {what}", node))
             if rule is None or _PARTIALS_AS_BUILT.get(rule) is rule.partials:
                 continue
             beyond = True
