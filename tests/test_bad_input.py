@@ -188,6 +188,18 @@ CASES: list[tuple[str, Callable[[], object], type[Exception], str]] = [
         "check: order must be <= 8, got 40",
     ),
     ("a GradcheckError of a number", lambda: AnyError(3), TypeError, "got int 3"),
+    (
+        "a float among a func's outputs",
+        lambda: M.gradcheck(lambda v: (v * 2, 3.0, v.exp()), [Value(0.5)]),
+        TypeError,
+        "gradcheck: func must return a Value or a tuple of Values, got tuple (",
+    ),
+    (
+        "which output is the float",
+        lambda: M.gradcheck(lambda v: (v * 2, 3.0, v.exp()), [Value(0.5)]),
+        TypeError,
+        "): out[1] is float 3.0",
+    ),
 ]
 
 

@@ -172,6 +172,9 @@ def as_outputs(out: object, where: str) -> list[Value]:
     if isinstance(out, tuple | list) and out and all(isinstance(y, Value) for y in out):
         return list(out)
     shown = f"{type(out).__name__} {out!r}"
+    if isinstance(out, tuple | list):  # which one, among many
+        shown = next((f"{shown}: out[{j}] is {type(y).__name__} {y!r}" for j, y in
+                      enumerate(out) if not isinstance(y, Value)), shown)  # fmt: skip
     raise TypeError(f"{where}: func must return a Value or a tuple of Values, got {shown}")
 
 
@@ -450,8 +453,7 @@ class Levels:
         return found
 
 
-# minigrad's own rules with the partials they were made with.
-_PARTIALS_AS_BUILT = OWN
+_PARTIALS_AS_BUILT = OWN  # minigrad's own rules with the partials they were made with
 
 
 def _no_nan(fs: Sequence[Value], where: str) -> None:
