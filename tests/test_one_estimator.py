@@ -1579,3 +1579,18 @@ def test_a_kink_whose_slopes_are_one_within_their_bound_is_not_said_to_be_one() 
     a, c, w0, y = -1.9786870096814826, -1.9034321197002502, -0.3883572230447765, -1.1349941128482712
     (entry,) = check(lambda w: (w * a + c - y) ** 2, [Value(w0)]).entries
     assert entry.verdict != "wrong" and "not differentiable" not in entry.reason, entry.reason
+
+
+def test_a_residual_under_a_custom_rule_is_read_where_the_step_put_it() -> None:
+    # The cube of a residual of -9.9e-4 as a custom rule: the residual's rounding, read at x,
+    # was held at steps where the residual is larger, and the right rule was wrong by d/dw3.
+    cube = Rule("cube", lambda t: t**3, (lambda t, out: 3 * t * t,))
+    a = [1.7837215406483762, 1.574884483246782, -0.02335580221812661, -1.4578658535416857]
+    c, y = 0.1315328416963948, 4.633739376939356
+    ws = [0.6248294790939859, 1.3272636745937194, 1.8078806502163753, -0.9182169325090901]
+
+    def loss(*w: Value) -> Value:
+        return cube(w[0] * a[0] + w[1] * a[1] + w[2] * a[2] + w[3] * a[3] + c - y)
+
+    report = _quiet(partial(check, loss, [Value(v) for v in ws]))
+    assert report.ok, report.text()

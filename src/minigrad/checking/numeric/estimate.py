@@ -349,14 +349,15 @@ class _Row:
         self.d = (u - w) / (2.0 * half)
         big = max(abs(u), abs(w))
         delta = p._delta(r, big)
-        # Its grid at these values: float32's where the values near x lie on one; any where x
-        # is not round (an ulp of t, not of x, in sin(t) - t at 2e-4; from a round x, as 1e6,
-        # (x + 1e4)**2 is exact and as round: no rounding's grid).
-        exact = grid_of(p.x) > 0.0
-        if p.hidden[r] and (p.on_grid(r) or not exact):
-            least = FLOAT32 if exact else 0.0
-            seen = [g for v in (u, w) if least * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
-            delta = max(delta, 0.5 * min((g for g in seen if g > 0.0), default=0.0))
+        # Its grid at these values: float32's where the values near x lie on one; any that both
+        # show where the moved inputs are not round (sin(t) - t at 2e-4: an ulp of t, not of x;
+        # 1e6 + 1e4 is round, and its square exact and as round: no rounding's grid).
+        if p.hidden[r]:
+            exact = all(grid_of(v) > 0.0 for v in (p.x, p.x + half, p.x - half))
+            seen = [g if (g := grid_of(v)) <= ROUND * abs(v) else 0.0 for v in (u, w)]
+            kind = [g for v in (u, w) if FLOAT32 * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
+            both = seen if min(seen) > 0.0 and not exact else []
+            delta = max(delta, 0.5 * min([*(kind if p.on_grid(r) else []), *both], default=0.0))
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient
         self.flat = u == c == w
         self.r = max(self.r, p.unseen(r, self.flat) / half)

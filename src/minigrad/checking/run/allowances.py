@@ -25,6 +25,8 @@ from minigrad.checking.numeric.rounding import (
     Chain,
     GraphRoundoff,
     Shown,
+    _read,
+    hidden,
     minigrads_own,
     partial_at,
     read_chain,
@@ -426,16 +428,22 @@ def stepped(levels: Levels, k: int, p: Point, r: int, i: int, est: Estimate) -> 
     big = max(abs(up[r]), abs(down[r]))
     if big <= 2.0 * abs(p.here[r]):
         return est
-    read = 0.0
-    orig = levels.xs[i]._data
-    for t in (p.x + s, p.x - s):
-        try:
-            levels.xs[i]._data = t
-            read = max(read, GraphRoundoff(levels._level(k)[0], levels.xs).noise_by(r, i))
-        except Exception:  # the function's own refusal there: the reading at x stands
-            return est
-        finally:
-            levels.xs[i]._data = orig
+    x = levels.xs[i]
+    orig = x._data
+    try:  # at the side of the larger value, whose terms are the larger
+        x._data = p.x + s if abs(up[r]) >= abs(down[r]) else p.x - s
+        shares = _read(levels._level(k)[0][r], [], partials=False)[3]
+    except Exception:  # the function's own refusal there: the reading at x stands
+        return est
+    finally:
+        x._data = orig
+    # The shares of the nodes x reaches (see reached), but a hidden forward's own: the
+    # estimator reads its rounding at each step (its grid, its cells).
+    reached, read = {x}, 0.0
+    for node, share in reversed(shares):  # each node after its arguments
+        if any(a in reached for a in _args(node) if isinstance(a, Value)):
+            reached.add(node)
+            read += 0.0 if node._rule is None or hidden(node._rule) else share
     extra = _CARRIED * max(0.0, read - p.delta(r, big)) / s
     if not extra:
         return est
