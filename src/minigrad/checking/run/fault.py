@@ -57,38 +57,40 @@ def faulty_node(
     bent: dict[str, None] = {}  # ops whose own check found a kink at their point
     seen: set[tuple[int, tuple[float, ...]]] = set()
     closures: dict[str, None] = {}
-    for node in reversed(toposort(outputs)):
-        rule = node.rule
-        if rule is None:
-            continue
-        if type(rule) is Closure:
-            # A closure has no forward to check it against; what it does
-            # that no chain-rule step does is seen exactly, at its point.
-            try:
-                problem = rule.misbehaviour()
-            except Exception as exc:  # the user's closure raised: named, as backward() does
-                problem = f"its _backward raised {type(exc).__name__}: {exc}"
-            if problem:
-                return f"op {rule.name!r}{_labelled(node)}: {problem}", None
-            closures[rule.name or "(unnamed)"] = None
-            continue
-        args = node.args
-        if OWN.get(rule) is rule.partials:  # minigrad's own as built: swept against SymPy
-            if any(isinstance(a, Value) and a.data in rule.avoid for a in args):
+    order = reversed(toposort(outputs))
+    nodes = [n for n in order if n.rule is not None]
+    # The user's rules and closures first; minigrad's own rules (swept against SymPy) after,
+    # and only where no closure is left to name: in an MLP of 105 parameters, 500 checks of
+    # built-in ops took 50 s and stopped before the closure that was wrong.
+    for own in (False, True):
+        for node in nodes if not (own and closures) else []:
+            rule = node.rule
+            if rule is None or (OWN.get(rule) is rule.partials) is not own:
+                continue
+            if type(rule) is Closure:
+                # A closure has no forward to check it against; what it does
+                # that no chain-rule step does is seen exactly, at its point.
+                try:
+                    problem = rule.misbehaviour()
+                except Exception as exc:  # the user's closure raised: named, as backward() does
+                    problem = f"its _backward raised {type(exc).__name__}: {exc}"
+                if problem:
+                    return f"op {rule.name!r}{_labelled(node)}: {problem}", None
+                closures[rule.name or "(unnamed)"] = None
+                continue
+            args = node.args
+            key = (id(rule), tuple(a.data if isinstance(a, Value) else a for a in args))
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) > _MAX_LOCALIZE:
+                return f"not found among the first {_MAX_LOCALIZE} ops", None
+            report = _check_rule(rule, args, k, run)
+            if report is not None and not report.ok:
+                wrong = any(e.verdict == WRONG for e in report.failures)
+                return _describe(node, rule, args, report), node if wrong else None
+            if report is not None and any(e.verdict == SUBGRADIENT for e in report.entries):
                 bent[f"{rule.name!r} at ({', '.join(repr(_data(a)) for a in args)})"] = None
-            continue
-        key = (id(rule), tuple(a.data if isinstance(a, Value) else a for a in args))
-        if key in seen:
-            continue
-        seen.add(key)
-        if len(seen) > _MAX_LOCALIZE:
-            return f"not found among the first {_MAX_LOCALIZE} ops", None
-        report = _check_rule(rule, args, k, run)
-        if report is not None and not report.ok:
-            wrong = any(e.verdict == WRONG for e in report.failures)
-            return _describe(node, rule, args, report), node if wrong else None
-        if report is not None and any(e.verdict == SUBGRADIENT for e in report.entries):
-            bent[f"{rule.name!r} at ({', '.join(repr(_data(a)) for a in args)})"] = None
     meet = (
         "the chain rule composes each op's one value at its own kink (relu's 0 at 0, a "
         "subgradient of its own), and where such kinks meet, that need not lie between the "
@@ -101,9 +103,9 @@ def faulty_node(
         names = ", ".join(repr(name) for name in closures)
         which = f"op {names}" if len(closures) == 1 else f"one of the ops {names}"
         return (
-            f"{which}, written as a _backward closure: every built-in op's rule agrees with "
-            "a numerical derivative of its forward here, so the closure adds the wrong "
-            "local partial"
+            f"{which}, written as a _backward closure: every rule of yours agrees with a "
+            "numerical derivative of its forward here (minigrad's own are swept against "
+            "SymPy), so the closure adds the wrong local partial"
             + (
                 ": the analytic derivative is minus the numerical one, so its sign is flipped "
                 "(-= for +=, or a minus lost)"
