@@ -1558,7 +1558,7 @@ def test_ops_whose_own_kinks_meet_are_named_not_a_read_of_data() -> None:
     assert ".data" not in report.fault
 
 
-def test_fault_localisation_passes_over_minigrads_own_rules() -> None:
+def test_fault_localisation_checks_the_users_rules_before_minigrads_own() -> None:
     # 600 built-in ops before a wrong rule: each was checked on its own (0.1 s in a large
     # MLP) and the search stopped at 500, "not found", before the rule that is wrong.
     off = Rule("off_exp", math.exp, (lambda t, out: out * 1.001,))

@@ -355,7 +355,7 @@ class _Row:
         if p.hidden[r]:
             exact = all(grid_of(v) > 0.0 for v in (p.x, p.x + half, p.x - half))
             seen = [g if (g := grid_of(v)) <= ROUND * abs(v) else 0.0 for v in (u, w)]
-            kind = [g for v in (u, w) if FLOAT32 * abs(v) <= (g := grid_of(v)) <= ROUND * abs(v)]
+            kind = [g for g, v in zip(seen, (u, w), strict=True) if g >= FLOAT32 * abs(v)]
             both = seen if min(seen) > 0.0 and not exact else []
             delta = max(delta, 0.5 * min([*(kind if p.on_grid(r) else []), *both], default=0.0))
         self.r = max(delta / half, 2.0**-1074)  # round-off of the quotient

@@ -79,7 +79,7 @@ def faulty_node(
                 closures[rule.name or "(unnamed)"] = None
                 continue
             args = node.args
-            key = (id(rule), tuple(a.data if isinstance(a, Value) else a for a in args))
+            key = (id(rule), tuple(map(_data, args)))
             if key in seen:
                 continue
             seen.add(key)
@@ -90,7 +90,7 @@ def faulty_node(
                 wrong = any(e.verdict == WRONG for e in report.failures)
                 return _describe(node, rule, args, report), node if wrong else None
             if report is not None and any(e.verdict == SUBGRADIENT for e in report.entries):
-                bent[f"{rule.name!r} at ({', '.join(repr(_data(a)) for a in args)})"] = None
+                bent[f"{rule.name!r} at ({_shown(args)})"] = None
     meet = (
         "the chain rule composes each op's one value at its own kink (relu's 0 at 0, a "
         "subgradient of its own), and where such kinks meet, that need not lie between the "
@@ -125,6 +125,10 @@ def _data(a: Value | float) -> float:
     return a.data if isinstance(a, Value) else a
 
 
+def _shown(args: Sequence[Value | float]) -> str:
+    return ", ".join(repr(_data(a)) for a in args)
+
+
 def _labelled(node: Value) -> str:
     return f" (label {node.label!r})" if node.label else ""
 
@@ -136,7 +140,7 @@ def _check_rule(
     places = [i for i, a in enumerate(args) if isinstance(a, Value)]
     if not places:
         return None
-    fixed = [a.data if isinstance(a, Value) else a for a in args]
+    fixed = [_data(a) for a in args]
 
     def local(*vs: Value) -> Value:
         full: list[Value | float] = list(fixed)
@@ -148,7 +152,7 @@ def _check_rule(
 
 
 def _describe(node: Value, rule: Rule, args: tuple[Value | float, ...], report: Report) -> str:
-    shown = ", ".join(f"{a.data if isinstance(a, Value) else a!r}" for a in args)
+    shown = _shown(args)
     label = _labelled(node)
     places = [i for i, a in enumerate(args) if isinstance(a, Value)]
     worst = report.failures[0]
