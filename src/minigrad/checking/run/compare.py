@@ -382,7 +382,7 @@ class Comparison:
             # Above level 1 the values are func's graph (looked at on level 1)
             # through partials; the built-in ones are pure functions of their
             # floats, so only other partials need a second look.
-            self._deterministic(k, here)
+            deterministic(levels, k, here, s)  # (a random mask or a counter is refused)
         return found
 
     def _closures(self, found: LevelFindings, fs: list[Value], keys: list[Key]) -> None:
@@ -395,12 +395,6 @@ class Comparison:
             entry = broken(1, keys[0], CLOSURE_STEP, "rev", words, Cause.CLOSURE, self.settings)
             found.compared += 1
             found.add(entry, self.levels.names)
-
-    def _deterministic(self, k: int, here: list[float]) -> None:
-        """The level's values at the unmoved inputs, once more: a function whose value
-        there changes between calls (a random mask, a counter) has no derivative
-        a check could confirm, and is refused."""
-        deterministic(self.levels, k, here, self.settings)
 
 
 def closure_problems(fs: Sequence[Value]) -> list[tuple[str, str]]:
@@ -482,6 +476,7 @@ def _broken(
             Cause.NOT_DETERMINISTIC,
         )
     b = lifted[r][i] if lifted is not None else a
+    a_err = max(a_err, foreign_roundoff(a or 1.0)) if foreign else a_err  # (ulps of the start)
     same = s.close(b, a) if s.tolerance is not None else b == a or abs(b - a) <= 2.0 * a_err
     if not same and foreign:
         return (

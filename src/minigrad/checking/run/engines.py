@@ -436,15 +436,15 @@ class ForeignLevels(Levels):
         back by ``w[r]``. That takes the engine's own ``*`` of a node and a
         number, which may be under test: only where it passes a number on
         exactly (:meth:`_scales`), else from 1. With ``preset`` (rows of a pass
-        before) each input's ``.grad`` starts there, not at 0 (1 where it is 0),
-        and is read less it: a step that sets ``.grad`` (``=`` for ``+=``) loses
-        it in any order the engine's sort happens to take.
+        before) each input's ``.grad`` starts there (1 where it is 0; adding
+        rounds to its ulps), read less it: a step that sets ``.grad`` (``=``
+        for ``+=``) loses it in any order the engine's sort happens to take.
         """
         rows = []
         for r in range(len(fs)):
             y = cast("Any", fs[0] if r == 0 else self.outputs()[r])
             wr = w[r] if w is not None and self._scales() else 1.0
-            start = [g * wr or 1.0 for g in preset[r]] if preset is not None else None
+            start = [g * wr or wr for g in preset[r]] if preset is not None else None
             rows.append([g / wr for g in self._backward(y * wr if wr != 1.0 else y, start)])
         return rows
 

@@ -116,8 +116,8 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> Direction | None:
         # The pass from each input's .grad already there, as compare.py runs it:
         # a step that sets .grad (= for +=) loses it in any order.
         preset = levels.jacobian(levels.outputs(), w, rows)
-        if not all(
-            s.close(b, a) if s.tolerance is not None else abs(b - a) <= 2.0 * foreign_roundoff(a)
+        if not all(  # (adding onto a start rounds to its ulps: 1 where a is 0)
+            s.close(b, a) if s.tolerance is not None else abs(b - a) <= 2 * foreign_roundoff(a or 1)
             for row, lifted in zip(rows, preset, strict=True)
             for a, b in zip(row, lifted, strict=True)
         ):
