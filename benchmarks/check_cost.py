@@ -10,7 +10,10 @@ in one run:
 - *fast* and *fast, classic*: the same with ``fast_mode=True``;
 - with ``--old SRC`` (the ``src`` folder of an older tree, e.g. ``git worktree
   add /tmp/old <commit>``), also that tree's default check, which is the
-  classic test of the code before the change.
+  classic test of the code before the change;
+- with ``--closure``, a 2-8-8-1 MLP (105 parameters) whose tanh is the
+  lecture's, a micrograd ``_backward`` closure: no point of it can be
+  replayed, so every evaluation the checker makes is a call of the loss.
 
 Each case runs in a fresh subprocess, the cases of a round in turn (A B C ..,
 then reversed), so a machine whose speed drifts drifts for all. The table
@@ -36,11 +39,21 @@ SRC = HERE.parent / "src"
 _PROBE = r"""
 import json, random, sys, time
 sys.path.insert(0, sys.argv[1])
+import math
 import minigrad as mg
 from minigrad import Value
 
+def ctanh(v):  # the lecture's tanh, micrograd's way
+    t = math.tanh(v.data)
+    out = Value(t, (v,), "ctanh")
+    def _backward():
+        v.grad += (1 - t * t) * out.grad
+    out._backward = _backward
+    return out
+
+closures = sys.argv[3] == "closure"
 rng = random.Random(0)
-sizes = (2, 16, 16, 1)
+sizes = (2, 8, 8, 1) if closures else (2, 16, 16, 1)
 layers = []
 for nin, nout in zip(sizes, sizes[1:]):
     layers.append(([[Value(rng.uniform(-1, 1)) for _ in range(nin)] for _ in range(nout)],
@@ -57,7 +70,10 @@ def loss(*_):
         h = x
         for i, (rows, bs) in enumerate(layers):
             acts = [sum((w * v for w, v in zip(row, h)), b) for row, b in zip(rows, bs)]
-            h = [a.tanh() for a in acts] if i < len(layers) - 1 else acts
+            if i < len(layers) - 1:
+                h = [ctanh(a) if closures else a.tanh() for a in acts]
+            else:
+                h = acts
         d = h[0] - y
         total = total + d * d
     return total
@@ -84,10 +100,10 @@ CASES: dict[str, dict[str, object]] = {
 BASE = "classic (atol=1e-5, rtol=1e-3)"
 
 
-def run_case(src: Path, kwargs: dict[str, object]) -> dict[str, object]:
+def run_case(src: Path, kwargs: dict[str, object], tanh: str) -> dict[str, object]:
     """One check in a fresh interpreter: its CPU time, evaluations and verdicts."""
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(src), json.dumps(kwargs)],
+        [sys.executable, "-c", _PROBE, str(src), json.dumps(kwargs), tanh],
         capture_output=True,
         text=True,
         check=True,
@@ -100,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--old", type=Path, help="an older tree's src, checked as 'old default'")
+    parser.add_argument(
+        "--closure", action="store_true", help="a 2-8-8-1 MLP whose tanh is a _backward closure"
+    )
     args = parser.parse_args(argv)
     plan: list[tuple[str, Path, dict[str, object]]] = [
         (name, SRC, kwargs) for name, kwargs in CASES.items()
@@ -112,12 +131,13 @@ def main(argv: list[str] | None = None) -> int:
         order = plan if r % 2 == 0 else list(reversed(plan))
         for name, src, kwargs in order:
             print(f"\rround {r + 1}/{args.rounds}: {name:<40}", end="", file=sys.stderr)
-            got = run_case(src, kwargs)
+            got = run_case(src, kwargs, "closure" if args.closure else "builtin")
             times[name].append(float(str(got["seconds"])))
             seen[name] = got
     print(file=sys.stderr)
     base = times[BASE]
-    print(f"MLP 2-16-16-1 (tanh), {seen[BASE]['params']} parameters, squared loss over 8 points;")
+    shape = "2-8-8-1 (tanh as a _backward closure)" if args.closure else "2-16-16-1 (tanh)"
+    print(f"MLP {shape}, {seen[BASE]['params']} parameters, squared loss over 8 points;")
     print(f"CPU time relative to the classic check, median of {args.rounds} paired rounds.\n")
     print("| check | time / classic | evaluations of the loss | passed | verdicts |")
     print("|---|---|---|---|---|")

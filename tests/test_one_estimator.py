@@ -1594,3 +1594,60 @@ def test_a_residual_under_a_custom_rule_is_read_where_the_step_put_it() -> None:
 
     report = _quiet(partial(check, loss, [Value(v) for v in ws]))
     assert report.ok, report.text()
+
+
+def _sigmoid_closure(factor: float) -> Callable[[Value], Value]:
+    """A sigmoid written micrograd's way (its forward reads ``.data``), its rule times
+    ``factor``."""
+
+    def csigmoid(v: Value) -> Value:
+        s = 1.0 / (1.0 + math.exp(-v.data))
+        out = Value(s, (v,), "csigmoid")
+
+        def _backward() -> None:
+            v.grad += factor * s * (1.0 - s) * out.grad
+
+        out._backward = _backward
+        return out
+
+    return csigmoid
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.0 + 1e-7])
+def test_a_closure_mlps_small_slopes_are_decided_without_the_ladder(factor: float) -> None:
+    # A trained MLP of sigmoid closures: no point of it can be replayed, and its
+    # round-off is assumed, so widening's bound is short of WIDE_DIGITS wherever a
+    # slope is small beside the loss; the ladder then took about 200 calls of the
+    # loss an entry. A tableau twenty times farther decides most of them.
+    from minigrad.teach.data import make_moons
+    from minigrad.teach.nn import MLP
+
+    model = MLP(2, [3, 3, 1], nonlin="tanh", rng=random.Random(0))
+    for n, neuron in enumerate(neuron for layer in model.layers[:-1] for neuron in layer.neurons):
+        neuron._act = _sigmoid_closure(factor if n == 4 else 1.0)
+    params = model.parameters()
+    data = make_moons(2, noise=0.1, rng=random.Random(0))
+    calls = [0]
+
+    def loss(*_: Value) -> Value:
+        calls[0] += 1
+        total = Value(0.0)
+        for x, y in zip(data.points, data.labels, strict=True):
+            score = model(list(x))
+            assert isinstance(score, Value)
+            total = total + (1 + (-float(y)) * score).relu()
+        return total * 0.5
+
+    for _ in range(10):
+        out = loss()
+        model.zero_grad()
+        out.backward()
+        for p in params:
+            p.data -= 0.05 * p.grad
+    calls[0] = 0
+    report = check(loss, params)
+    wrong = report.verdicts()["wrong"]
+    if factor != 1.0:  # a conviction is still the ladder's: still caught, and named
+        assert wrong > 0 and "csigmoid" in (report.fault or "")
+        return
+    assert wrong == 0 and calls[0] < 120 * len(params), calls[0]  # 199 an entry before

@@ -184,10 +184,10 @@ _WIDE = 1e3
 
 
 def widen(
-    p: Point, found: dict[int, Estimate | Unresolved], rows: Sequence[int]
+    p: Point, found: dict[int, Estimate | Unresolved], rows: Sequence[int], times: float = 1.0
 ) -> dict[int, Estimate]:
-    """One tableau at a thousand nominal steps, for rows whose pair settled with a bound
-    of round-off at ``h``; per row the tighter estimate, where it is local.
+    """One tableau at a thousand nominal steps (``times`` that), for rows whose pair settled
+    with a bound of round-off at ``h``; per row the tighter estimate, where it is local.
 
     Its estimate (the last column of :func:`_tableau`'s, Ridders' error plus round-off)
     counts only where the tableau passes the smooth screen and the pair's two differences
@@ -197,9 +197,10 @@ def widen(
     (1 - cos(x) at 1.6e-12 shows x**4 there; held to it, the ladder proved 80x less).
     """
     mine = [r for r in rows if r in p.paired and getattr(found.get(r), "settled", False)]
-    mine = [r for r in mine if _WIDE * p.h <= p.reach[r]]  # within each value's turns
+    far = times * _WIDE * p.h
+    mine = [r for r in mine if far <= p.reach[r]]  # within each value's turns
     # The sides alone: a quotient that overflows gives no bound, so never a tighter one.
-    got = [p.sides(_WIDE * p.h / 2.0**j) for j in range(3)] if mine else []
+    got = [p.sides(far / 2.0**j) for j in range(3)] if mine else []
     if not mine or any(g is None for g in got):
         return {}
     if p.noise is None:
