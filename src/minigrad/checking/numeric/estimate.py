@@ -197,8 +197,6 @@ class Point:
         self.cells: list[float] | None = None
         self._seen: dict[float, list[float] | None] = {}
         self._sizes: dict[tuple[float, int], list[float]] = {}
-        #: How many times ``evaluate`` ran.
-        self.calls = 0
         #: Whether a value or a difference quotient overflowed (not a domain's edge).
         self.overflowed = False
         #: Per value, the coarse grid a hidden forward's values lie on (inf: none seen): one that
@@ -229,7 +227,6 @@ class Point:
         """The values at ``t`` (cached; None off the domain or not finite)."""
         if t in self._seen:
             return self._seen[t]
-        self.calls += 1
         got = self.evaluate(t) if math.isfinite(t) else None
         if got is None:
             self.off = True
