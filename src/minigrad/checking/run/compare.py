@@ -23,6 +23,7 @@ from minigrad.checking.run.allowances import (
     Walk,
     backward_share,
     closures_shown,
+    foreign_noise,
     forward_share,
     moved_size,
     reached,
@@ -245,7 +246,7 @@ class Comparison:
         noise = [
             max(graph.noise(r) if shown else MODEL_ROUNDOFF * abs(here[r]), held[r])
             for r in range(len(fs))
-        ] if graph else None  # fmt: skip
+        ] if graph else foreign_noise(levels, here) if foreign else None  # fmt: skip
         cells = [shown.cells(r) for r in range(len(fs))] if shown is not None else None
         turns = turns_of(fs, xs, seen) if shown is not None else None
         found.compared += len(keys) * len(xs if only is None else only) * len(sides)
@@ -256,8 +257,7 @@ class Comparison:
             if only is not None and i not in only:
                 continue
             at = x.data
-            # A foreign engine's ops are all hidden: held as a hidden op of minigrad's is
-            # (a micrograd tanh beside 1e16 never moves, and steps of 1e5 proved nothing).
+            # A foreign engine's ops are held as hidden ops are (a micrograd tanh beside 1e16).
             widest = [row[i] for row in turns] if turns is not None else bend_scale(at)
             mine, shifts = (noise, {}) if shown is None else reached(shown, noise, fs, xs, i, made)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), mine, opaque, widest)
@@ -286,8 +286,8 @@ class Comparison:
                 if r in shifts and isinstance(est, Estimate):  # the slope's own shift: see reached
                     est = Estimate(est.value, est.error + shifts[r], est.step,
                                    est.roundoff + shifts[r], est.settled)  # fmt: skip
-                if shown is not None and not (opaque[r] and seen) and isinstance(est, Estimate):
-                    est = stepped(levels, k, point, r, i, est)
+                if (foreign or shown) and not (opaque[r] and seen) and isinstance(est, Estimate):
+                    est = stepped(levels, k, point, r, i, est)  # (a foreign engine's: its pass)
                 a = sides[m][1][r][i]
                 a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
                 # (where a_err is under est.error / 16, it moves the bound by 6% at most)

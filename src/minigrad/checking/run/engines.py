@@ -1,12 +1,9 @@
 """Foreign engines: the checkers on the nodes of any micrograd-style scalar engine.
 
-The protocol, duck-typed and minimal (what lab 03's ``Value`` has):
-
-* a node has a float ``.data`` (an int is read as a float) that can be set,
-  and a ``.grad``;
-* arithmetic on nodes and numbers builds new nodes;
-* ``.backward()`` on an output fills the ``.grad`` of the leaves it depends
-  on, accumulating (``+=``), as micrograd does.
+The protocol, duck-typed and minimal (what lab 03's ``Value`` has): a node has a
+float ``.data`` (an int is read as a float) that can be set, and a ``.grad``;
+arithmetic on nodes and numbers builds new nodes; ``.backward()`` on an output
+fills the ``.grad`` of the leaves it depends on, accumulating (``+=``).
 
 Optional parts (``exp``, ``tanh``, reflected operators, ...) are detected
 where used. The checkers move an input by setting its ``.data`` and compute
@@ -29,6 +26,7 @@ import math
 from collections.abc import Sequence
 
 from minigrad.checking.run import levels as lv
+from minigrad.checking.run.allowances import spread_of
 from minigrad.checking.run.levels import DOMAIN_ERRORS, DerivativeError, Func, Key, Levels
 from minigrad.checking.run.settings import Settings
 from minigrad.core._validate import compiled_refusal
@@ -329,6 +327,7 @@ class ForeignLevels(Levels):
         self.engine = engine
         self.repeat = repeat
         self._scaling: bool | None = None
+        self.spread, self.spreads = 0.0, list[float]()  # (spread_of: the last pass's, per output)
         self.names = []
         for i, x in enumerate(inputs):
             label = getattr(x, "label", "")
@@ -426,26 +425,24 @@ class ForeignLevels(Levels):
         w: Sequence[float] | None = None,
         preset: list[list[float]] | None = None,
     ) -> list[list[float]]:
-        """``rows[r][i] = d out[r] / d inputs[i]`` by ``backward()``, one graph per output.
+        """``rows[r][i] = d out[r] / d inputs[i]`` by ``backward()``, one graph per output
+        (``fs``, no pass run on it yet, is the first's), and each graph's spread.
 
-        ``fs`` is a graph no pass has run on yet: the first output's pass
-        uses it; every other pass builds its own. ``backward()`` starts from
-        an upstream gradient of 1, where a step that forgets ``out.grad`` at
-        an output's top node comes out right: with weights ``w``, each pass
-        starts from ``out[r] * w[r]`` instead, and its gradients are divided
-        back by ``w[r]``. That takes the engine's own ``*`` of a node and a
-        number, which may be under test: only where it passes a number on
-        exactly (:meth:`_scales`), else from 1. With ``preset`` (rows of a pass
-        before) each input's ``.grad`` starts there (1 where it is 0; adding
-        rounds to its ulps), read less it: a step that sets ``.grad`` (``=``
-        for ``+=``) loses it in any order the engine's sort happens to take.
-        """
-        rows = []
+        ``backward()`` starts from 1, where a step that forgets ``out.grad`` at an
+        output's top node comes out right: with weights ``w``, each pass starts from
+        ``out[r] * w[r]`` and is divided back, where the engine's own ``*`` passes a
+        number on exactly (:meth:`_scales`). With ``preset`` (rows of a pass before)
+        each input's ``.grad`` starts there (1 where it is 0; adding rounds to its
+        ulps), read less it: a step that sets ``.grad`` (``=`` for ``+=``) loses it
+        in any order the engine's sort happens to take."""
+        rows, spreads = [], []
         for r in range(len(fs)):
             y = cast("Any", fs[0] if r == 0 else self.outputs()[r])
             wr = w[r] if w is not None and self._scales() else 1.0
             start = [g * wr or wr for g in preset[r]] if preset is not None else None
             rows.append([g / wr for g in self._backward(y * wr if wr != 1.0 else y, start)])
+            spreads.append(self.spread / abs(wr))
+        self.spreads = spreads if preset is None else self.spreads
         return rows
 
     def weighing(self) -> bool:
@@ -486,6 +483,7 @@ class ForeignLevels(Levels):
                 node.grad = 0.0  # type: ignore[attr-defined]
         try:
             y.backward()
+            self.spread = spread_of(others)  # (while the nodes hold this pass's gradients)
         except (ArithmeticError, ValueError, TypeError) as exc:
             raise DerivativeError(exc) from exc
         except Exception as exc:  # the user's own kind: it goes on, and says where
