@@ -18,7 +18,6 @@ import contextlib
 import math
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from minigrad.checking.numeric.estimate import LEAST_ROUNDOFF, MODEL_ROUNDOFF, Estimate, Point
 from minigrad.checking.numeric.rounding import (
@@ -37,6 +36,10 @@ from minigrad.checking.run.levels import Levels, derivatives
 from minigrad.checking.run.tape import Tape
 from minigrad.core import closure
 from minigrad.core.value import Value, _args, toposort
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (typing costs import minigrad 3 ms)
+    from typing import Any
 
 __all__ = [
     "Walk",
