@@ -89,13 +89,6 @@ def _is_real(x: object) -> bool:
     return isinstance(x, numbers.Real)
 
 
-def _is_number(x: object) -> bool:
-    """Whether ``x`` is a number that is not a real one (a Decimal, a complex)."""
-    import numbers
-
-    return isinstance(x, numbers.Number) and not hasattr(x, "backward")
-
-
 def fits(node: object) -> str:
     """What keeps ``node`` from being a node of a micrograd-style engine; ``""`` if nothing.
 
@@ -177,7 +170,9 @@ def prepare_inputs(inputs: object, where: str) -> tuple[list[EngineNode], type |
             continue
         if isinstance(x, bool):
             raise TypeError(f"{what}[{i}] must be a Value or a number, got bool {x!r}")
-        if _is_number(x):
+        import numbers
+
+        if isinstance(x, numbers.Number) and not hasattr(x, "backward"):  # a Decimal, a complex
             raise TypeError(
                 f"{what}[{i}] is a {type(x).__name__}, {x!r}: a number, but the checks compute "
                 "in float64, from real numbers (an int, a float, a Fraction)"
@@ -328,12 +323,9 @@ class ForeignLevels(Levels):
         self.repeat = repeat
         self._scaling: bool | None = None
         self.spread, self.spreads = 0.0, list[float]()  # (spread_of: the last pass's, per output)
-        self.names = []
-        for i, x in enumerate(inputs):
-            label = getattr(x, "label", "")
-            self.names.append(
-                f"x[{i}] {label!r}" if isinstance(label, str) and label else f"x[{i}]"
-            )
+        labels = [getattr(x, "label", "") for x in inputs]
+        self.names = [f"x[{i}] {b!r}" if isinstance(b, str) and b else f"x[{i}]"
+                      for i, b in enumerate(labels)]  # fmt: skip
 
     def outputs(self) -> list[Value]:
         """``func``'s outputs (a fresh graph) at the inputs' current data."""
@@ -432,25 +424,22 @@ class ForeignLevels(Levels):
         output's top node comes out right: with weights ``w``, each pass starts from
         ``out[r] * w[r]`` and is divided back, where the engine's own ``*`` passes a
         number on exactly (:meth:`_scales`). With ``preset`` (rows of a pass before)
-        each input's ``.grad`` starts there (1 where it is 0; adding rounds to its
-        ulps), read less it: a step that sets ``.grad`` (``=`` for ``+=``) loses it
-        in any order the engine's sort happens to take."""
+        each input's ``.grad`` starts at :func:`start_of` its gradient there, read
+        less it: a step that sets ``.grad`` (``=`` for ``+=``) loses it in any order
+        the engine's sort happens to take (:func:`keeps`)."""
         rows, spreads = [], []
         for r in range(len(fs)):
             y = cast("Any", fs[0] if r == 0 else self.outputs()[r])
-            wr = w[r] if w is not None and self._scales() else 1.0
-            start = [g * wr or wr for g in preset[r]] if preset is not None else None
+            wr = w[r] if w is not None and self.weighing() else 1.0
+            start = [start_of(g) * wr for g in preset[r]] if preset is not None else None
             rows.append([g / wr for g in self._backward(y * wr if wr != 1.0 else y, start)])
             spreads.append(self.spread / abs(wr))
         self.spreads = spreads if preset is None else self.spreads
         return rows
 
     def weighing(self) -> bool:
-        """Whether the analytic passes start from weighted outputs (:meth:`jacobian`)."""
-        return self._scales()
-
-    def _scales(self) -> bool:
-        """Whether ``node * 1.5`` passes 1.5 back to the node, exactly (tried once)."""
+        """Whether the analytic passes start from weighted outputs (:meth:`jacobian`):
+        whether ``node * 1.5`` passes 1.5 back to the node, exactly (tried once)."""
         if self._scaling is None:
             try:
                 grads = self._backward(cast("Any", self.nodes[0]) * 1.5)
@@ -496,3 +485,16 @@ class ForeignLevels(Levels):
             _number(x.grad, f"{self.where}: inputs[{i}].grad") - g
             for i, (x, g) in enumerate(zip(self.nodes, start, strict=True))
         ]
+
+
+def keeps(a: float, b: float) -> bool:
+    """Whether a pass from :func:`start_of` ``a`` that added ``b`` to it kept the start: a step
+    that sets ``.grad`` (``=`` for ``+=``) loses all of it; what rounds is a few of its ulps."""
+    return b == a or abs(b - a) <= start_of(a) / 2.0
+
+
+def start_of(g: float) -> float:
+    """Where a second pass starts ``.grad``: ``2**26`` times ``g``'s size (1 at least), a
+    power of two; adding terms that cancel to ``g`` rounds to its ulps however large they are."""
+    size = math.frexp(max(abs(g), 1.0))[1]
+    return math.ldexp(1.0, size + 26) if size < 990 else abs(g)  # (beyond: the gradient's size)

@@ -32,9 +32,9 @@ from collections.abc import Iterable
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF, Estimate, Point, Unresolved, pair
 from minigrad.checking.numeric.ladder import _UP, TARGET, ladder, widen
 from minigrad.checking.numeric.rounding import GraphRoundoff
-from minigrad.checking.run.compare import closure_problems, entry_of, foreign_roundoff
+from minigrad.checking.run.compare import closure_problems, entry_of
 from minigrad.checking.run.determinism import deterministic
-from minigrad.checking.run.engines import ForeignLevels
+from minigrad.checking.run.engines import ForeignLevels, keeps
 from minigrad.checking.run.levels import (
     DerivativeError,
     Key,
@@ -116,8 +116,8 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> Direction | None:
         # The pass from each input's .grad already there, as compare.py runs it:
         # a step that sets .grad (= for +=) loses it in any order.
         preset = levels.jacobian(levels.outputs(), w, rows)
-        if not all(  # (adding onto a start rounds to its ulps: 1 where a is 0)
-            s.close(b, a) if s.tolerance is not None else abs(b - a) <= 2 * foreign_roundoff(a or 1)
+        if not all(
+            keeps(a, b)
             for row, lifted in zip(rows, preset, strict=True)
             for a, b in zip(row, lifted, strict=True)
         ):
