@@ -70,6 +70,27 @@ def test_a_slope_right_at_the_point_alone_fails_order_2_where_it_is_wrong() -> N
     assert [x.data for x in inputs] == list(POINT)  # put back, bit for bit
 
 
+def test_fast_mode_holds_the_two_orders_to_each_other_as_the_exhaustive_check_does() -> None:
+    # Along a random direction the order-2 slope agrees with a rule right at the point
+    # alone, as each entry does. Fast mode passed it, at orders 2 and 3, with or without
+    # grad_outputs (0 of 516 such rules caught, 1e-9 to 1 off): its two orders, weighed
+    # by u moved along v and by v moved along u, differ; then every entry is compared.
+    wrong = _f(_swish(b_in_the_slope=False))
+    for order in (2, 3):
+        report = check(wrong, [Value(v) for v in POINT], order=order, fast_mode=True)
+        assert not report and report.failures[0].reason.startswith("at x[1] = "), report
+    with pytest.raises(GradcheckError, match="moved by"):
+        gradgradcheck(wrong, [Value(v) for v in POINT], fast_mode=True)
+    rule = _swish(b_in_the_slope=False)
+    two = lambda x, b: (rule(x, b), x * b + 0.5 * rule(x, b))  # noqa: E731
+    inputs = [Value(v) for v in POINT]
+    assert not gradgradcheck(two, inputs, [0.7, -1.3], fast_mode=True, raise_exception=False)
+    right = _f(_swish(b_in_the_slope=True))
+    for order in (2, 3):
+        report = check(right, [Value(v) for v in POINT], order=order, fast_mode=True)
+        assert report and report.warnings == [], report
+
+
 def test_the_right_slope_passes_every_order_with_no_caution() -> None:
     right = _f(_swish(b_in_the_slope=True))
     for order in (2, 3):

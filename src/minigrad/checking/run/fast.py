@@ -47,6 +47,10 @@ from minigrad.checking.run.settings import Settings
 from minigrad.checking.verdicts.decide import AGREES, Tolerance, decide
 from minigrad.core.value import Value
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from random import Random
+
 __all__ = ["FAST_DIGITS", "Direction", "fast"]
 
 #: The digits of every entry a passing direction must prove: what the exhaustive
@@ -136,7 +140,7 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> Direction | None:
         deterministic(levels, k, [f.data for f in fs], s)
     lifted = [x.data for x in derivatives(total, xs, True)] if both and total is not None else None
     found = [_along(levels, k, s, both, d, w, g, rows, lifted, total, keys) for d in directions]
-    if any(f is None for f in found):
+    if any(f is None for f in found) or (k > 1 and not _symmetric(levels, k, s, rng, keys)):
         return None
     entries = [e for f in found if f is not None for e in f.entries]
     rest = set().union(*(f.rest for f in found if f is not None))
@@ -285,6 +289,53 @@ def _along(
     if not bound <= need_row:
         return None  # a whole row's error may hide in the bound
     return Direction(entries, rest)
+
+
+def _symmetric(levels: Levels, k: int, s: Settings, rng: Random, keys: list[Key]) -> bool:
+    """Whether level ``k``'s slopes are one number in two orders of differentiation, as
+    the exhaustive check's mixed entries are compared (runner's ``_schwarz``): with the
+    level's values ``d^(k-1) f / dx_a ...`` weighed by ``u_a`` (times ``v`` at the
+    further indices, per output at random) and moved along ``v``, and with ``u`` and
+    ``v`` swapped. A direction agrees with a rule right at the point alone (swish's
+    slope by ``x`` with ``b`` left out, at ``b = 1``) as each entry does; its two orders
+    differ. Where they differ beyond both bounds, or one has no bound, every entry is
+    compared, and the mixed entries are then held to each other."""
+    scale = [max(1.0, math.sqrt(abs(x.data))) for x in levels.xs]
+    u, v = ([rng.choice((-1.0, 1.0)) * rng.uniform(1.0, 2.0) * c for c in scale] for _ in "uv")
+    c = {o: rng.choice((-1.0, 1.0)) * rng.uniform(1.0, 2.0) for o, _ in keys}
+    found = []
+    for first, d in ((u, v), (v, u)):
+        w = [c[o] * first[path[0]] * math.prod(d[a] for a in path[1:]) for o, path in keys]
+        est = _estimate(levels, k, s, w, d)
+        if not isinstance(est, Estimate) or not est.settled:
+            return False
+        found.append(est)
+    a, b = found
+    return abs(a.value - b.value) <= a.error + b.error
+
+
+def _estimate(
+    levels: Levels, k: int, s: Settings, w: list[float], d: list[float]
+) -> Estimate | Unresolved | None:
+    """The slope of level ``k``'s values weighed by ``w`` along ``d``, as the
+    direction's is estimated (the pair, widened, else the ladder)."""
+    fs = levels.level(k)[0]
+
+    def along(t: float) -> list[float] | None:
+        moved = levels.moved(k, [t * di for di in d])
+        return None if moved is None else [_fsum(a * b for a, b in zip(w, moved, strict=True))]
+
+    total = w[0] * fs[0]
+    for wf, f in zip(w[1:], fs[1:], strict=True):
+        total = total + wf * f
+    here = [_fsum(wf * f.data for wf, f in zip(w, fs, strict=True))]
+    noise = [GraphRoundoff([total], levels.xs).noise(0)]
+    point = Point(along, 0.0, here, s.eps, noise, any(levels.opaque_rows(fs)))
+    paired: dict[int, Estimate | Unresolved] = dict(pair(point, [0]))
+    est = paired.get(0)
+    if isinstance(est, Estimate) and est.settled:
+        est = widen(point, paired, [0]).get(0, est)
+    return est if isinstance(est, Estimate) and est.settled else ladder(point, [0])[0]
 
 
 class Direction:

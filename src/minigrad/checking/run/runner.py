@@ -131,7 +131,7 @@ class _Checker:
         ``delta`` to first order, :data:`_BESIDE` times that entry's own bound. Only that
         entry counts, and only off by that much within a factor of 2 (else a nearer move)."""
         s, levels = self.settings, self.levels
-        if k < 2 or s.fast_mode or isinstance(levels, ForeignLevels):
+        if k < 2 or isinstance(levels, ForeignLevels):  # (fast mode's entries: wrt -1)
             return None
         groups: dict[tuple[str, int, tuple[int, ...]], list[Entry]] = {}
         for e in found.entries:
@@ -152,7 +152,10 @@ class _Checker:
             f"{where(a, names)} is {a.numerical:.9g} +- {a.error:.2g} and {where(b, names)} "
             f"{b.numerical:.9g} +- {b.error:.2g}, the same derivative in another order"
         )
-        tried = []
+        tried, every, below_entries = [], s._but(fast_mode=False), whole.entries
+        if s.fast_mode:  # the orders below were proved along directions: each entry's bound
+            at = [Value(x.data) for x in levels.inputs]
+            below_entries = run_check(levels.func, at, k - 1, levels.weights, every).entries
         for e in (a, b):
             j, i = e.wrt, e.path[-1]
 
@@ -168,7 +171,7 @@ class _Checker:
                 w = levels.weights[f.output]
                 return w.data if isinstance(w, Value) else w
 
-            weights = ((f.allowed, abs(below(f))) for f in whole.entries if f.mode == e.mode)
+            weights = ((f.allowed, abs(below(f))) for f in below_entries if f.mode == e.mode)
             bound = sum(a * w for a, w in weights if w)  # (an unbounded entry of weight 0: none)
             if j >= len(levels.inputs) or not 0.0 < bound < math.inf:
                 continue
@@ -178,7 +181,7 @@ class _Checker:
                     moved = [Value(x.data) for x in levels.inputs]
                     moved[j] = Value(levels.inputs[j].data + d)
                     try:
-                        beside = run_check(levels.func, moved, k - 1, levels.weights, s)
+                        beside = run_check(levels.func, moved, k - 1, levels.weights, every)
                     except Exception:  # off the domain there, or refused: the other side
                         continue
                     break
