@@ -303,6 +303,17 @@ def test_what_needs_formulas_refuses_a_closure_op_by_name(how: str) -> None:
     assert 'myexp = minigrad.Rule("myexp", lambda x: ..., (lambda x, out: ...,))' in text
 
 
+@pytest.mark.parametrize("fast_mode", [False, True])
+@pytest.mark.parametrize("bug", ["sign", "no out.grad"])
+def test_a_wrong_closure_fails_order_1_before_order_2_refuses_it(bug: str, fast_mode: bool) -> None:
+    # gradgradcheck checks the first derivatives first: a closure that is wrong there
+    # fails them, named, rather than being refused as an op order 2 cannot go through.
+    op = closure_exp_with(bug)
+    with pytest.raises(GradcheckError) as caught:
+        mg.gradgradcheck(lambda a, b: op(a * b) + a, [Value(0.4), Value(-0.7)], fast_mode=fast_mode)
+    assert "order 1" in str(caught.value) and "'myexp'" in str(caught.value)
+
+
 def test_compile_refuses_a_closure_op_by_name() -> None:
     op = closure_exp_with("right")
     made = op(Value(0.3))

@@ -146,7 +146,7 @@ class Comparison:
         self.levels = levels
         self.settings = settings
         # A partial that failed on Values (create_graph) while it worked on floats.
-        self.dropped: DerivativeError | None = None
+        self.dropped: DerivativeError | closure.ClosureOpError | None = None
         # Per level below the one compared: its graph's round-off (the next level's noise).
         self.below: dict[int, GraphRoundoff] = {}
 
@@ -215,8 +215,8 @@ class Comparison:
             return compute()
         except DerivativeError as exc:
             self.dropped = exc
-        except closure.ClosureOpError:
-            raise  # refused by name above order 1
+        except closure.ClosureOpError as exc:
+            self.dropped = exc  # raised by name above order 1, once this level passes
         except Exception as exc:  # a partial written for floats may raise anything on Values
             self.dropped = DerivativeError(exc)
         return None

@@ -33,7 +33,7 @@ from minigrad.checking.run.settings import Settings, callable_with
 from minigrad.checking.run.table import modes_in_words, where
 from minigrad.checking.verdicts.decide import AGREES, MIN_DIGITS, WRONG, Cause, decide, passes
 from minigrad.core._validate import as_int
-from minigrad.core.closure import Closure
+from minigrad.core.closure import Closure, ClosureOpError
 from minigrad.core.inputs import weights
 from minigrad.core.value import Value, _args, toposort
 from minigrad.core.value import _lock as _engine_lock
@@ -68,10 +68,9 @@ class _Checker:
         s = self.settings
         whole = LevelFindings()
         for k in range(1, order + 1):
-            # Below the top order, the derivative the next level is built from
-            # (create_graph, partials applied to Values) must equal the one
-            # checked here (partials applied to floats). Fault localisation's
-            # single-rule checks always compare the two: they are small.
+            # Below the top order, the derivative the next level is built from (create_graph,
+            # partials applied to Values) must equal the one checked here (partials applied
+            # to floats). Fault localisation's single-rule checks always compare the two.
             both = (k < order or not self.localize) and not isinstance(self.levels, ForeignLevels)
             self.comparing.settings = here = s if k == order else s.bounds_only()
             try:
@@ -114,6 +113,8 @@ class _Checker:
                 return beside
             dropped = self.comparing.dropped
             if dropped is not None and k < order:
+                if isinstance(dropped, ClosureOpError):
+                    raise dropped  # (a wrong closure fails order 1 first, named as above)
                 return self._dropped(k, whole, dropped)
         return self._report(order, whole)
 
