@@ -91,6 +91,35 @@ def test_fast_mode_holds_the_two_orders_to_each_other_as_the_exhaustive_check_do
         assert report and report.warnings == [], report
 
 
+def test_a_gap_near_its_bounds_is_held_by_moves_near_the_point() -> None:
+    # sin(x y) as a rule whose slope by x holds (1 + c (y - b)): the two orders differ by
+    # c b cos(a b), 140 times their bounds at c = 1e-9. Moves of 1e4 to 1e2 times the
+    # order-1 entry's bound over that gap took y = 1.3 to 4158, 417 and 43, where no
+    # first-order law holds: a caution. Nearer, the check beside the point convicts it;
+    # and with three outputs weighed (grad_outputs) at c = 1e-3 beside cos's zero.
+    for c, at, outputs in [(1e-9, [0.7, 1.3], False), (1e-3, [1.3871, 1.12605], True)]:
+        b = at[1]
+        rule = Rule(
+            "sxy",
+            lambda x, y: math.sin(x * y),
+            (
+                lambda x, y, out, c=c, b=b: y * mg.cos(x * y) * (1 + c * (y - b)),
+                lambda x, y, out: x * mg.cos(x * y),
+            ),
+        )
+
+        def f(*v: Value, r: Rule = rule, outputs: bool = outputs) -> Any:
+            if not outputs:
+                return r(v[0], v[1])
+            x, y, z = v
+            return r(x, y) * z, mg.exp(x * 0.5) * y - mg.tanh(z), x * y * z
+
+        inputs = [Value(v) for v in ([*at, 1.3] if outputs else at)]
+        weights = [-2.7, -1.98, -1.9] if outputs else None
+        report = check(f, inputs, order=2, grad_outputs=weights)
+        assert not report and report.failures[0].reason.startswith("at x["), report
+
+
 def test_the_right_slope_passes_every_order_with_no_caution() -> None:
     right = _f(_swish(b_in_the_slope=True))
     for order in (2, 3):

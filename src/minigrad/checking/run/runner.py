@@ -44,13 +44,13 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_ORDER", "run_check"]
 
-#: A rate of change beyond this is taken as beyond float64's range.
-_BEYOND = 1e300
+_BEYOND = 1e300  #: A rate of change beyond this is taken as beyond float64's range.
 #: How many times the entry's own bound a rule whose mixed derivatives differ is to be off
 #: beside the point, nearer moves after farther (:meth:`_Checker._schwarz`): far beyond the
 #: bound (at 1e2 its noise is a per cent of the gap times the move), near enough for the
-#: move's second-order terms to fall below the first (measured: 1 to 2 decades nearer).
-_BESIDE = (1e4, 1e3, 1e2)
+#: move's second-order terms to fall below the first (1 to 2 decades nearer); down to 1, as
+#: the moved check (its top order) proves more than that bound: a proven failure convicts.
+_BESIDE = (1e4, 1e3, 1e2, 1e1, 1.0)
 
 
 class _Checker:
