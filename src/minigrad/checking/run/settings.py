@@ -141,6 +141,10 @@ class Settings:
         ``x**3`` at ``eps=1e-3``, ``atol=1e-7`` is 1e-6 off at order 1 by truncation)."""
         return self._but(classic=False, exact_step=False, tolerance=None)
 
+    def exhaustive(self) -> Settings:
+        """A copy that compares every entry (the mixed entries' check beside the point)."""
+        return self._but(fast_mode=False)
+
     def _but(self, **changed: object) -> Settings:
         copy = Settings.__new__(Settings)
         for name in Settings.__slots__:
