@@ -286,7 +286,7 @@ class Comparison:
                 if r in shifts and isinstance(est, Estimate):  # the slope's own shift: see reached
                     est = Estimate(est.value, est.error + shifts[r], est.step,
                                    est.roundoff + shifts[r], est.settled)  # fmt: skip
-                if (foreign or shown) and not (opaque[r] and seen) and isinstance(est, Estimate):
+                if (foreign or shown) and isinstance(est, Estimate):
                     est = stepped(levels, k, point, r, i, est)  # (a foreign engine's: its pass)
                 a = sides[m][1][r][i]
                 a_err = graph.analytic(r, i, a) if graph is not None else foreign_roundoff(a)
