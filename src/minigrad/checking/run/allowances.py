@@ -85,14 +85,15 @@ def reached(
     has a slope of 0 by ``x`` in float64. That is :func:`forward_share`, the
     derivative's own round-off, added to each estimate's bound; where no graph
     of the derivative can be built (a closure op), the whole round-off stands.
-    Only where the nodes ``i`` reaches hold under :data:`_APART` of it:
-    elsewhere the whole costs a digit at most, and no derivative graph is built."""
+    Only where the nodes ``i`` reaches hold under :data:`_APART` of it, or the value has
+    no first-order round-off at all (a loss of 0 at a fit: its residual's rounding moves
+    the slope, not the value): elsewhere the whole costs a digit at most."""
     if noise is None:
         return noise, {}
     mine, moved = list(noise), {}
     for r, whole in enumerate(noise):
         reached = graph.noise_by(r, i)
-        if reached < _APART * whole:
+        if reached < _APART * whole or whole < 2.0**-1022:  # (no normal float's worth)
             share = forward_share(fs[r], xs, i, made, whole=True)
             if share is not None:
                 mine[r], moved[r] = reached, share
