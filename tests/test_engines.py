@@ -458,6 +458,15 @@ def test_terms_far_larger_than_the_gradient_are_not_taken_for_a_step_that_sets_g
     assert not report.ok and "does not add to an input's .grad" in report.failures[0].reason
 
 
+def test_a_foreign_node_of_complex_data_at_a_moved_point_is_the_domains_edge() -> None:
+    # A student engine's x ** -0.5 holds a complex number past 0: the check took that
+    # node for the wrong kind of output and raised. At the point itself it is named.
+    report = check(lambda x: x**-0.5 * 1.3, [Student(0.0625)])
+    assert report.ok, report
+    with pytest.raises(TypeError, match="complex"):
+        check(lambda x: x**0.5, [Student(-1.0)])
+
+
 def test_a_foreign_engine_near_a_fit_is_held_to_the_rounding_of_its_intermediates() -> None:
     # Its graph cannot be read, but its own pass gives each node's gradient: an ulp
     # of each op's value times it bounds the loss's rounding, at x and where a step

@@ -314,6 +314,39 @@ def test_a_wrong_closure_fails_order_1_before_order_2_refuses_it(bug: str, fast_
     assert "order 1" in str(caught.value) and "'myexp'" in str(caught.value)
 
 
+def _pow_closure(k: float, right: bool) -> Op:
+    """The lecture's __pow__ with a float exponent; wrong, without ``* a.data**(k - 1)``."""
+
+    def op(a: Value) -> Value:
+        out = Value(a.data**k, (a,), f"**{k}")
+
+        def _backward() -> None:
+            a.grad += k * (a.data ** (k - 1) if right else 1.0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    return op
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_a_float_power_closure_near_0_is_checked_where_its_steps_make_it_complex(
+    fast_mode: bool,
+) -> None:
+    # Python's float power of a negative base is complex, and a Value of it is refused
+    # (ComplexNumberError, a TypeError and a ValueError): at a point the check moved to,
+    # that is the domain's edge, as math.sqrt's ValueError is. It raised TypeError,
+    # "func must be defined around the inputs", for right rules (x ** 0.5 at 0.078).
+    for k, x in [(0.5, 0.077554966869434), (-0.5, 0.0625), (1.5, 0.03)]:
+        report = mg.check(_pow_closure(k, right=True), [Value(x)], fast_mode=fast_mode)
+        assert report.ok, report
+    report = mg.check(_pow_closure(0.5, right=False), [Value(0.8045893112953306)])
+    assert not report.ok and report.failures[0].verdict == "wrong"
+    with pytest.raises(TypeError) as caught:
+        Value((-1.0) ** 0.5)
+    assert isinstance(caught.value, ValueError) and "complex" in str(caught.value)
+
+
 def test_compile_refuses_a_closure_op_by_name() -> None:
     op = closure_exp_with("right")
     made = op(Value(0.3))

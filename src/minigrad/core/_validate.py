@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 __all__ = [
+    "ComplexNumberError",
     "as_bool",
     "as_float",
     "as_int",
@@ -29,6 +30,13 @@ __all__ = [
     "positive",
     "signature_problem",
 ]
+
+
+class ComplexNumberError(TypeError, ValueError):
+    """A complex number where a real one is needed: of the wrong type, and a value no
+    real function has (Python's float power of a negative base, ``(-0.5) ** 0.5``, is
+    complex), so the checkers take it, at a point they moved to, as the edge of the
+    function's domain, as they take ``math.sqrt``'s ValueError there."""
 
 
 def as_float(x: object, what: str) -> float:
@@ -63,6 +71,11 @@ def as_float(x: object, what: str) -> float:
             raise OverflowError(
                 f"{what}, the int {_int_shown(x)}, is too large for a float (at most 1.8e+308)"
             ) from None
+    if isinstance(x, complex):
+        raise ComplexNumberError(
+            f"{what} must be an int or float, got complex {x!r} (a float power of a "
+            "negative base is complex)"
+        )
     raise TypeError(f"{what} must be an int or float, got {type(x).__name__} {x!r}")
 
 

@@ -29,7 +29,7 @@ from minigrad.checking.run import levels as lv
 from minigrad.checking.run.allowances import spread_of
 from minigrad.checking.run.levels import DOMAIN_ERRORS, DerivativeError, Func, Key, Levels
 from minigrad.checking.run.settings import Settings
-from minigrad.core._validate import compiled_refusal
+from minigrad.core._validate import ComplexNumberError, compiled_refusal
 from minigrad.core.value import Value
 
 TYPE_CHECKING = False
@@ -332,11 +332,12 @@ class ForeignLevels(Levels):
         out: object = self.func(*self.nodes)
         ys = list(out) if isinstance(out, tuple | list) else [out]
         for y in ys:
+            if isinstance(getattr(y, "data", None), complex):  # (moved: the domain's edge)
+                raise ComplexNumberError(f"{self.where}: func returned {y!r:.80}, of complex .data")
             if isinstance(y, Value) or fits(y):
-                shown = f"{type(out).__name__} {out!r}"
                 raise TypeError(
                     f"{self.where}: func must return a node of {engine_name(self.engine)} "
-                    f"(the inputs' engine) or a tuple of them, got {shown}"
+                    f"(the inputs' engine) or a tuple of them, got {type(out).__name__} {out!r}"
                 )
         if not ys:
             raise TypeError(f"{self.where}: func returned an empty {type(out).__name__}")
@@ -370,10 +371,9 @@ class ForeignLevels(Levels):
     def survey(self, fs: Sequence[object], *, fence: bool) -> bool:
         """Whether to run every analytic pass twice; a foreign engine declares no domains.
 
-        Two passes over two graphs of an engine that keeps its parents in a
-        set (micrograd) may add the same terms in another order, so they
-        are compared only when the caller allows a difference (nondet_tol).
-        """
+        Two passes over two graphs of an engine that keeps its parents in a set (micrograd)
+        may add the same terms in another order, so they are compared only when the caller
+        allows a difference (nondet_tol)."""
         return self.repeat
 
     def evaluator(self, k: int, i: int) -> Evaluate:
