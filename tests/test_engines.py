@@ -446,12 +446,16 @@ def test_terms_far_larger_than_the_gradient_are_not_taken_for_a_step_that_sets_g
     # x * a + x * c - x * a: x's .grad is c, made of terms of a thousand. Started
     # from c itself, the second pass rounded those terms by 1e-13 in whatever order
     # micrograd's set took them: "= for +=" at 38 of 200 such checks. Started from
-    # 2**26 times c's size, a step that sets .grad loses 2**26 times more than rounds.
+    # 2**26 times c's size, terms of 1e49 (x * x - (x - 3) * (x + 3) at 3.5e24)
+    # swallowed that. From 2**900, a step that sets .grad loses far more than rounds.
     mv = _micrograd().Value
     rng = random.Random(1)
     for _ in range(40):
         a, c, x0 = rng.uniform(1e3, 1e4), rng.uniform(-1.0, 1.0), rng.uniform(-2.0, 2.0)
         report = check(lambda x, a=a, c=c: x * a + x * c - x * a, [mv(x0)])
+        assert report.ok, report.text()
+    for x0 in (3.47e24, -8.1e27, 5.5e30):
+        report = check(lambda x: x * x - (x - 3) * (x + 3), [mv(x0)])
         assert report.ok, report.text()
     sets_grad = load(ENGINE.replace(".grad += ", ".grad = "), "sets_grad_at_large_terms")
     report = check(lambda x: x * 3e3 + x * 0.25 - x * 3e3, [sets_grad(0.5)])

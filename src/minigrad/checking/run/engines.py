@@ -424,14 +424,14 @@ class ForeignLevels(Levels):
         output's top node comes out right: with weights ``w``, each pass starts from
         ``out[r] * w[r]`` and is divided back, where the engine's own ``*`` passes a
         number on exactly (:meth:`_scales`). With ``preset`` (rows of a pass before)
-        each input's ``.grad`` starts at :func:`start_of` its gradient there, read
-        less it: a step that sets ``.grad`` (``=`` for ``+=``) loses it in any order
-        the engine's sort happens to take (:func:`keeps`)."""
+        each input's ``.grad`` starts at :data:`START`, read less it: a step that sets
+        ``.grad`` (``=`` for ``+=``) loses it in any order the engine's sort happens to
+        take (:func:`keeps`)."""
         rows, spreads = [], []
         for r in range(len(fs)):
             y = cast("Any", fs[0] if r == 0 else self.outputs()[r])
             wr = w[r] if w is not None and self.weighing() else 1.0
-            start = [start_of(g) * wr for g in preset[r]] if preset is not None else None
+            start = [START * wr for _ in preset[r]] if preset is not None else None
             rows.append([g / wr for g in self._backward(y * wr if wr != 1.0 else y, start)])
             spreads.append(self.spread / abs(wr))
         self.spreads = spreads if preset is None else self.spreads
@@ -487,14 +487,13 @@ class ForeignLevels(Levels):
         ]
 
 
+#: Where a second pass starts each input's ``.grad``: a power of two beyond any gradient
+#: (adding terms that cancel onto it rounds to its ulps however large: from the gradient
+#: itself, terms of 1e3 rounded beyond those) and below float64's top, ``2**1023``.
+START = 2.0**900
+
+
 def keeps(a: float, b: float) -> bool:
-    """Whether a pass from :func:`start_of` ``a`` that added ``b`` to it kept the start: a step
-    that sets ``.grad`` (``=`` for ``+=``) loses all of it; what rounds is a few of its ulps."""
-    return b == a or abs(b - a) <= start_of(a) / 2.0
-
-
-def start_of(g: float) -> float:
-    """Where a second pass starts ``.grad``: ``2**26`` times ``g``'s size (1 at least), a
-    power of two; adding terms that cancel to ``g`` rounds to its ulps however large they are."""
-    size = math.frexp(max(abs(g), 1.0))[1]
-    return math.ldexp(1.0, size + 26) if size < 990 else abs(g)  # (beyond: the gradient's size)
+    """Whether a pass from :data:`START` that added ``b`` to it kept the start: a step that
+    sets ``.grad`` (``=`` for ``+=``) loses all of it; what rounds is a few of its ulps."""
+    return b == a or abs(b - a) <= START / 2.0
