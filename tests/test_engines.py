@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
@@ -460,6 +461,66 @@ def test_terms_far_larger_than_the_gradient_are_not_taken_for_a_step_that_sets_g
     sets_grad = load(ENGINE.replace(".grad += ", ".grad = "), "sets_grad_at_large_terms")
     report = check(lambda x: x * 3e3 + x * 0.25 - x * 3e3, [sets_grad(0.5)])
     assert not report.ok and "does not add to an input's .grad" in report.failures[0].reason
+
+
+class _Exact:
+    """A micrograd-style node that computes in Fractions (a real number the checks take)."""
+
+    def __init__(self, data: Any, children: tuple[Any, ...] = ()) -> None:
+        self.data, self.grad, self._prev = Fraction(data), Fraction(0), set(children)
+        self._backward: Callable[[], None] = lambda: None
+
+    def __add__(self, other: Any) -> _Exact:
+        other = other if isinstance(other, _Exact) else _Exact(other)
+        out = _Exact(self.data + other.data, (self, other))
+
+        def _backward() -> None:
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other: Any) -> _Exact:
+        other = other if isinstance(other, _Exact) else _Exact(other)
+        out = _Exact(self.data * other.data, (self, other))
+
+        def _backward() -> None:
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def backward(self) -> None:
+        order: list[_Exact] = []
+        seen: set[int] = set()
+
+        def build(v: _Exact) -> None:
+            if id(v) not in seen:
+                seen.add(id(v))
+                for child in v._prev:
+                    build(child)
+                order.append(v)
+
+        build(self)
+        self.grad = Fraction(1)
+        for v in reversed(order):
+            v._backward()
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_an_engine_that_computes_in_fractions_is_checked(fast_mode: bool) -> None:
+    # Its outputs' .data are Fractions: the check held them as such, and formatting a
+    # size (decide) or dividing by a Fraction of 1e-400, a float 0 (estimate), raised.
+    cases: list[tuple[Any, list[Any]]] = [
+        (lambda x, y, z: x * y + z * 0, [-9, -6, -1]),
+        (lambda x, y: x * y + x * x, [Fraction(1, 10**200), Fraction(2, 10**200)]),
+    ]
+    for f, xs in cases:
+        nodes: Any = [_Exact(x) for x in xs]
+        report = check(f, nodes, fast_mode=fast_mode)
+        assert report.ok, report.text()
 
 
 def test_a_foreign_node_of_complex_data_at_a_moved_point_is_the_domains_edge() -> None:

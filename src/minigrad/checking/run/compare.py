@@ -228,7 +228,7 @@ class Comparison:
         names = levels.names
         xs = levels.xs
         fs, keys = levels.level(k)
-        here = [f.data for f in fs]
+        here = [float(f.data) for f in fs]  # (a foreign engine's may be a Fraction)
         found = LevelFindings()
         # The determinism check runs every pass twice (PyTorch's); built-in rules cannot differ.
         twice = levels.survey(fs, fence=k == 1)

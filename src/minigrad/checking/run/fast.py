@@ -139,7 +139,7 @@ def _fast(levels: Levels, k: int, s: Settings, both: bool) -> Direction | None:
     if any(abs(a - b) > s.nondet_tol for a, b in zip(g, again, strict=True)):
         return None  # the exhaustive check names the entry and the two values
     if k == 1 or twice:  # as in the exhaustive check (compare.py)
-        deterministic(levels, k, [f.data for f in fs], s)
+        deterministic(levels, k, [float(f.data) for f in fs], s)
     lifted = [x.data for x in derivatives(total, xs, True)] if both and total is not None else None
     found = [_along(levels, k, s, both, d, w, g, rows, lifted, total, keys) for d in directions]
     if any(f is None for f in found) or (k > 1 and not _symmetric(levels, k, s, rng, keys)):
