@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -89,6 +90,19 @@ def test_fast_mode_holds_the_two_orders_to_each_other_as_the_exhaustive_check_do
     for order in (2, 3):
         report = check(right, [Value(v) for v in POINT], order=order, fast_mode=True)
         assert report and report.warnings == [], report
+
+
+def test_fast_mode_proves_order_3_of_a_smooth_function_along_its_directions() -> None:
+    # Both orders weigh one index by u and the others by v: T(u, v, v) and T(v, v, u)
+    # are one number. Weighed u_a v_b against v_a u_b, they were T(u, v, v) and T(v, u, u),
+    # two numbers, and every order 3 was sent on to every entry.
+    cases: list[tuple[Callable[..., Value], list[float]]] = [
+        (lambda x, y: x * x * y + (x * y).sin(), [0.7, -0.4]),
+        (lambda x, y, z: x * y * z + x * x * x, [0.3, 0.5, 0.9]),
+    ]
+    for f, at in cases:
+        report = check(f, [Value(v) for v in at], order=3, fast_mode=True)
+        assert report and not report.fell_back, report
 
 
 def test_a_gap_near_its_bounds_is_held_by_moves_near_the_point() -> None:

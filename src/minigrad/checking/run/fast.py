@@ -307,7 +307,7 @@ def _symmetric(levels: Levels, k: int, s: Settings, rng: Random, keys: list[Key]
     c = {o: rng.choice((-1.0, 1.0)) * rng.uniform(1.0, 2.0) for o, _ in keys}
     found = []
     for first, d in ((u, v), (v, u)):
-        w = [c[o] * first[path[0]] * math.prod(d[a] for a in path[1:]) for o, path in keys]
+        w = [c[o] * first[path[0]] * math.prod(v[a] for a in path[1:]) for o, path in keys]
         est = _estimate(levels, k, s, w, d)
         if not isinstance(est, Estimate) or not est.settled:
             return False
