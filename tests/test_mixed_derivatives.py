@@ -134,6 +134,26 @@ def test_a_gap_near_its_bounds_is_held_by_moves_near_the_point() -> None:
         assert not report and report.failures[0].reason.startswith("at x["), report
 
 
+def test_a_caution_says_how_far_off_the_derivatives_beside_the_point_are() -> None:
+    # A slope by x off beside b0 by K (b - b0) (1 + 21.8 (b - b0)): the moved checks fail,
+    # but not by the gap times the move (the second-order term rules), so no conviction.
+    # The caution said the derivatives there were "not off"; it says by how much.
+    k, x0, b0 = 3.52e-10, -1.5047921554014176, 1.740278187008057
+
+    def by_x(x: Any, b: Any, out: Any) -> Any:
+        s = sigmoid(b * x)
+        return s + b * x * s * (1 - s) + k * (b - b0) * (1 + (b - b0) * 21.849111835995005)
+
+    def by_b(x: Any, b: Any, out: Any) -> Any:
+        s = sigmoid(b * x)
+        return x * x * s * (1 - s)
+
+    rule = Rule("swishb", lambda x, b: x / (1 + math.exp(-b * x)), (by_x, by_b))
+    report = check(lambda x, b: rule(x, b), [Value(x0), Value(b0)], order=2)
+    [caution] = [c for c in report.cautions if "another order" in c]
+    assert "not off" not in caution.replace("(not off)", "") and ", not " in caution, caution
+
+
 def test_the_right_slope_passes_every_order_with_no_caution() -> None:
     right = _f(_swish(b_in_the_slope=True))
     for order in (2, 3):

@@ -188,11 +188,11 @@ class _Checker:
                     break
                 if beside is None:
                     continue  # refused on both sides: a nearer move may be inside
-                tried.append(f"{names[j]} = {moved[j].data!r}")
-                # The entries below, off by the gap times the move to first order (a nearer
-                # move where off by another size: its second-order terms, or another failure).
+                # Off by the gap times the move, to first order; by another size, a nearer move.
                 off = [f for f in beside.failures if below(f)]
                 size = abs(sum((f.analytic - f.numerical) * below(f) for f in off))
+                by = f"off by {size:.2g}, not {gap * abs(d):.2g}" if off else "not off"
+                tried.append(f"{names[j]} = {moved[j].data!r} ({by})")
                 if not off:
                     break  # not off at all: nearer, less so
                 if not 0.5 <= size / (gap * abs(d)) <= 2.0:
@@ -209,7 +209,7 @@ class _Checker:
                     + (f": {beside.fault}" if beside.fault else "")
                 )
                 return report
-        checked = f"; at {' and '.join(tried)} the derivatives below are not off" if tried else ""
+        checked = f"; the derivatives below at {', '.join(tried)}" if tried else ""
         whole.cautions.append(
             f"{shown}{checked}: the order-{k} derivatives are not continuous here, or a "
             f"rule of order {k - 1} is wrong beside the point by less than the numbers resolve"
