@@ -1710,3 +1710,21 @@ def test_a_network_at_a_fit_states_bounds_that_hold_the_true_slopes(
 
         truth = mpmath.diff(loss, exact[e.wrt])
         assert abs(e.numerical - truth) <= e.error, (e, float(truth))
+
+
+def test_an_overflow_building_the_next_order_is_float64s_edge_not_a_float_only_partial() -> None:
+    # sqrt(x y) as a rule times x at x = 2.3e-294: its partial 0.5 * sqrt(y / x) is right
+    # and built of minigrad's ops, but '/''s own slope there overflows on Values. Order 3
+    # was wrong, "a partial computes on floats only"; its truth (-5.9e439) is beyond
+    # float64: undecided, said so.
+    sqrtxy = Rule(
+        "sqrtxy",
+        lambda x, y: math.sqrt(x * y),
+        (lambda x, y, out: 0.5 * mg.sqrt(y / x), lambda x, y, out: 0.5 * mg.sqrt(x / y)),
+        domain=((0.0, math.inf), (0.0, math.inf)),
+    )
+    inputs = [Value(2.3343555958675414e-294), Value(0.3168588377117858)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = check(lambda x, y: sqrtxy(x, y) * x, inputs, order=3)
+    assert report.ok and "beyond the range of float64" in str(report.entries), report
