@@ -328,7 +328,7 @@ class Comparison:
 
             # The ladder for a value whose pair is unsettled or short of SHARP_DIGITS' agreement.
             rows = range(len(keys))
-            settled = [r for r in rows if r in ests and _settled(ests[r])]
+            settled = [r for r in rows if getattr(ests.get(r), "settled", False)]
             unsure = {r for r in rows if r not in settled or not sharp(r)}
 
             # An agreement short of WIDE_DIGITS may hide a rule error in the pair's round-off:
@@ -359,13 +359,14 @@ class Comparison:
                     unsure.discard(r)
                 else:
                     unsure.add(r)
-            # Round-off assumed, not read (a closure, a foreign graph): twenty times farther.
-            far = [r for r in unsure & wider.keys() if shown is None or (opaque[r] and seen)]
-            for r, got in widen(point, ests, far, 20.0).items() if far else ():
-                if abs(got.value - wider[r].value) <= got.error + wider[r].error:
-                    ests[r] = got
-                    if sharp(r) and min(f.digits for f in findings[r]) >= WIDE_DIGITS:
-                        unsure.discard(r)
+            # Round-off assumed, not read (a closure, a foreign graph): 20, else 2 times farther.
+            for times in (20.0, 2.0):
+                far = [r for r in unsure & wider.keys() if shown is None or (opaque[r] and seen)]
+                for r, got in widen(point, ests, far, times).items() if far else ():
+                    if abs(got.value - wider[r].value) <= got.error + wider[r].error:
+                        ests[r] = got
+                        if sharp(r) and min(f.digits for f in findings[r]) >= WIDE_DIGITS:
+                            unsure.discard(r)
             if unsure:
                 ests.update(ladder(point, sorted(unsure)))
                 for r in loud & unsure & wider.keys():
@@ -445,10 +446,6 @@ def _sharp(f: Finding, r: int, i: int, graph: GraphRoundoff | None) -> bool:
     resolved = abs(f.numerical) > f.error
     reached = graph is None or graph.spread(r, i) >= 0.0
     return resolved or not reached
-
-
-def _settled(est: Estimate | Unresolved) -> bool:
-    return isinstance(est, Estimate) and est.settled
 
 
 def foreign_roundoff(a: float) -> float:
