@@ -347,6 +347,53 @@ def test_a_float_power_closure_near_0_is_checked_where_its_steps_make_it_complex
     assert isinstance(caught.value, ValueError) and "complex" in str(caught.value)
 
 
+def _lecture_op(name: str, bug: str = "") -> Callable[..., Value]:
+    """The lecture's +, * and tanh as closures; ``bug`` one a student makes."""
+
+    def op(a: Value, b: Value | None = None) -> Value:
+        if name == "tanh":
+            out = Value(math.tanh(a.data), (a,), "tanh")
+        else:
+            assert b is not None
+            out = Value(a.data + b.data if name == "+" else a.data * b.data, (a, b), name)
+
+        def _backward() -> None:
+            if name == "tanh":  # the classic slip: self.data where out.data is meant
+                t = a.data if bug == "self.data" else out.data
+                a.grad += (1 - t**2) * out.grad
+            elif name == "+":
+                a.grad += out.grad
+                assert b is not None
+                b.grad += -out.grad if bug == "sign" else out.grad
+            else:
+                assert b is not None
+                a.grad += (1.0 if bug == "factor" else b.data) * out.grad
+                b.grad += a.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    return op
+
+
+@pytest.mark.parametrize(("wrong", "bug"), [("tanh", "self.data"), ("+", "sign"), ("*", "factor")])
+def test_a_neuron_of_closures_alone_names_the_op_whose_slope_is_off(wrong: str, bug: str) -> None:
+    # Every op a closure (the lecture's neuron): none can be checked against a forward of
+    # its own, and a sign, a factor or another function's slope was "one of the ops '*',
+    # '+', 'tanh'" (149 of 149 such neurons). Its value tells its op (tanh of its child,
+    # the product of its two), and that op's slope what its _backward should add.
+    add, mul, tanh = (_lecture_op(n, bug if n == wrong else "") for n in ("+", "*", "tanh"))
+
+    def neuron(x1: Value, x2: Value, w1: Value, w2: Value, b: Value) -> Value:
+        return tanh(add(add(mul(x1, w1), mul(x2, w2)), b))
+
+    inputs = [Value(v) for v in (2.0, 0.0, -3.0, 1.0, 6.8813735870195432)]
+    report = mg.check(neuron, inputs)
+    assert not report.ok and report.fault.startswith(f"op {wrong!r}: its value is"), report.fault
+    add, mul, tanh = (_lecture_op(n) for n in ("+", "*", "tanh"))
+    assert mg.check(neuron, inputs)  # the same ops, right: nothing to name
+
+
 def test_compile_refuses_a_closure_op_by_name() -> None:
     op = closure_exp_with("right")
     made = op(Value(0.3))

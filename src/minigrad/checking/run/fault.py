@@ -10,7 +10,10 @@ forward (:func:`find_fault`).
 
 from __future__ import annotations
 
+import contextlib
+import math
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.table import apart
@@ -74,7 +77,7 @@ def faulty_node(
                     problem = rule.misbehaviour()
                 except Exception as exc:  # the user's closure raised: named, as backward() does
                     problem = f"its _backward raised {type(exc).__name__}: {exc}"
-                if problem:
+                if problem or (problem := _known_slope(rule, node)):
                     return f"op {rule.name!r}{_labelled(node)}: {problem}", None
                 closures[rule.name or "(unnamed)"] = None
                 continue
@@ -119,6 +122,87 @@ def faulty_node(
         "inputs, so the derivative is lost between the ops: does func read .data, call "
         "float() on a Value, or use a value computed outside minigrad?"
     ), None
+
+
+#: The lecture's ops, told by a closure's value: each forward of its children's values and
+#: its slopes there (by the children, and the op's own value ``o``). A closure whose value is
+#: one of them alone, to ``_SAME`` of itself, has that op's slopes, which what its
+#: ``_backward`` adds is held to (``1e-8`` of them: the rounding of two ways to write one
+#: slope is ulps). None at a kink (relu at 0) or off a domain.
+_ONE: dict[str, tuple[Callable[[float], float], Callable[[float, float], float]]] = {
+    "tanh": (math.tanh, lambda x, o: 1.0 - o * o),
+    "exp": (math.exp, lambda x, o: o),
+    "relu": (lambda x: max(x, 0.0), lambda x, o: 1.0 if x > 0.0 else 0.0),
+    "sigmoid": (lambda x: 1.0 / (1.0 + math.exp(-x)), lambda x, o: o * (1.0 - o)),
+    "log": (lambda x: math.log(x) if x > 0.0 else math.nan, lambda x, o: 1.0 / x),
+    "-x": (lambda x: -x, lambda x, o: -1.0),
+}
+_TWO: dict[str, tuple[Callable[[float, float], float], Callable[[float, float], list[float]]]] = {
+    "a + b": (lambda a, b: a + b, lambda a, b: [1.0, 1.0]),
+    "a * b": (lambda a, b: a * b, lambda a, b: [b, a]),
+    "a - b": (lambda a, b: a - b, lambda a, b: [1.0, -1.0]),
+    "a / b": (lambda a, b: a / b if b else math.nan, lambda a, b: [1.0 / b, -a / (b * b)]),
+}
+_SAME = 64 * 2.0**-52
+#: What micrograd (and the lecture) name those ops.
+_NAMES = {"relu": ("relu",), "-x": ("neg", "-"), "a + b": ("+",), "a * b": ("*",),
+          "a - b": ("-",), "a / b": ("/",)}  # fmt: skip
+
+
+def _known_slope(rule: Closure, node: Value) -> str:
+    """Where the closure's value is one of the lecture's ops (:data:`_ONE`, :data:`_TWO`,
+    ``**k`` by its name) of its children's, and what its ``_backward`` adds differs from
+    that op's slopes: which op, and what it adds against what it should; else ``""``."""
+    xs, o = [c.data for c in node._a], node.data
+    found: list[tuple[str, list[float]]] = []
+    if len(xs) == 1:
+        x, ops = xs[0], dict(_ONE)
+        with contextlib.suppress(ValueError):  # micrograd names x ** k "**k"
+            k = float(rule.name[2:]) if rule.name.startswith("**") else math.nan
+            if math.isfinite(k):
+                ops[rule.name] = (partial(_power, k), partial(_power_slope, k))
+        for name, (f, slope) in ops.items():
+            with contextlib.suppress(ArithmeticError, ValueError, TypeError):
+                if abs(f(x) - o) <= _SAME * abs(o) and not (name == "relu" and x == 0.0):
+                    found.append((name, [slope(x, o)]))
+    elif len(xs) == 2:
+        for name, (g, slopes) in _TWO.items():
+            with contextlib.suppress(ArithmeticError, ValueError, TypeError):
+                if abs(g(*xs) - o) <= _SAME * abs(o):
+                    found.append((name, slopes(*xs)))
+    named = [(n, s) for n, s in found if rule.name.lower() in _NAMES.get(n, (n,))]
+    if len({tuple(s) for _, s in found}) > 1 and len(named) == 1:
+        found = named  # several (tanh and sigmoid at asinh(1)): its name tells them apart
+    if len({tuple(s) for _, s in found}) != 1:
+        return ""  # no op, or several with other slopes: not told
+    name, want = found[0]
+    try:
+        got = rule.local_partials()
+    except Exception:  # the user's closure raised: misbehaviour says so
+        return ""
+    off = [
+        (i, a, w)
+        for i, (a, w) in enumerate(zip(got, want, strict=True))
+        if not abs(a - w) <= 1e-8 * max(abs(a), abs(w))
+    ]
+    if not off:
+        return ""
+    i, a, w = off[0]
+    at = ", ".join(f"{x:.6g}" for x in xs)
+    flipped = abs(a + w) <= 1e-8 * abs(w)
+    return (
+        f"its value is {name} of its children ({at}), whose slope by child {i} is {w:.6g}, "
+        f"but its _backward adds {a:.6g} per unit of out.grad"
+        + (": its sign is flipped (-= for +=, or a minus lost)" if flipped else "")
+    )
+
+
+def _power(k: float, x: float) -> float:
+    return float(x**k)
+
+
+def _power_slope(k: float, x: float, o: float) -> float:
+    return float(k * x ** (k - 1))
 
 
 def _data(a: Value | float) -> float:
