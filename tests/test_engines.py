@@ -604,3 +604,31 @@ def test_a_foreign_engine_at_moved_points_says_where_and_counts_its_outputs() ->
         check(grows, [mv(2)])
     with pytest.raises(RuntimeError, match=r"moved! at a moved point: input x\[0\]"):
         check(raises, [mv(2)])
+
+
+def test_a_subgradients_stated_error_holds_both_one_sided_slopes_with_their_bound() -> None:
+    # Least squares on micrograd at an exact fit (every residual 0 in float64): "a kink or
+    # none", slopes -3.2e-16 and -5.4e-16, each within its bound 2.25e-15 of the truth
+    # -2.3e-16; the entry stated half their gap, 1.1e-16, as its error, which held neither.
+    mv = _micrograd().Value
+    points = [-0.3677073304605569, 1.2401501352691477, -1.7509649645151075, 0.563939450249801]
+    w0, b0 = 1.7717880852526524, -0.7887804874038653
+    targets = [w0 * p + b0 for p in points]
+
+    def loss(w: Any, b: Any) -> Any:
+        total: Any = 0.0
+        for p, y in zip(points, targets, strict=True):
+            total = ((w * p + b) - y) ** 2 + total
+        return total
+
+    exact = [
+        Fraction(w0) * Fraction(p) + Fraction(b0) - Fraction(y)
+        for p, y in zip(points, targets, strict=True)
+    ]
+    truth = [
+        float(sum(2 * r * Fraction(p) for r, p in zip(exact, points, strict=True))),
+        float(2 * sum(exact)),
+    ]
+    for e in check(loss, [mv(w0), mv(b0)]).entries:
+        if e.verdict != "undecided":
+            assert abs(e.numerical - truth[e.wrt]) <= e.error, (e, truth[e.wrt])

@@ -287,12 +287,12 @@ def _unresolved(a: float, roundoff: float, est: Unresolved, tolerance: Tolerance
         if lo - slack <= a <= hi + slack:  # where outside, within what the numbers resolve
             where = "between them" if lo <= a <= hi else f"within their bound ({slack:.3g}) of them"
             return Finding(
-                SUBGRADIENT, 0, (lo + hi) / 2.0, (hi - lo) / 2.0, est.step,
+                SUBGRADIENT, 0, (lo + hi) / 2.0, (hi - lo) / 2.0 + est.error, est.step,
                 f"subgradient: {note}; the rule's {a:.9g} lies {where}",
                 Cause.KINK, note,
             )  # fmt: skip
         return Finding(
-            WRONG, 0, (lo + hi) / 2.0, (hi - lo) / 2.0, est.step,
+            WRONG, 0, (lo + hi) / 2.0, (hi - lo) / 2.0 + est.error, est.step,
             f"wrong: {note}; the rule's {a:.9g} lies outside them",
             Cause.KINK, note,
         )  # fmt: skip
