@@ -9,6 +9,8 @@ node has. :func:`closure_exp` is the lecture's way of writing an op.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from minigrad import Value
 
@@ -57,3 +59,15 @@ def more_ops(a: Value, b: Value) -> Value:
     g = f / 2.0
     g += 10.0 / f
     return g
+
+
+def descend(loss: Callable[[], Any], params: Sequence[Any], steps: int) -> None:
+    """``steps`` steps of gradient descent at a rate of 0.05, as the lecture trains
+    (minigrad's Values or any micrograd-style engine's nodes)."""
+    for _ in range(steps):
+        out = loss()
+        for p in params:
+            p.grad = 0.0
+        out.backward()
+        for p in params:
+            p.data -= 0.05 * p.grad

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import minigrad as mg
+from lecture import descend
 from minigrad import GradcheckError, GradcheckWarning, Rule, Value, check, gradcheck, gradgradcheck
 
 
@@ -1614,17 +1615,6 @@ def _sigmoid_closure(factor: float) -> Callable[[Value], Value]:
     return csigmoid
 
 
-def _descend(loss: Callable[[], Value], params: Sequence[Value], steps: int) -> None:
-    """``steps`` steps of gradient descent at a rate of 0.05, as the lecture trains."""
-    for _ in range(steps):
-        out = loss()
-        for p in params:
-            p.grad = 0.0
-        out.backward()
-        for p in params:
-            p.data -= 0.05 * p.grad
-
-
 @pytest.mark.parametrize("factor", [1.0, 1.0 + 1e-7])
 def test_a_closure_mlps_small_slopes_are_decided_without_the_ladder(factor: float) -> None:
     # A trained MLP of sigmoid closures: no point of it can be replayed, and its
@@ -1650,7 +1640,7 @@ def test_a_closure_mlps_small_slopes_are_decided_without_the_ladder(factor: floa
             total = total + (1 + (-float(y)) * score).relu()
         return total * 0.5
 
-    _descend(loss, params, 10)
+    descend(loss, params, 10)
     calls[0] = 0
     report = check(loss, params)
     wrong = report.verdicts()["wrong"]
@@ -1759,7 +1749,7 @@ def test_the_lectures_mlp_with_a_tanh_closure_is_decided_at_two_widening_steps()
             total = total + (score - y) ** 2
         return total
 
-    _descend(loss, params, 20)
+    descend(loss, params, 20)
     calls[0] = 0
     report = check(loss, params)
     assert report.verdicts()["agrees"] == len(params) and calls[0] < 40 * len(params), calls[0]

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.table import apart
 from minigrad.checking.verdicts.decide import SUBGRADIENT, WRONG, Cause
@@ -125,10 +126,10 @@ def faulty_node(
 
 
 #: The lecture's ops, told by a closure's value: each forward of its children's values and
-#: its slopes there (by the children, and the op's own value ``o``). A closure whose value is
-#: one of them alone, to ``_SAME`` of itself, has that op's slopes, which what its
-#: ``_backward`` adds is held to (``1e-8`` of them: the rounding of two ways to write one
-#: slope is ulps). None at a kink (relu at 0) or off a domain.
+#: its slopes there (by the children, and the op's own value ``o``). A closure whose value
+#: is one of them alone, to ``MODEL_ROUNDOFF`` of itself (64 ulps), has that op's slopes,
+#: which what its ``_backward`` adds is held to (``1e-8`` of them: two ways to write one
+#: slope round apart by ulps). None at a kink (relu at 0) or off a domain.
 _ONE: dict[str, tuple[Callable[[float], float], Callable[[float, float], float]]] = {
     "tanh": (math.tanh, lambda x, o: 1.0 - o * o),
     "exp": (math.exp, lambda x, o: o),
@@ -143,7 +144,6 @@ _TWO: dict[str, tuple[Callable[[float, float], float], Callable[[float, float], 
     "a - b": (lambda a, b: a - b, lambda a, b: [1.0, -1.0]),
     "a / b": (lambda a, b: a / b if b else math.nan, lambda a, b: [1.0 / b, -a / (b * b)]),
 }
-_SAME = 64 * 2.0**-52
 #: What micrograd (and the lecture) name those ops.
 _NAMES = {"relu": ("relu",), "-x": ("neg", "-"), "a + b": ("+",), "a * b": ("*",),
           "a - b": ("-",), "a / b": ("/",)}  # fmt: skip
@@ -163,12 +163,12 @@ def _known_slope(rule: Closure, node: Value) -> str:
                 ops[rule.name] = (partial(_power, k), partial(_power_slope, k))
         for name, (f, slope) in ops.items():
             with contextlib.suppress(ArithmeticError, ValueError, TypeError):
-                if abs(f(x) - o) <= _SAME * abs(o) and not (name == "relu" and x == 0.0):
+                if abs(f(x) - o) <= MODEL_ROUNDOFF * abs(o) and not (name == "relu" and x == 0.0):
                     found.append((name, [slope(x, o)]))
     elif len(xs) == 2:
         for name, (g, slopes) in _TWO.items():
             with contextlib.suppress(ArithmeticError, ValueError, TypeError):
-                if abs(g(*xs) - o) <= _SAME * abs(o):
+                if abs(g(*xs) - o) <= MODEL_ROUNDOFF * abs(o):
                     found.append((name, slopes(*xs)))
     named = [(n, s) for n, s in found if rule.name.lower() in _NAMES.get(n, (n,))]
     if len({tuple(s) for _, s in found}) > 1 and len(named) == 1:
