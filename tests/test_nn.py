@@ -82,6 +82,29 @@ def test_every_nonlinearity_is_applied(nonlin: str) -> None:
     assert y.op == ("+" if nonlin == "linear" else nonlin)
 
 
+def test_a_students_activation_method_reaches_a_model_made_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The lecture's exercise: Value.tanh replaced by one's own (here a closure
+    # whose _backward is 1% off); MLP and Neuron call the method as micrograd does.
+    def student_tanh(self: Value) -> Value:
+        t = math.tanh(self.data)
+        out = Value(t, (self,), "student_tanh")
+
+        def _backward() -> None:
+            self.grad += 1.01 * (1 - t * t) * out.grad
+
+        out._backward = _backward
+        return out
+
+    model = MLP(2, [3, 1], nonlin="tanh", rng=random.Random(0))
+    neuron = Neuron(2, nonlin="tanh", rng=random.Random(0))
+    monkeypatch.setattr(Value, "tanh", student_tanh)
+    assert model.layers[0].forward([0.3, -0.7])[0].op == "student_tanh"
+    assert neuron([0.3, -0.7]).op == "student_tanh"
+    assert neuron.predict([0.3, -0.7]) == neuron([0.3, -0.7]).data
+
+
 def test_hidden_layers_use_nonlin_and_the_last_layer_is_linear() -> None:
     model = MLP(2, [4, 3, 2], nonlin="tanh", rng=random.Random(0))
     assert [layer.nonlin for layer in model.layers] == ["tanh", "tanh", "linear"]

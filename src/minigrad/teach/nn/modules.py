@@ -9,6 +9,7 @@ trains any of them, is in :mod:`minigrad.teach.nn.optim`.
 from __future__ import annotations
 
 import abc
+import operator
 import random
 from collections.abc import Callable, Iterable, Sequence
 
@@ -20,15 +21,12 @@ __all__ = ["NONLINEARITIES", "Layer", "Module", "Neuron"]
 
 
 #: The names ``nonlin`` accepts, each mapped to the Value method it applies
-#: (``"linear"`` applies none).
+#: (``"linear"`` applies none). The method is looked up on each call, as
+#: micrograd's ``act.tanh()`` does: a student's ``Value.tanh = my_tanh`` reaches
+#: every model, made before or after.
 _ACTIVATIONS: dict[str, Callable[[Value], Value] | None] = {
-    "relu": Value.relu,
-    "tanh": Value.tanh,
-    "sigmoid": Value.sigmoid,
-    "gelu": Value.gelu,
-    "softplus": Value.softplus,
-    "linear": None,
-}
+    name: operator.methodcaller(name) for name in ("relu", "tanh", "sigmoid", "gelu", "softplus")
+} | {"linear": None}
 
 #: Every nonlinearity a Neuron, Layer or MLP accepts.
 NONLINEARITIES: tuple[str, ...] = tuple(_ACTIVATIONS)
