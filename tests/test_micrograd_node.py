@@ -370,13 +370,17 @@ def _lecture_op(name: str, bug: str = "") -> Callable[..., Value]:
                 a.grad += (1.0 if bug == "factor" else b.data) * out.grad
                 b.grad += a.data * out.grad
 
-        out._backward = _backward
+        if bug != "unassigned":  # the other slip: the closure written, never assigned
+            out._backward = _backward
         return out
 
     return op
 
 
-@pytest.mark.parametrize(("wrong", "bug"), [("tanh", "self.data"), ("+", "sign"), ("*", "factor")])
+@pytest.mark.parametrize(
+    ("wrong", "bug"),
+    [("tanh", "self.data"), ("+", "sign"), ("*", "factor"), ("tanh", "unassigned")],
+)
 def test_a_neuron_of_closures_alone_names_the_op_whose_slope_is_off(wrong: str, bug: str) -> None:
     # Every op a closure (the lecture's neuron): none can be checked against a forward of
     # its own, and a sign, a factor or another function's slope was "one of the ops '*',
@@ -390,6 +394,7 @@ def test_a_neuron_of_closures_alone_names_the_op_whose_slope_is_off(wrong: str, 
     inputs = [Value(v) for v in (2.0, 0.0, -3.0, 1.0, 6.8813735870195432)]
     report = mg.check(neuron, inputs)
     assert not report.ok and report.fault.startswith(f"op {wrong!r}: its value is"), report.fault
+    assert ("never assigned" in report.fault) == (bug == "unassigned"), report.fault
     add, mul, tanh = (_lecture_op(n) for n in ("+", "*", "tanh"))
     assert mg.check(neuron, inputs)  # the same ops, right: nothing to name
 
@@ -565,3 +570,24 @@ def test_a_closure_rule_fills_every_slot_of_a_rule() -> None:
     assert isinstance(rule, Closure)
     missing = [name for name in mg.Rule.__slots__ if not hasattr(rule, name)]
     assert missing == []
+
+
+def test_a_closure_whose_backward_was_never_assigned_is_named_so() -> None:
+    # micrograd's commonest slip after a forgotten out.grad: the _backward written and
+    # `out._backward = _backward` left out. Its op is none of the lecture's, so its
+    # value cannot tell the slope; that its step is still the default can.
+    def cube(x: Value, assign: bool) -> Value:
+        out = Value(x.data**3, (x,), "cube")
+
+        def _backward() -> None:
+            x.grad += 3.0 * x.data**2 * out.grad
+
+        if assign:
+            out._backward = _backward
+        return out
+
+    inputs = [Value(0.5), Value(-1.2)]
+    report = mg.check(lambda a, b: cube(a * b, False).tanh() + a, inputs)
+    assert not report.ok and report.fault.startswith("op 'cube' has no _backward"), report.fault
+    assert "never assigned" in report.fault
+    assert mg.check(lambda a, b: cube(a * b, True).tanh() + a, inputs)

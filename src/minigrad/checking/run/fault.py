@@ -19,7 +19,7 @@ from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.table import apart
 from minigrad.checking.verdicts.decide import SUBGRADIENT, WRONG, Cause
-from minigrad.core.closure import Closure
+from minigrad.core.closure import Closure, _noop
 from minigrad.core.rule import OWN, Rule
 from minigrad.core.value import Value, toposort
 
@@ -61,6 +61,7 @@ def faulty_node(
     bent: dict[str, None] = {}  # ops whose own check found a kink at their point
     seen: set[tuple[int, tuple[float, ...]]] = set()
     closures: dict[str, None] = {}
+    unset: dict[str, None] = {}  # closures whose _backward was never assigned
     order = reversed(toposort(outputs))
     nodes = [n for n in order if n.rule is not None]
     # The user's rules and closures first; minigrad's own rules (swept against SymPy) after,
@@ -81,6 +82,8 @@ def faulty_node(
                 if problem or (problem := _known_slope(rule, node)):
                     return f"op {rule.name!r}{_labelled(node)}: {problem}", None
                 closures[rule.name or "(unnamed)"] = None
+                if rule.step is _noop:
+                    unset[rule.name or "(unnamed)"] = None
                 continue
             args = node.args
             key = (id(rule), tuple(map(_data, args)))
@@ -103,6 +106,8 @@ def faulty_node(
     if kinked and bent and not closures:
         ops = ", ".join(bent)
         return f"no op's own rule is wrong, but ops are at kinks of their own ({ops}): {meet}", None
+    if closures and unset.keys() == closures.keys() and not kinked:
+        return f"{_never(unset)} (every other op agrees with its numerical derivative here)", None
     if closures:
         names = ", ".join(repr(name) for name in closures)
         which = f"op {names}" if len(closures) == 1 else f"one of the ops {names}"
@@ -117,6 +122,7 @@ def faulty_node(
                 else " (a sign, a factor, or the derivative of another function)"
             )
             + (f"; or, at this kink of the function, none is wrong and {meet}" if kinked else "")
+            + (f"; {_never(unset)}" if unset else "")
         ), None
     return (
         "every op's own rule agrees with a numerical derivative of its forward at its "
@@ -192,9 +198,27 @@ def _known_slope(rule: Closure, node: Value) -> str:
     flipped = abs(a + w) <= 1e-8 * abs(w)
     return (
         f"its value is {name} of its children ({at}), whose slope by child {i} is {w:.6g}, "
-        f"but its _backward adds {a:.6g} per unit of out.grad"
+        + (
+            f"but it has no _backward: {_UNSET}"
+            if rule.step is _noop
+            else f"but its _backward adds {a:.6g} per unit of out.grad"
+        )
         + (": its sign is flipped (-= for +=, or a minus lost)" if flipped else "")
     )
+
+
+def _never(names: dict[str, None]) -> str:
+    """Words for closures whose ``_backward`` is still micrograd's default, a no-op."""
+    which = ", ".join(repr(name) for name in names)
+    return (
+        f"op {which} has no _backward: {_UNSET}"
+        if len(names) == 1
+        else (f"ops {which} have no _backward (`out._backward = _backward` never assigned)")
+    )
+
+
+#: What a closure whose ``_backward`` was never assigned does (micrograd's default step).
+_UNSET = "`out._backward = _backward` was never assigned, so backward() passes nothing through it"
 
 
 def _power(k: float, x: float) -> float:
