@@ -21,7 +21,7 @@ import pytest
 import minigrad as mg
 from lecture import descend, more_ops
 from minigrad import GradcheckError, Value, check, check_grads, gradcheck, gradgradcheck
-from student_engines import BROKEN, ENGINE, load
+from student_engines import BROKEN, ENGINE, ISSUE_34, load
 
 Student = load(ENGINE)
 
@@ -626,3 +626,28 @@ def test_a_subgradients_stated_error_holds_both_one_sided_slopes_with_their_boun
     for e in check(loss, [mv(w0), mv(b0)]).entries:
         if e.verdict != "undecided":
             assert abs(e.numerical - truth[e.wrt]) <= e.error, (e, truth[e.wrt])
+
+
+@pytest.mark.parametrize(
+    ("bug", "named"),
+    [
+        ("sign_sub", "op '-' (a node of value 2): its value is a - b of its children"),
+        ("assign", "sets .grad (=) where it must add into it (+=)"),
+        ("pow_derivative", "op '**2'"),
+        ("tanh_out_grad", "op 'tanh' (a node of value -0.469945): its _backward ignores out.grad"),
+        ("relu_out_grad", "op 'ReLU' (a node of value 0.4): its _backward ignores out.grad"),
+    ],
+)
+def test_a_student_engines_wrong_step_is_named_by_its_op(bug: str, named: str) -> None:
+    # A foreign engine's nodes keep micrograd's _prev, _op and _backward: each step is run
+    # on its own, as a closure of minigrad's is, and held to the lecture's op its value is.
+    engine = load({**BROKEN, **ISSUE_34}[bug])
+    inputs = [engine(0.7), engine(-1.3), engine(0.4)]
+
+    def f(a: Any, b: Any, c: Any) -> Any:
+        return ((a * b + c).tanh() - a) ** 2 + (a - b).exp() * c.relu()
+
+    report = check(f, inputs)
+    assert not report.ok and named in report.fault, report.fault
+    assert [(x.data, x.grad) for x in inputs] == [(0.7, 0.0), (-1.3, 0.0), (0.4, 0.0)]
+    assert check(f, [Student(0.7), Student(-1.3), Student(0.4)]).ok

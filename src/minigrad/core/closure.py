@@ -52,7 +52,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Closure", "ClosureOpError", "closure_refusal", "closure_refusal_example"]
+__all__ = [
+    "Closure",
+    "ClosureOpError",
+    "closure_refusal",
+    "closure_refusal_example",
+    "misbehaviour",
+]
 
 _INF = float("inf")
 
@@ -82,6 +88,35 @@ class ClosureOpError(NotImplementedError):
 
 def _noop() -> None:
     """The step of a node whose ``_backward`` was never set: nothing, as in micrograd."""
+
+
+def misbehaviour(local: Callable[..., list[float]]) -> str:
+    """:meth:`Closure.misbehaviour` of any node's step, run by ``local(upstream=, start=)``
+    (what it adds to each child, from ``out.grad = upstream`` and children's ``start``)."""
+    once = local()
+    for upstream in (2.0, -0.5):
+        scaled = local(upstream=upstream)
+        for a, b in zip(once, scaled, strict=True):
+            if b == upstream * a or abs(b - upstream * a) <= 1e-12 * abs(b):
+                continue
+            ignored = b == a
+            return (
+                "its _backward "
+                + ("ignores out.grad" if ignored else "does not scale with out.grad")
+                + f" (it adds {a!r} when out.grad is 1 and {b!r} when it is {upstream}): "
+                "a step adds local partial * out.grad, so write child.grad += ... * "
+                "out.grad. (The checkers weight their backward pass at random and divide "
+                "it back out, so their analytic value shows this even where backward() "
+                "from a weight of 1 happens to come out right.)"
+            )
+    kept = local(start=0.75)
+    for a, b in zip(once, kept, strict=True):
+        if b != a and abs(b - a) > 1e-12 * (abs(a) + 0.75):
+            return (
+                "its _backward sets .grad (=) where it must add into it (+=): a child's "
+                "gradient from its other uses is lost (x + x, or a Value used twice)"
+            )
+    return ""
 
 
 class Closure(Rule):
@@ -193,30 +228,7 @@ class Closure(Rule):
             >>> print(out.rule.misbehaviour())  # doctest: +ELLIPSIS
             its _backward sets .grad (=) where it must add into it (+=)...
         """
-        once = self.local_partials()
-        for upstream in (2.0, -0.5):
-            scaled = self.local_partials(upstream=upstream)
-            for a, b in zip(once, scaled, strict=True):
-                if b == upstream * a or abs(b - upstream * a) <= 1e-12 * abs(b):
-                    continue
-                ignored = b == a
-                return (
-                    "its _backward "
-                    + ("ignores out.grad" if ignored else "does not scale with out.grad")
-                    + f" (it adds {a!r} when out.grad is 1 and {b!r} when it is {upstream}): "
-                    "a step adds local partial * out.grad, so write child.grad += ... * "
-                    "out.grad. (The checkers weight their backward pass at random and divide "
-                    "it back out, so their analytic value shows this even where backward() "
-                    "from a weight of 1 happens to come out right.)"
-                )
-        kept = self.local_partials(start=0.75)
-        for a, b in zip(once, kept, strict=True):
-            if b != a and abs(b - a) > 1e-12 * (abs(a) + 0.75):
-                return (
-                    "its _backward sets .grad (=) where it must add into it (+=): a child's "
-                    "gradient from its other uses is lost (x + x, or a Value used twice)"
-                )
-        return ""
+        return misbehaviour(self.local_partials)
 
     def noise(self, i: int) -> float:
         """How far round-off may move partial ``i`` as this closure computes it, as its own

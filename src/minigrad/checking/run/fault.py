@@ -16,14 +16,19 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF
+from minigrad.checking.run.engines import _graph
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.table import apart
 from minigrad.checking.verdicts.decide import SUBGRADIENT, WRONG, Cause
-from minigrad.core.closure import Closure, _noop
+from minigrad.core.closure import Closure, _noop, misbehaviour
 from minigrad.core.rule import OWN, Rule
 from minigrad.core.value import Value, toposort
 
-__all__ = ["faulty_node", "find_fault"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["faulty_node", "find_fault", "foreign_fault"]
 
 # How many distinct op nodes fault localisation examines at most.
 _MAX_LOCALIZE = 500
@@ -79,7 +84,15 @@ def faulty_node(
                     problem = rule.misbehaviour()
                 except Exception as exc:  # the user's closure raised: named, as backward() does
                     problem = f"its _backward raised {type(exc).__name__}: {exc}"
-                if problem or (problem := _known_slope(rule, node)):
+                if problem or (
+                    problem := _known_slope(
+                        rule.name,
+                        [c.data for c in node._a],
+                        node.data,
+                        rule.local_partials,
+                        rule.step is _noop,
+                    )
+                ):
                     return f"op {rule.name!r}{_labelled(node)}: {problem}", None
                 closures[rule.name or "(unnamed)"] = None
                 if rule.step is _noop:
@@ -131,6 +144,54 @@ def faulty_node(
     ), None
 
 
+def foreign_fault(outputs: Sequence[object]) -> str:
+    """A foreign engine's node (micrograd's kind: ``_prev``, ``_op``, ``_backward``) whose step,
+    run on its own, misbehaves (:func:`~minigrad.core.closure.misbehaviour`) or adds other
+    than the slopes of the lecture's op its value is of its children's (:func:`_known_slope`):
+    named as a closure of minigrad's is; ``""`` where none is, or no ``_prev`` is kept."""
+    seen: set[int] = set()
+    nodes: list[Any] = [n for y in outputs for n in _graph(y) or ()]
+    for node in nodes:
+        kids: list[Any] = list(getattr(node, "_prev", ()))
+        step = getattr(node, "_backward", None)
+        if not kids or not callable(step) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        name = str(getattr(node, "_op", "") or "")
+        try:
+            problem = misbehaviour(partial(_run_step, node, kids, step))
+        except Exception as exc:  # the user's step raised: named, as backward() does
+            problem = f"its _backward raised {type(exc).__name__}: {exc}"
+        # A set of parents has no order: an op of two is tried both ways (a - b, b - a).
+        ways = [kids, kids[::-1]] if isinstance(node._prev, set | frozenset) else [kids]
+        for order in ways if len({id(k) for k in kids}) == len(kids) else ():
+            if problem:
+                break
+            xs, local = [float(k.data) for k in order], partial(_run_step, node, order, step)
+            problem = _known_slope(name, xs, float(node.data), local, False)
+        if problem:
+            return f"op {name!r} (a node of value {float(node.data):.6g}): {problem}"
+    return ""
+
+
+def _run_step(
+    node: Any, kids: list[Any], step: Callable[[], None], upstream: float = 1.0, start: float = 0.0
+) -> list[float]:
+    """What a foreign node's step adds to each child from ``out.grad = upstream`` and the
+    children's ``start``; every ``.grad`` it touched is put back."""
+    saved, out = [k.grad for k in kids], node.grad
+    try:
+        for k in kids:
+            k.grad = start
+        node.grad = upstream
+        step()
+        return [float(k.grad) - start for k in kids]
+    finally:
+        node.grad = out
+        for k, g in zip(kids, saved, strict=True):
+            k.grad = g
+
+
 #: The lecture's ops, told by a closure's value: each forward of its children's values and
 #: its slopes there (by the children, and the op's own value ``o``). A closure whose value
 #: is one of them alone, to ``MODEL_ROUNDOFF`` of itself (64 ulps), has that op's slopes,
@@ -155,18 +216,20 @@ _NAMES = {"relu": ("relu",), "-x": ("neg", "-"), "a + b": ("+",), "a * b": ("*",
           "a - b": ("-",), "a / b": ("/",)}  # fmt: skip
 
 
-def _known_slope(rule: Closure, node: Value) -> str:
-    """Where the closure's value is one of the lecture's ops (:data:`_ONE`, :data:`_TWO`,
-    ``**k`` by its name) of its children's, and what its ``_backward`` adds differs from
-    that op's slopes: which op, and what it adds against what it should; else ``""``."""
-    xs, o = [c.data for c in node._a], node.data
+def _known_slope(
+    op: str, xs: list[float], o: float, local: Callable[[], list[float]], unset: bool
+) -> str:
+    """Where a closure's value ``o`` is one of the lecture's ops (:data:`_ONE`, :data:`_TWO`,
+    ``**k`` by its name ``op``) of its children's ``xs``, and what its step adds (``local``)
+    differs from that op's slopes: which op, and what it adds against what it should; else
+    ``""``. ``unset``: its ``_backward`` is still micrograd's default."""
     found: list[tuple[str, list[float]]] = []
     if len(xs) == 1:
         x, ops = xs[0], dict(_ONE)
         with contextlib.suppress(ValueError):  # micrograd names x ** k "**k"
-            k = float(rule.name[2:]) if rule.name.startswith("**") else math.nan
+            k = float(op[2:]) if op.startswith("**") else math.nan
             if math.isfinite(k):
-                ops[rule.name] = (partial(_power, k), partial(_power_slope, k))
+                ops[op] = (partial(_power, k), partial(_power_slope, k))
         for name, (f, slope) in ops.items():
             with contextlib.suppress(ArithmeticError, ValueError, TypeError):
                 if abs(f(x) - o) <= MODEL_ROUNDOFF * abs(o) and not (name == "relu" and x == 0.0):
@@ -176,14 +239,14 @@ def _known_slope(rule: Closure, node: Value) -> str:
             with contextlib.suppress(ArithmeticError, ValueError, TypeError):
                 if abs(g(*xs) - o) <= MODEL_ROUNDOFF * abs(o):
                     found.append((name, slopes(*xs)))
-    named = [(n, s) for n, s in found if rule.name.lower() in _NAMES.get(n, (n,))]
+    named = [(n, s) for n, s in found if op.lower() in _NAMES.get(n, (n,))]
     if len({tuple(s) for _, s in found}) > 1 and len(named) == 1:
         found = named  # several (tanh and sigmoid at asinh(1)): its name tells them apart
     if len({tuple(s) for _, s in found}) != 1:
         return ""  # no op, or several with other slopes: not told
     name, want = found[0]
     try:
-        got = rule.local_partials()
+        got = local()
     except Exception:  # the user's closure raised: misbehaviour says so
         return ""
     off = [
@@ -200,7 +263,7 @@ def _known_slope(rule: Closure, node: Value) -> str:
         f"its value is {name} of its children ({at}), whose slope by child {i} is {w:.6g}, "
         + (
             f"but it has no _backward: {_UNSET}"
-            if rule.step is _noop
+            if unset
             else f"but its _backward adds {a:.6g} per unit of out.grad"
         )
         + (": its sign is flipped (-= for +=, or a minus lost)" if flipped else "")

@@ -25,7 +25,7 @@ from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.run.compare import Comparison, LevelFindings, broken, entry_of
 from minigrad.checking.run.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
 from minigrad.checking.run.fast import fast
-from minigrad.checking.run.fault import faulty_node
+from minigrad.checking.run.fault import faulty_node, foreign_fault
 from minigrad.checking.run.levels import DerivativeError, Func, Levels
 from minigrad.checking.run.locate import narrow
 from minigrad.checking.run.report import Entry, Report
@@ -307,7 +307,7 @@ class _Checker:
         if not localize:
             pass
         elif failed and isinstance(self.levels, ForeignLevels) and whole.failures:
-            fault = self._unweighted(whole.failures[0])
+            fault = self._unweighted(whole.failures[0]) or foreign_fault(self.levels.outputs())
         elif failed and s.exact_step and all(e.digits >= MIN_DIGITS for e in whole.failures):
             fault = (
                 "every failing entry agrees with the extrapolated derivative: the central "
