@@ -636,6 +636,8 @@ def test_a_subgradients_stated_error_holds_both_one_sided_slopes_with_their_boun
         ("pow_derivative", "op '**2'"),
         ("tanh_out_grad", "op 'tanh' (a node of value -0.469945): its _backward ignores out.grad"),
         ("relu_out_grad", "op 'ReLU' (a node of value 0.4): its _backward ignores out.grad"),
+        ("backward_zeroes", "so backward(), which runs them, is at fault: it does not add"),
+        ("unseeded", "does it set the output's own .grad to 1 first?"),
     ],
 )
 def test_a_student_engines_wrong_step_is_named_by_its_op(bug: str, named: str) -> None:
@@ -651,3 +653,13 @@ def test_a_student_engines_wrong_step_is_named_by_its_op(bug: str, named: str) -
     assert not report.ok and named in report.fault, report.fault
     assert [(x.data, x.grad) for x in inputs] == [(0.7, 0.0), (-1.3, 0.0), (0.4, 0.0)]
     assert check(f, [Student(0.7), Student(-1.3), Student(0.4)]).ok
+
+
+def test_a_student_engines_wrong_order_is_named_as_backwards() -> None:
+    # Each step right on its own, and a node listed on first sight (before another user):
+    # where the graph shows it (y used by y * 2 and by the sum), backward() is named.
+    engine = load(BROKEN["preorder"])
+    report = check(
+        lambda a, b: (lambda y: y + (y * 2.0).tanh())(a * b), [engine(0.7), engine(-1.3)]
+    )
+    assert not report.ok and "after those of every node that uses it" in report.fault, report.fault

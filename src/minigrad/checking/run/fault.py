@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from minigrad.checking.numeric.estimate import MODEL_ROUNDOFF
-from minigrad.checking.run.engines import _graph
+from minigrad.checking.run.engines import ForeignLevels, _graph
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.table import apart
 from minigrad.checking.verdicts.decide import SUBGRADIENT, WRONG, Cause
@@ -84,15 +84,9 @@ def faulty_node(
                     problem = rule.misbehaviour()
                 except Exception as exc:  # the user's closure raised: named, as backward() does
                     problem = f"its _backward raised {type(exc).__name__}: {exc}"
-                if problem or (
-                    problem := _known_slope(
-                        rule.name,
-                        [c.data for c in node._a],
-                        node.data,
-                        rule.local_partials,
-                        rule.step is _noop,
-                    )
-                ):
+                xs, unassigned = [c.data for c in node._a], rule.step is _noop
+                slope = _known_slope(rule.name, xs, node.data, rule.local_partials, unassigned)
+                if problem := problem or slope or "":
                     return f"op {rule.name!r}{_labelled(node)}: {problem}", None
                 closures[rule.name or "(unnamed)"] = None
                 if rule.step is _noop:
@@ -144,12 +138,20 @@ def faulty_node(
     ), None
 
 
-def foreign_fault(outputs: Sequence[object]) -> str:
-    """A foreign engine's node (micrograd's kind: ``_prev``, ``_op``, ``_backward``) whose step,
-    run on its own, misbehaves (:func:`~minigrad.core.closure.misbehaviour`) or adds other
-    than the slopes of the lecture's op its value is of its children's (:func:`_known_slope`):
-    named as a closure of minigrad's is; ``""`` where none is, or no ``_prev`` is kept."""
+def foreign_fault(levels: ForeignLevels, failures: Sequence[Entry]) -> str:
+    """Why a foreign engine's check fails: :func:`_unweighted`, else a node (micrograd's
+    kind: ``_prev``, ``_op``, ``_backward``) whose step, run on its own, misbehaves
+    (:func:`~minigrad.core.closure.misbehaviour`) or adds other than the slopes of the
+    lecture's op its value is of its children's (:func:`_known_slope`), named as a closure of
+    minigrad's is. Where every step adds its op's slopes, the pass that runs them is at fault
+    (``failures`` tell how); ``""`` where no ``_prev`` is kept."""
+    if not failures:
+        return ""
+    if plain := _unweighted(levels, failures[0]):
+        return plain
+    outputs = levels.outputs()
     seen: set[int] = set()
+    told = True  # every node's op told by its value, and its step right
     nodes: list[Any] = [n for y in outputs for n in _graph(y) or ()]
     for node in nodes:
         kids: list[Any] = list(getattr(node, "_prev", ()))
@@ -164,14 +166,47 @@ def foreign_fault(outputs: Sequence[object]) -> str:
             problem = f"its _backward raised {type(exc).__name__}: {exc}"
         # A set of parents has no order: an op of two is tried both ways (a - b, b - a).
         ways = [kids, kids[::-1]] if isinstance(node._prev, set | frozenset) else [kids]
-        for order in ways if len({id(k) for k in kids}) == len(kids) else ():
-            if problem:
-                break
+        seen_as: list[str | None] = []  # per order, what its value tells of its step
+        for order in ways if len({id(k) for k in kids}) == len(kids) and not problem else ():
             xs, local = [float(k.data) for k in order], partial(_run_step, node, order, step)
-            problem = _known_slope(name, xs, float(node.data), local, False)
+            seen_as.append(_known_slope(name, xs, float(node.data), local, False))
+            if problem := seen_as[-1] or "":
+                break
+        told = told and "" in seen_as
         if problem:
             return f"op {name!r} (a node of value {float(node.data):.6g}): {problem}"
-    return ""
+    if not (told and seen and failures):
+        return ""
+    if all(e.analytic == 0.0 for e in failures):
+        how = "every input's gradient is 0: does it set the output's own .grad to 1 first?"
+    elif any(e.cause is Cause.CLOSURE for e in failures):
+        how = "it does not add to .grad already there: does it set every .grad to 0 first? "
+        how += "(that is the training loop's zero_grad(), before backward())"
+    else:
+        how = "does it run each node's _backward after those of every node that uses it?"
+    return (
+        "every op's _backward, run on its own, adds its op's slopes here, so backward(), which "
+        f"runs them, is at fault: {how}"
+    )
+
+
+def _unweighted(levels: ForeignLevels, worst: Entry) -> str:
+    """Where a foreign engine's ``backward()`` from the output itself (an upstream
+    gradient of 1) agrees with the numbers and the weighted pass does not: why."""
+    if worst.output < 0 or not levels.weighing():
+        return ""
+    try:
+        plain = levels.jacobian(levels.outputs())[worst.output][worst.wrt]
+    except Exception:  # the pass fails by itself: the entry says so already
+        return ""
+    if not abs(plain - worst.numerical) <= worst.allowed:  # the entry's own bound
+        return ""
+    return (
+        f"backward() from out[{worst.output}] itself gives {plain:.10g}, which agrees; the "
+        "checker's pass starts from out * w (a random w, divided back out) and does not: "
+        "a _backward that ignores out.grad (+= partial, not += partial * out.grad) "
+        "comes out right only where out.grad is 1"
+    )
 
 
 def _run_step(
@@ -218,11 +253,12 @@ _NAMES = {"relu": ("relu",), "-x": ("neg", "-"), "a + b": ("+",), "a * b": ("*",
 
 def _known_slope(
     op: str, xs: list[float], o: float, local: Callable[[], list[float]], unset: bool
-) -> str:
+) -> str | None:
     """Where a closure's value ``o`` is one of the lecture's ops (:data:`_ONE`, :data:`_TWO`,
     ``**k`` by its name ``op``) of its children's ``xs``, and what its step adds (``local``)
-    differs from that op's slopes: which op, and what it adds against what it should; else
-    ``""``. ``unset``: its ``_backward`` is still micrograd's default."""
+    differs from that op's slopes: which op, and what it adds against what it should; ``""``
+    where it adds them, None where no one op is told. ``unset``: its ``_backward`` is still
+    micrograd's default."""
     found: list[tuple[str, list[float]]] = []
     if len(xs) == 1:
         x, ops = xs[0], dict(_ONE)
@@ -243,12 +279,12 @@ def _known_slope(
     if len({tuple(s) for _, s in found}) > 1 and len(named) == 1:
         found = named  # several (tanh and sigmoid at asinh(1)): its name tells them apart
     if len({tuple(s) for _, s in found}) != 1:
-        return ""  # no op, or several with other slopes: not told
+        return None  # no op, or several with other slopes: not told
     name, want = found[0]
     try:
         got = local()
     except Exception:  # the user's closure raised: misbehaviour says so
-        return ""
+        return None
     off = [
         (i, a, w)
         for i, (a, w) in enumerate(zip(got, want, strict=True))

@@ -307,7 +307,7 @@ class _Checker:
         if not localize:
             pass
         elif failed and isinstance(self.levels, ForeignLevels) and whole.failures:
-            fault = self._unweighted(whole.failures[0]) or foreign_fault(self.levels.outputs())
+            fault = foreign_fault(self.levels, whole.failures)
         elif failed and s.exact_step and all(e.digits >= MIN_DIGITS for e in whole.failures):
             fault = (
                 "every failing entry agrees with the extrapolated derivative: the central "
@@ -344,26 +344,6 @@ class _Checker:
             quick = _Checker(self.levels, s, localize=False)
             report.remark_later(lambda: narrow(rule, args, k, quick._check_rule))
         return report
-
-    def _unweighted(self, worst: Entry) -> str:
-        """Where a foreign engine's ``backward()`` from the output itself (an upstream
-        gradient of 1) agrees with the numbers and the weighted pass does not: why."""
-        levels = self.levels
-        assert isinstance(levels, ForeignLevels)
-        if worst.output < 0 or not levels.weighing():
-            return ""
-        try:
-            plain = levels.jacobian(levels.outputs())[worst.output][worst.wrt]
-        except Exception:  # the pass fails by itself: the entry says so already
-            return ""
-        if not abs(plain - worst.numerical) <= worst.allowed:  # the entry's own bound
-            return ""
-        return (
-            f"backward() from out[{worst.output}] itself gives {plain:.10g}, which agrees; the "
-            "checker's pass starts from out * w (a random w, divided back out) and does not: "
-            "a _backward that ignores out.grad (+= partial, not += partial * out.grad) "
-            "comes out right only where out.grad is 1"
-        )
 
     def _check_rule(self, func: Callable[..., Value], inputs: list[Value], k: int) -> Report:
         levels = Levels(func, inputs, None, self.settings.where)
