@@ -26,6 +26,8 @@ BARE = "floor: bare node per op"
 COMPILED = "minigrad.compile"
 #: The same, with relu a custom Rule called by reference
 COMPILED_CUSTOM = "minigrad.compile, custom relu"
+#: minigrad with relu written micrograd's way, a ``_backward`` closure on each node
+CLOSURE = "minigrad, relu a _backward closure"
 #: Rows that are not engines: the same workloads on floats.
 FLOATS = "plain floats, forward only"
 HANDWRITTEN = "plain floats, hand-written reverse pass"

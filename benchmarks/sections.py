@@ -16,6 +16,7 @@ from bounds import COVERAGE_TARGETS, FULL, QUICK, bench_coverage
 from checkers import CHECK_TARGETS, bench_gradcheck
 from engines import (
     BARE,
+    CLOSURE,
     COMPILED,
     COMPILED_CUSTOM,
     FLOATS,
@@ -103,6 +104,14 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
     worst = max(abs(p.grad - b) for p, b in zip(custom_params, want_grads, strict=True))
     checks.append(f"{COMPILED_CUSTOM} {abs(loss.data - want_loss):.1e} / {worst:.1e}")
     del loss
+    # The same with relu written micrograd's way, a closure on each node.
+    closure_model = to_engine(minigrad.Value, layers)
+    closure_params = flat(closure_model)
+    loss = mlp_loss(closure_model, xs, ys, closure_relu)
+    loss.backward()
+    worst = max(abs(p.grad - b) for p, b in zip(closure_params, want_grads, strict=True))
+    checks.append(f"{CLOSURE} {abs(loss.data - want_loss):.1e} / {worst:.1e}")
+    del loss
     print(
         f"One step builds {n_ops:,} ops ({n_values:,} minigrad Values with the "
         f"{n_params:,} parameters). Largest difference in loss / gradient "
@@ -131,12 +140,18 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
             p.grad = 0.0
         custom(xs, ys).backward()
 
+    def closure_step() -> None:
+        for p in closure_params:
+            p.grad = 0.0
+        mlp_loss(closure_model, xs, ys, closure_relu).backward()
+
     cases: list[Case] = [
         (FLOATS, no_setup(lambda: mlp_loss(layers, xs, ys, float_relu))),
         (HANDWRITTEN, no_setup(lambda: handwritten_step(layers, xs, ys))),
         *((e.name, no_setup(step(e))) for e in bench.engines),
         (COMPILED, no_setup(compiled_step)),
         (COMPILED_CUSTOM, no_setup(custom_step)),
+        (CLOSURE, no_setup(closure_step)),
     ]
     # Each engine runs its steps back to back, with the collector on, as in a
     # training loop: micrograd's graphs are reference cycles, and collecting
@@ -170,7 +185,8 @@ def bench_mlp(bench: Bench, sizes: Sequence[int]) -> None:
         f"generated and compiled once before the timing (the first call, "
         f"{fmt_time(build)}, untimed); xs and ys are its arguments. {COMPILED_CUSTOM}: the "
         "same with relu a custom `Rule`, whose forward and partial the generated code "
-        "calls by reference."
+        f"calls by reference. {CLOSURE}: minigrad's Values with relu written as micrograd "
+        "writes it, `out = Value(..., (x,), 'ReLU')` and `out._backward = _backward`."
     )
     bench.found.numbers["mlp ops"] = n_ops
     bench.found.numbers["mlp minigrad / floats"] = base.over(result[FLOATS])
@@ -224,6 +240,18 @@ MLP_TARGETS = (
         2,
     ),
 )
+
+
+def closure_relu(x: minigrad.Value) -> minigrad.Value:
+    """relu as micrograd writes it: a node made with its child and a ``_backward`` closure."""
+    out = minigrad.Value(0.0 if x.data < 0 else x.data, (x,), "ReLU")
+
+    def _backward() -> None:
+        x.grad += (out.data > 0) * out.grad
+
+    out._backward = _backward
+    return out
+
 
 #: relu as a custom rule: the compiled code calls these two functions.
 CUSTOM_RELU = minigrad.Rule(

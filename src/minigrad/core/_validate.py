@@ -238,6 +238,9 @@ def signature_problem(fn: object, n: int) -> str:
         ''
     """
     if type(fn) is _FUNCTION:
+        code, kept = fn.__code__, len(fn.__defaults__ or ())
+        if code.co_argcount - kept <= n and (n <= code.co_argcount or code.co_flags & _CO_VARARGS):
+            return ""  # (the common case, without the names a problem shows)
         fewest, most, names = _from_code(fn)
     elif type(fn) is _BUILTIN:
         read = _from_text_signature(getattr(fn, "__text_signature__", None))

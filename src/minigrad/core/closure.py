@@ -147,13 +147,11 @@ class Closure(Rule):
         self.arity = arity
         self.arg_names = _arg_names(name, arity, None)
         self.forward = self._no_forward
-        self.partials = tuple(self._partial(i) for i in range(arity))
         self.math = ""
         self.domain = ((-_INF, _INF),) * arity
         self.sample_box = ((-2.0, 2.0),) * arity
         self.avoid = ()
         self.requires = ""
-        self.spelling = f"{name or 'op'}({', '.join(self.arg_names)})"
         self.commutative = False
         self._written = None
         self.inline = None  # never inlined: compile refuses a closure node
@@ -162,6 +160,17 @@ class Closure(Rule):
         self.step = _noop if step is None else step
         global made
         made += 1
+
+    # Made when asked, not per node: a closure node is built as often as micrograd's.
+    @property
+    def partials(self) -> tuple[Callable[..., float], ...]:  # type: ignore[override]
+        """Per child, d out / d child at the recorded point (one run of the closure)."""
+        return tuple(self._partial(i) for i in range(self.arity))
+
+    @property
+    def spelling(self) -> str:  # type: ignore[override]
+        """How the op reads: its name applied to its arguments."""
+        return f"{self.name or 'op'}({', '.join(self.arg_names)})"
 
     def _no_forward(self, *xs: float) -> float:
         raise closure_refusal(self, "evaluating it at another point (its forward)")
@@ -330,6 +339,11 @@ def _children(given: object) -> tuple[Value, ...]:
     Distinct, as micrograd keeps them (``set(_children)``): ``Value(a*a, (a, a), '*')``
     has one child, and its closure's two ``+=`` both reach it.
     """
+    if type(given) is tuple and 0 < len(given) <= 2 and isinstance(given[0], Value):
+        if len(given) == 1:  # (the lecture's (self,) and (self, other), quickly)
+            return given
+        if isinstance(given[1], Value):
+            return given if given[0] is not given[1] else given[:1]
     if isinstance(given, Value | str | bytes):
         hint = "; pass (v,) for one child" if isinstance(given, Value) else ""
         raise TypeError(
