@@ -586,8 +586,88 @@ def test_a_closure_whose_backward_was_never_assigned_is_named_so() -> None:
             out._backward = _backward
         return out
 
+    def softplus(x: Value) -> Value:  # a right closure beside it, which it cannot hide behind
+        out = Value(math.log1p(math.exp(x.data)), (x,), "softplus")
+
+        def _backward() -> None:
+            x.grad += 1 / (1 + math.exp(-x.data)) * out.grad
+
+        out._backward = _backward
+        return out
+
     inputs = [Value(0.5), Value(-1.2)]
-    report = mg.check(lambda a, b: cube(a * b, False).tanh() + a, inputs)
-    assert not report.ok and report.fault.startswith("op 'cube' has no _backward"), report.fault
-    assert "never assigned" in report.fault
-    assert mg.check(lambda a, b: cube(a * b, True).tanh() + a, inputs)
+    for outer in (Value.tanh, softplus):
+        report = mg.check(lambda a, b, f=outer: f(cube(a * b, False)) + a, inputs)
+        assert not report.ok and report.fault.startswith("op 'cube' has no _backward"), report
+        assert "never assigned" in report.fault
+        assert mg.check(lambda a, b, f=outer: f(cube(a * b, True)) + a, inputs)
+
+
+def _product(a: Value, b: Value, both: bool) -> Value:
+    out = Value(a.data * b.data, (a, b) if both else (a,), "*")
+
+    def _backward() -> None:
+        a.grad += b.data * out.grad
+        b.grad += a.data * out.grad
+
+    out._backward = _backward
+    return out
+
+
+def _late_bound_neuron(ws: list[Value], b: Value, xs: list[float]) -> Value:
+    out = b
+    for wi, x in zip(ws, xs, strict=True):
+        xi = Value(x)
+        prod = Value(wi.data * xi.data, (wi, xi), "*")
+
+        def _backward() -> None:  # sees the loop's last wi, xi and prod
+            wi.grad += xi.data * prod.grad  # noqa: B023
+            xi.grad += wi.data * prod.grad  # noqa: B023
+
+        prod._backward = _backward
+        out = out + prod
+    return out
+
+
+def _tanh_reading_child_grad(x: Value) -> Value:
+    t = math.tanh(x.data)
+    out = Value(t, (x,), "tanh")
+
+    def _backward() -> None:
+        x.grad += (1 - t**2) * x.grad  # x.grad where out.grad belongs
+
+    out._backward = _backward
+    return out
+
+
+@pytest.mark.parametrize(
+    ("slip", "func", "inputs", "named"),
+    [
+        (
+            "a child left out of the tuple",
+            lambda a, b: _product(a, b.tanh(), False),
+            [0.5, -1.2],
+            "op '*': its _backward uses b (a Value of -0.833655), neither its own node nor",
+        ),
+        (
+            "a closure made in a loop",
+            lambda w0, w1, b: _late_bound_neuron([w0, w1], b, [0.5, -1.5]).tanh(),
+            [0.3, -0.8, 0.1],
+            "bind the loop's Values",
+        ),
+        (
+            "the child's .grad for out.grad",
+            lambda x: _tanh_reading_child_grad(x) * 3.0,
+            [0.5],
+            "what its _backward adds depends on the child's own .grad",
+        ),
+    ],
+)
+def test_a_closure_slip_is_named_for_what_it_is(
+    slip: str, func: Callable[..., Value], inputs: list[float], named: str
+) -> None:
+    # A hostile round of students' slips: each was "adds the wrong local partial", or
+    # "= for +=", or the slope of its op, where the step reads a Value it has no business with.
+    report = mg.check(func, [Value(v) for v in inputs])
+    assert not report.ok and named in report.fault, (slip, report.fault)
+    assert mg.check(lambda a, b: _product(a, b.tanh(), True), [Value(0.5), Value(-1.2)])

@@ -112,6 +112,12 @@ def misbehaviour(local: Callable[..., list[float]]) -> str:
     kept = local(start=0.75)
     for a, b in zip(once, kept, strict=True):
         if b != a and abs(b - a) > 1e-12 * (abs(a) + 0.75):
+            if abs(b - (a - 0.75)) > 1e-12 * (abs(a) + 0.75):  # not what = leaves
+                return (
+                    f"what its _backward adds depends on the child's own .grad (it adds {a!r} "
+                    f"where that is 0 and {b!r} where it is 0.75): a step adds local partial "
+                    "* out.grad, so it reads out.grad, never child.grad"
+                )
             return (
                 "its _backward sets .grad (=) where it must add into it (+=): a child's "
                 "gradient from its other uses is lost (x + x, or a Value used twice)"

@@ -67,8 +67,8 @@ def faulty_node(
     seen: set[tuple[int, tuple[float, ...]]] = set()
     closures: dict[str, None] = {}
     unset: dict[str, None] = {}  # closures whose _backward was never assigned
-    order = reversed(toposort(outputs))
-    nodes = [n for n in order if n.rule is not None]
+    every = toposort(outputs)
+    nodes = [n for n in reversed(every) if n.rule is not None]
     # The user's rules and closures first; minigrad's own rules (swept against SymPy) after,
     # and only where no closure is left to name: in an MLP of 105 parameters, 500 checks of
     # built-in ops took 50 s and stopped before the closure that was wrong.
@@ -81,7 +81,7 @@ def faulty_node(
                 # A closure has no forward to check it against; what it does
                 # that no chain-rule step does is seen exactly, at its point.
                 try:
-                    problem = rule.misbehaviour()
+                    problem = _strays(node, rule, every) or rule.misbehaviour()
                 except Exception as exc:  # the user's closure raised: named, as backward() does
                     problem = f"its _backward raised {type(exc).__name__}: {exc}"
                 xs, unassigned = [c.data for c in node._a], rule.step is _noop
@@ -113,8 +113,9 @@ def faulty_node(
     if kinked and bent and not closures:
         ops = ", ".join(bent)
         return f"no op's own rule is wrong, but ops are at kinks of their own ({ops}): {meet}", None
-    if closures and unset.keys() == closures.keys() and not kinked:
-        return f"{_never(unset)} (every other op agrees with its numerical derivative here)", None
+    if unset and not kinked:  # (another closure, right or not, cannot hide its no-op)
+        others = "every other op" if unset.keys() == closures.keys() else "every op not a closure"
+        return f"{_never(unset)} ({others} agrees with its numerical derivative here)", None
     if closures:
         names = ", ".join(repr(name) for name in closures)
         which = f"op {names}" if len(closures) == 1 else f"one of the ops {names}"
@@ -334,6 +335,44 @@ def _data(a: Value | float) -> float:
 
 def _shown(args: Sequence[Value | float]) -> str:
     return ", ".join(repr(_data(a)) for a in args)
+
+
+def _strays(node: Value, rule: Closure, every: Sequence[Value]) -> str:
+    """Where a closure's step uses a Value that is neither its node nor a child: one its
+    closure holds (a loop's last Value, a child left out of ``Value(data, (a,), op)``), or
+    a node of the graph whose ``.grad`` it changes, run with ``out.grad = 1``; else ``""``."""
+    kids = {id(c) for c in node._a}
+    code, cells = getattr(rule.step, "__code__", None), getattr(rule.step, "__closure__", None)
+    held = [
+        f"{name} (a Value of {cell.cell_contents._data:.6g})"
+        for name, cell in zip(code.co_freevars if code else (), cells or (), strict=False)
+        if _value_in(cell) and id(cell.cell_contents) not in kids | {id(node)}
+    ]
+    saved = [(n, n._grad) for n in every]
+    try:
+        node._grad = 1.0
+        rule.step()
+        moved = [n for n, g in saved if n._grad != (1.0 if n is node else g) and id(n) not in kids]
+    finally:
+        for n, g in saved:
+            n._grad = g
+    who = held or ["itself" if n is node else f"a Value of {n._data:.6g}" for n in moved]
+    if not who:
+        return ""
+    return (
+        f"its _backward uses {', '.join(who[:3])}, neither its own node nor one of its "
+        "children: backward() runs a node's step for its children alone, so every Value the "
+        "step reads must be one (Value(data, (a, b), op)); a _backward made in a loop must "
+        "bind the loop's Values (def _backward(a=a, b=b)), and it is assigned to out, not a child"
+    )
+
+
+def _value_in(cell: object) -> bool:
+    """Whether a closure cell holds a Value (an empty cell holds nothing)."""
+    try:
+        return isinstance(cell.cell_contents, Value)  # type: ignore[attr-defined]
+    except ValueError:
+        return False
 
 
 def _labelled(node: Value) -> str:
