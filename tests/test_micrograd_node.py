@@ -20,7 +20,7 @@ import sympy
 
 import minigrad as mg
 from lecture import more_ops, neuron
-from minigrad import ClosureOpError, GradcheckError, Value
+from minigrad import ClosureOpError, GradcheckError, Rule, Value
 from minigrad.core.closure import Closure
 
 Op = Callable[[Value], Value]
@@ -671,3 +671,47 @@ def test_a_closure_slip_is_named_for_what_it_is(
     report = mg.check(func, [Value(v) for v in inputs])
     assert not report.ok and named in report.fault, (slip, report.fault)
     assert mg.check(lambda a, b: _product(a, b.tanh(), True), [Value(0.5), Value(-1.2)])
+
+
+def test_a_forward_that_writes_its_inputs_data_is_refused_and_the_input_kept() -> None:
+    # An in-place relu moved the point checked to 0 and passed there, "a kink".
+    def relu_in_place(x: Value) -> Value:
+        x.data = max(x.data, 0.0)
+        out = Value(x.data, (x,), "ReLU")
+
+        def _backward() -> None:
+            x.grad += (out.data > 0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    x = Value(-1.0)
+    with pytest.raises(ValueError, match=r"func changed its input x\[0\]'s .data from -1.0 to 0.0"):
+        mg.check(lambda v: relu_in_place(v) + v, [x])
+    assert (x.data, x.grad) == (-1.0, 0.0)
+    assert mg.check(lambda v: relu_in_place(v) + v, [Value(2.0)])  # left as it is: fine
+
+
+@pytest.mark.parametrize("how", ["closure", "rule"])
+def test_a_wrong_op_beside_its_right_twin_is_caught_where_they_cancel_to_0(how: str) -> None:
+    # my_tanh(x) - x.tanh() is 0 at every step, so its slope is 0 to within its terms'
+    # rounding (the graph reads them, 0.46 each): the wrong op's -0.036 was "undecided",
+    # as a 0 with no terms read (log1p(exp(x)) - x inside one rule at 700) still is.
+    def tanh_of(x: Value, partial: Callable[[float, float], float]) -> Value:
+        if how == "rule":
+            return Rule("tanh_of", math.tanh, (lambda v, o: partial(v, o),))(x)
+        t = math.tanh(x.data)
+        out = Value(t, (x,), "tanh")
+
+        def _backward() -> None:
+            x.grad += partial(x.data, t) * out.grad
+
+        out._backward = _backward
+        return out
+
+    wrong, right = (lambda v, o: 1.0 - v * v), (lambda v, o: 1.0 - o * o)
+    for x in (0.5, -1.3, 3e5):
+        report = mg.check(lambda v: tanh_of(v, wrong) - v.tanh(), [Value(x)])
+        assert [e.verdict for e in report.entries] == ["wrong"], (x, report)
+        report = mg.check(lambda v: tanh_of(v, right) - v.tanh(), [Value(x)])
+        assert report.ok, (x, report)

@@ -416,6 +416,7 @@ def run_check(
     with _engine_lock:
         saved = [(x, x.data, x.grad, getattr(x, "label", None)) for x in levels.xs]
         try:
+            _untouched(levels, [data for _, data, _, _ in saved])
             return _Checker(levels, settings, localize=engine is None).run(order)
         finally:
             # Bit-exact: the very float objects the inputs held are put back, and the
@@ -424,6 +425,19 @@ def run_check(
                 x.data, x.grad = data, g
                 if label is not None:
                     x.label = label
+
+
+def _untouched(levels: Levels, given: list[float]) -> None:
+    """``func`` at the inputs leaves their ``.data`` as given, or a ValueError names the one
+    it changed (another point would be checked, and the user's input lost)."""
+    _ = levels.outputs() if isinstance(levels, ForeignLevels) else levels.level(1)
+    for x, name, data in zip(levels.xs, levels.names, given, strict=False):
+        if x.data != data:
+            raise ValueError(
+                f"{levels.where}: func changed its input {name}'s .data from {data!r} to "
+                f"{x.data!r}: a function checked must leave its inputs as they are (an op's "
+                "forward that sets x.data = ... moves the point; it must return a new Value)"
+            )
 
 
 def _op_beyond(exc: DerivativeError, s: Settings) -> str:
