@@ -715,3 +715,32 @@ def test_a_wrong_op_beside_its_right_twin_is_caught_where_they_cancel_to_0(how: 
         assert [e.verdict for e in report.entries] == ["wrong"], (x, report)
         report = mg.check(lambda v: tanh_of(v, right) - v.tanh(), [Value(x)])
         assert report.ok, (x, report)
+
+
+def _relu_closure(x: Value, at_0: float) -> Value:
+    out = Value(max(x.data, 0.0), (x,), "ReLU")
+
+    def _backward() -> None:
+        x.grad += (1.0 if x.data > 0 else at_0 if x.data == 0 else 0.0) * out.grad
+
+    out._backward = _backward
+    return out
+
+
+@pytest.mark.parametrize(
+    ("func", "named"),
+    [
+        # relu(x) - relu(-x) is x: each relu's subgradient at 0 composes to 0, not 1.
+        (lambda x: _relu_closure(x, 0.0) - _relu_closure(-x, 0.0), "ops are at kinks of their own"),
+        (lambda x: x.relu() - (-x).relu(), "ops are at kinks of their own"),
+        # 2 is no subgradient of relu at 0: the op is wrong, alone or in the pair.
+        (lambda x: _relu_closure(x, 2.0) * 3.0 + x, "where a subgradient lies between the slopes"),
+        (lambda x: _relu_closure(x, 2.0) - _relu_closure(-x, 2.0), "but its _backward adds 2"),
+    ],
+)
+def test_relus_at_their_kink_are_told_from_a_wrong_relu(
+    func: Callable[[Value], Value], named: str
+) -> None:
+    report = mg.check(func, [Value(0.0)])
+    assert not report.ok and named in report.fault, report.fault
+    assert mg.check(lambda x: _relu_closure(x, 0.5) * 3.0 + x, [Value(0.0)])  # a subgradient

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from minigrad.checking.numeric import kinks
 from minigrad.checking.numeric.estimate import (
     MODEL_ROUNDOFF,
+    NOISE_FLOOR,
     Estimate,
     Point,
     Unresolved,
@@ -396,7 +397,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
             ramp = change
     finally:
         p.off, p.overflowed = saved
-    if moved == math.inf and p.here[r] == 0.0 and not (p.noise and p.noise[r]):
+    if moved == math.inf and p.here[r] == 0.0 and not (p.noise and p.noise[r] > NOISE_FLOOR):
         return best  # never moving, a 0 of no terms read shows no grid (log1p(exp(x)) - x
         # at 700 in one rule hides one); terms read that cancel to 0 show theirs
     # A value may be off by its round-off too, where the graph reads more than a

@@ -67,8 +67,8 @@ def faulty_node(
     seen: set[tuple[int, tuple[float, ...]]] = set()
     closures: dict[str, None] = {}
     unset: dict[str, None] = {}  # closures whose _backward was never assigned
-    every = toposort(outputs)
-    nodes = [n for n in reversed(every) if n.rule is not None]
+    kinks: set[str] = set()  # closures at their own kink (relu at 0)
+    nodes = [n for n in reversed(toposort(outputs)) if n.rule is not None]
     # The user's rules and closures first; minigrad's own rules (swept against SymPy) after,
     # and only where no closure is left to name: in an MLP of 105 parameters, 500 checks of
     # built-in ops took 50 s and stopped before the closure that was wrong.
@@ -81,7 +81,7 @@ def faulty_node(
                 # A closure has no forward to check it against; what it does
                 # that no chain-rule step does is seen exactly, at its point.
                 try:
-                    problem = _strays(node, rule, every) or rule.misbehaviour()
+                    problem = _strays(node, rule) or rule.misbehaviour()
                 except Exception as exc:  # the user's closure raised: named, as backward() does
                     problem = f"its _backward raised {type(exc).__name__}: {exc}"
                 xs, unassigned = [c.data for c in node._a], rule.step is _noop
@@ -89,6 +89,16 @@ def faulty_node(
                 if problem := problem or slope or "":
                     return f"op {rule.name!r}{_labelled(node)}: {problem}", None
                 closures[rule.name or "(unnamed)"] = None
+                if rule.name.lower() == "relu" and xs == [0.0] and node.data == 0.0:
+                    (adds,) = rule.local_partials()  # at its own kink, where 0 to 1 are right
+                    if not 0.0 <= adds <= 1.0:
+                        return (
+                            f"op {rule.name!r}{_labelled(node)}: its value is relu of its child"
+                            f" at 0, its kink, where a subgradient lies between the slopes 0 "
+                            f"and 1, but its _backward adds {adds:.6g} per unit of out.grad"
+                        ), None
+                    kinks.add(rule.name)
+                    bent[f"{rule.name!r} at (0)"] = None
                 if rule.step is _noop:
                     unset[rule.name or "(unnamed)"] = None
                 continue
@@ -110,7 +120,7 @@ def faulty_node(
         "subgradient of its own), and where such kinks meet, that need not lie between the "
         "function's one-sided slopes"
     )
-    if kinked and bent and not closures:
+    if bent and closures.keys() <= kinks:  # (every closure a relu at 0, if any)
         ops = ", ".join(bent)
         return f"no op's own rule is wrong, but ops are at kinks of their own ({ops}): {meet}", None
     if unset and not kinked:  # (another closure, right or not, cannot hide its no-op)
@@ -337,30 +347,22 @@ def _shown(args: Sequence[Value | float]) -> str:
     return ", ".join(repr(_data(a)) for a in args)
 
 
-def _strays(node: Value, rule: Closure, every: Sequence[Value]) -> str:
-    """Where a closure's step uses a Value that is neither its node nor a child: one its
-    closure holds (a loop's last Value, a child left out of ``Value(data, (a,), op)``), or
-    a node of the graph whose ``.grad`` it changes, run with ``out.grad = 1``; else ``""``."""
-    kids = {id(c) for c in node._a}
+def _strays(node: Value, rule: Closure) -> str:
+    """Where a closure's step holds a Value that is neither its node nor a child (a loop's
+    last Value, a child left out of ``Value(data, (a,), op)``, the ``out`` of the node it
+    was meant for): which, in words; else ``""``. Read off its cells, never run: a graph
+    of closures has as many as nodes."""
+    kids = {id(c) for c in node._a} | {id(node)}
     code, cells = getattr(rule.step, "__code__", None), getattr(rule.step, "__closure__", None)
     held = [
         f"{name} (a Value of {cell.cell_contents._data:.6g})"
         for name, cell in zip(code.co_freevars if code else (), cells or (), strict=False)
-        if _value_in(cell) and id(cell.cell_contents) not in kids | {id(node)}
+        if _value_in(cell) and id(cell.cell_contents) not in kids
     ]
-    saved = [(n, n._grad) for n in every]
-    try:
-        node._grad = 1.0
-        rule.step()
-        moved = [n for n, g in saved if n._grad != (1.0 if n is node else g) and id(n) not in kids]
-    finally:
-        for n, g in saved:
-            n._grad = g
-    who = held or ["itself" if n is node else f"a Value of {n._data:.6g}" for n in moved]
-    if not who:
+    if not held:
         return ""
     return (
-        f"its _backward uses {', '.join(who[:3])}, neither its own node nor one of its "
+        f"its _backward uses {', '.join(held[:3])}, neither its own node nor one of its "
         "children: backward() runs a node's step for its children alone, so every Value the "
         "step reads must be one (Value(data, (a, b), op)); a _backward made in a loop must "
         "bind the loop's Values (def _backward(a=a, b=b)), and it is assigned to out, not a child"
