@@ -686,7 +686,7 @@ def test_a_forward_that_writes_its_inputs_data_is_refused_and_the_input_kept() -
         return out
 
     x = Value(-1.0)
-    with pytest.raises(ValueError, match=r"func changed its input x\[0\]'s .data from -1.0 to 0.0"):
+    with pytest.raises(ValueError, match=r"func changed the input x\[0\]'s .data from -1.0 to 0.0"):
         mg.check(lambda v: relu_in_place(v) + v, [x])
     assert (x.data, x.grad) == (-1.0, 0.0)
     assert mg.check(lambda v: relu_in_place(v) + v, [Value(2.0)])  # left as it is: fine
@@ -744,3 +744,23 @@ def test_relus_at_their_kink_are_told_from_a_wrong_relu(
     report = mg.check(func, [Value(0.0)])
     assert not report.ok and named in report.fault, report.fault
     assert mg.check(lambda x: _relu_closure(x, 0.5) * 3.0 + x, [Value(0.0)])  # a subgradient
+
+
+def test_a_backward_that_moves_its_inputs_data_is_named_not_taken_for_randomness() -> None:
+    # An SGD step inside _backward moved the point between the check's looks, which
+    # read as "not deterministic: fix the random mask or counter".
+    def tanh_stepping(x: Value) -> Value:
+        t = math.tanh(x.data)
+        out = Value(t, (x,), "tanh")
+
+        def _backward() -> None:
+            x.grad += (1 - t**2) * out.grad
+            x.data -= 0.01 * x.grad
+
+        out._backward = _backward
+        return out
+
+    x = Value(0.5)
+    with pytest.raises(ValueError, match=r"a backward pass .* changed the input x\[0\]'s .data"):
+        mg.check(lambda v: tanh_stepping(v) * 2.0, [x])
+    assert (x.data, x.grad) == (0.5, 0.0)

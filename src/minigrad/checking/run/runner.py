@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from minigrad.checking.numeric.estimate import Point, Unresolved, Why
 from minigrad.checking.numeric.ladder import ladder
 from minigrad.checking.run.compare import Comparison, LevelFindings, broken, entry_of
+from minigrad.checking.run.determinism import NondeterministicError
 from minigrad.checking.run.engines import ForeignLevels, as_values, prepare_inputs, refuse_foreign
 from minigrad.checking.run.fast import fast
 from minigrad.checking.run.fault import faulty_node, foreign_fault
@@ -415,9 +416,13 @@ def run_check(
     # holds the engine's (reentrant) lock, as backward does for its pass.
     with _engine_lock:
         saved = [(x, x.data, x.grad, getattr(x, "label", None)) for x in levels.xs]
+        given = [data for _, data, _, _ in saved]
         try:
-            _untouched(levels, [data for _, data, _, _ in saved])
+            _untouched(levels, given, "func")
             return _Checker(levels, settings, localize=engine is None).run(order)
+        except NondeterministicError:
+            _untouched(levels, given, "a backward pass (an update step inside _backward?)")
+            raise
         finally:
             # Bit-exact: the very float objects the inputs held are put back, and the
             # labels func or a closure may rename (a foreign engine's node may have none).
@@ -427,16 +432,16 @@ def run_check(
                     x.label = label
 
 
-def _untouched(levels: Levels, given: list[float]) -> None:
-    """``func`` at the inputs leaves their ``.data`` as given, or a ValueError names the one
-    it changed (another point would be checked, and the user's input lost)."""
+def _untouched(levels: Levels, given: list[float], who: str) -> None:
+    """``func`` at the inputs (or what ran before) leaves their ``.data`` as given, or a
+    ValueError names the one changed (another point would be checked, the input lost)."""
     _ = levels.outputs() if isinstance(levels, ForeignLevels) else levels.level(1)
     for x, name, data in zip(levels.xs, levels.names, given, strict=False):
         if x.data != data:
             raise ValueError(
-                f"{levels.where}: func changed its input {name}'s .data from {data!r} to "
-                f"{x.data!r}: a function checked must leave its inputs as they are (an op's "
-                "forward that sets x.data = ... moves the point; it must return a new Value)"
+                f"{levels.where}: {who} changed the input {name}'s .data from {data!r} to "
+                f"{x.data!r}: what is checked must leave its inputs as they are (an op that sets "
+                "x.data = ... moves the point; a forward returns a new Value instead)"
             )
 
 
