@@ -586,7 +586,7 @@ def test_a_closure_whose_backward_was_never_assigned_is_named_so() -> None:
             out._backward = _backward
         return out
 
-    def softplus(x: Value) -> Value:  # a right closure beside it, which it cannot hide behind
+    def softplus(x: Value) -> Value:  # a right closure beside it: named too, as it may be wrong
         out = Value(math.log1p(math.exp(x.data)), (x,), "softplus")
 
         def _backward() -> None:
@@ -598,8 +598,8 @@ def test_a_closure_whose_backward_was_never_assigned_is_named_so() -> None:
     inputs = [Value(0.5), Value(-1.2)]
     for outer in (Value.tanh, softplus):
         report = mg.check(lambda a, b, f=outer: f(cube(a * b, False)) + a, inputs)
-        assert not report.ok and report.fault.startswith("op 'cube' has no _backward"), report
-        assert "never assigned" in report.fault
+        assert not report.ok and "op 'cube' has no _backward" in report.fault, report
+        assert report.fault.startswith("op 'cube'") == (outer is Value.tanh), report.fault
         assert mg.check(lambda a, b, f=outer: f(cube(a * b, True)) + a, inputs)
 
 
@@ -647,7 +647,7 @@ def _tanh_reading_child_grad(x: Value) -> Value:
             "a child left out of the tuple",
             lambda a, b: _product(a, b.tanh(), False),
             [0.5, -1.2],
-            "op '*': its _backward uses b (a Value of -0.833655), neither its own node nor",
+            "op '*': its _backward adds to the .grad of b, not among its children",
         ),
         (
             "a closure made in a loop",
@@ -686,7 +686,9 @@ def test_a_forward_that_writes_its_inputs_data_is_refused_and_the_input_kept() -
         return out
 
     x = Value(-1.0)
-    with pytest.raises(ValueError, match=r"func changed the input x\[0\]'s .data from -1.0 to 0.0"):
+    with pytest.raises(
+        ValueError, match=r"func changed the .data of the input x\[0\] from -1.0 to 0.0"
+    ):
         mg.check(lambda v: relu_in_place(v) + v, [x])
     assert (x.data, x.grad) == (-1.0, 0.0)
     assert mg.check(lambda v: relu_in_place(v) + v, [Value(2.0)])  # left as it is: fine
@@ -715,6 +717,12 @@ def test_a_wrong_op_beside_its_right_twin_is_caught_where_they_cancel_to_0(how: 
         assert [e.verdict for e in report.entries] == ["wrong"], (x, report)
         report = mg.check(lambda v: tanh_of(v, right) - v.tanh(), [Value(x)])
         assert report.ok, (x, report)
+    # A 0 made inside one forward is off by all its value (log1p(exp(x)) - x at 700 is
+    # 1e-304), however the graph scales it after or adds terms that cancel beside it.
+    sp = Rule("sp", lambda v: math.log1p(math.exp(v)) - v, (lambda v, o: -1 / (1 + mg.exp(v)),))
+    for func in (lambda v: sp(v) * 10.0, lambda v: sp(v) - 1e-300 * v + 1e-300 * v):
+        report = mg.check(func, [Value(700.0)])
+        assert report.ok and report.entries[0].verdict == "undecided", report
 
 
 def _relu_closure(x: Value, at_0: float) -> Value:
@@ -761,6 +769,36 @@ def test_a_backward_that_moves_its_inputs_data_is_named_not_taken_for_randomness
         return out
 
     x = Value(0.5)
-    with pytest.raises(ValueError, match=r"a backward pass .* changed the input x\[0\]'s .data"):
+    with pytest.raises(
+        ValueError, match=r"a backward pass .* changed the .data of the input x\[0\]"
+    ):
         mg.check(lambda v: tanh_stepping(v) * 2.0, [x])
     assert (x.data, x.grad) == (0.5, 0.0)
+
+
+def test_a_right_closure_that_reads_a_side_graphs_value_is_not_blamed() -> None:
+    # tanh made of Values, wrapped as one node that reads t.data: t is no child, but the
+    # step only reads it. The wrong op is the product beside it, and is the one named.
+    def fused_tanh(x: Value) -> Value:
+        e = (2 * x).exp()
+        t = (e - 1) / (e + 1)
+        out = Value(t.data, (x,), "fusedtanh")
+
+        def _backward() -> None:
+            x.grad += (1 - t.data**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def product(a: Value, b: Value) -> Value:
+        out = Value(a.data * b.data, (a, b), "mymul")
+
+        def _backward() -> None:
+            a.grad += b.data * out.grad
+            b.grad += a.data * out.grad * 1.001
+
+        out._backward = _backward
+        return out
+
+    report = mg.check(lambda x: product(fused_tanh(x), x) + x, [Value(0.3)])
+    assert not report.ok and report.fault.startswith("op 'mymul'"), report.fault

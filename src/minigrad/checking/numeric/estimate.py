@@ -220,6 +220,8 @@ class Point:
         #: moved points are held to a domain the user declared (smooth inside, on their word).
         self.off = False
         self.fenced = False
+        #: Per value, whether a 0 there is terms the graph shows cancel (the caller's).
+        self.cancelled = [False] * len(self.here)
         #: Per value, the pair's differences (at ``2h``, ``h``) and the noise its fourth showed.
         self.paired: dict[int, tuple[_Row, _Row, float]] = {}
 

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from minigrad.checking.numeric import kinks
 from minigrad.checking.numeric.estimate import (
     MODEL_ROUNDOFF,
-    NOISE_FLOOR,
     Estimate,
     Point,
     Unresolved,
@@ -360,7 +359,7 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
     bisected: past a kink (relu's flat side) the change falls with the step, on a grid never
     below a cell. Beyond a bend (``p.reach``) a still step only finds that change. Never
     moving, no grid shows: the model's round-off (a constant forward), ``4**k`` times where an
-    edge cut ``k`` rounds of the walk; none for a 0 no term read reaches."""
+    edge cut ``k`` rounds of the walk; none for a 0 not of terms the graph shows cancel."""
     rows = sorted((row for st in mine for row in st.rows[r]), key=lambda row: row.half)
     flat = [row.half for row in itertools.takewhile(lambda row: row.flat, rows)]
     if len(flat) < 2 or flat[0] > flat[-1] / 2.0:
@@ -397,9 +396,8 @@ def _still(p: Point, r: int, mine: Sequence[_Start], best: Estimate | None) -> E
             ramp = change
     finally:
         p.off, p.overflowed = saved
-    if moved == math.inf and p.here[r] == 0.0 and not (p.noise and p.noise[r] > NOISE_FLOOR):
-        return best  # never moving, a 0 of no terms read shows no grid (log1p(exp(x)) - x
-        # at 700 in one rule hides one); terms read that cancel to 0 show theirs
+    if moved == math.inf and p.here[r] == 0.0 and not p.cancelled[r]:
+        return best  # a 0 never moving shows no grid but its graph's terms' (Point.cancelled)
     # A value may be off by its round-off too, where the graph reads more than a
     # cell: a rule in float32 beside 1e-9 x stands still on its grid while x moves
     # the value by an ulp, the least change seen.

@@ -35,6 +35,7 @@ from minigrad.checking.run.levels import DerivativeError, Key, Levels, derivativ
 from minigrad.checking.run.report import Entry
 from minigrad.checking.run.settings import Settings
 from minigrad.checking.run.table import mode_label, where
+from minigrad.checking.run.tape import cancelled
 from minigrad.checking.run.turns import bend_scale, turns_of
 from minigrad.checking.verdicts.decide import (
     AGREES,
@@ -251,6 +252,7 @@ class Comparison:
         turns = turns_of(fs, xs, seen) if shown is not None else None
         found.compared += len(keys) * len(xs if only is None else only) * len(sides)
         opaque = levels.opaque_rows(fs) if shown is not None else [True] * len(fs)
+        naught = [v == 0.0 and not foreign and cancelled(f) for v, f in zip(here, fs, strict=True)]
         made: dict[int, tuple[Value, ...] | None] = {}  # derivative graphs (forward_share)
         walks: dict[int, Walk | None] = {}  # reverse walks (backward_share)
         for i, x in enumerate(xs):
@@ -262,7 +264,7 @@ class Comparison:
             mine, shifts = (noise, {}) if shown is None else reached(shown, noise, fs, xs, i, made)
             point = Point(levels.evaluator(k, i), at, here, s.step(at), mine, opaque, widest)
             point.fenced = bool(getattr(levels, "fences", None))
-            point.cells = cells
+            point.cells, point.cancelled = cells, naught
             ests: dict[int, Estimate | Unresolved] = dict(pair(point, range(len(keys))))
             zero = point.sizes()
             exact = s.exact(point) if s.exact_step else None

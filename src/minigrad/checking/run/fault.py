@@ -122,10 +122,15 @@ def faulty_node(
     )
     if bent and closures.keys() <= kinks:  # (every closure a relu at 0, if any)
         ops = ", ".join(bent)
+        if not kinked:  # the function is smooth here: kinks meeting, or a value read
+            return (
+                f"every op's own rule agrees with a numerical derivative of its forward, and "
+                f"ops are at kinks of their own ({ops}): {meet}; or the derivative is lost "
+                "between the ops (does func read .data, or call float() on a Value?)"
+            ), None
         return f"no op's own rule is wrong, but ops are at kinks of their own ({ops}): {meet}", None
-    if unset and not kinked:  # (another closure, right or not, cannot hide its no-op)
-        others = "every other op" if unset.keys() == closures.keys() else "every op not a closure"
-        return f"{_never(unset)} ({others} agrees with its numerical derivative here)", None
+    if unset and unset.keys() == closures.keys() and not kinked:
+        return f"{_never(unset)} (every other op agrees with its numerical derivative here)", None
     if closures:
         names = ", ".join(repr(name) for name in closures)
         which = f"op {names}" if len(closures) == 1 else f"one of the ops {names}"
@@ -348,23 +353,34 @@ def _shown(args: Sequence[Value | float]) -> str:
 
 
 def _strays(node: Value, rule: Closure) -> str:
-    """Where a closure's step holds a Value that is neither its node nor a child (a loop's
-    last Value, a child left out of ``Value(data, (a,), op)``, the ``out`` of the node it
-    was meant for): which, in words; else ``""``. Read off its cells, never run: a graph
-    of closures has as many as nodes."""
-    kids = {id(c) for c in node._a} | {id(node)}
+    """Where a closure's step adds to the ``.grad`` of a Value its closure holds that is not
+    one of its children (a loop's last Value, a child left out of ``Value(data, (a,), op)``),
+    or to its own node's (a step assigned to a child): which, in words; else ``""``. Run with
+    ``out.grad = 1`` and 1 in each such Value's ``.grad`` (a loop's last ``out`` is read);
+    one the step only reads (a side graph's value, a constant) is no stray."""
+    kids = {id(c) for c in node._a}
     code, cells = getattr(rule.step, "__code__", None), getattr(rule.step, "__closure__", None)
-    held = [
-        f"{name} (a Value of {cell.cell_contents._data:.6g})"
+    held = {
+        id(cell.cell_contents): (name, cell.cell_contents)
         for name, cell in zip(code.co_freevars if code else (), cells or (), strict=False)
         if _value_in(cell) and id(cell.cell_contents) not in kids
-    ]
-    if not held:
+    }
+    held.setdefault(id(node), ("itself", node))
+    saved = [(v, v._grad) for _, v in held.values()]
+    try:
+        for v, _ in saved:
+            v._grad = 1.0
+        rule.step()
+        moved = [name for name, v in held.values() if v._grad != 1.0]
+    finally:
+        for v, g in saved:
+            v._grad = g
+    if not moved:
         return ""
     return (
-        f"its _backward uses {', '.join(held[:3])}, neither its own node nor one of its "
+        f"its _backward adds to the .grad of {', '.join(moved[:3])}, not among its "
         "children: backward() runs a node's step for its children alone, so every Value the "
-        "step reads must be one (Value(data, (a, b), op)); a _backward made in a loop must "
+        "step adds to must be one (Value(data, (a, b), op)); a _backward made in a loop must "
         "bind the loop's Values (def _backward(a=a, b=b)), and it is assigned to out, not a child"
     )
 

@@ -439,7 +439,7 @@ def _untouched(levels: Levels, given: list[float], who: str) -> None:
     for x, name, data in zip(levels.xs, levels.names, given, strict=False):
         if x.data != data:
             raise ValueError(
-                f"{levels.where}: {who} changed the input {name}'s .data from {data!r} to "
+                f"{levels.where}: {who} changed the .data of the input {name} from {data!r} to "
                 f"{x.data!r}: what is checked must leave its inputs as they are (an op that sets "
                 "x.data = ... moves the point; a forward returns a new Value instead)"
             )

@@ -26,8 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from minigrad.checking.numeric.rounding import hidden
 from minigrad.core import closure
 from minigrad.core import value as engine
+from minigrad.core.rule import Rule
+from minigrad.core.rules.arithmetic import ADD, SUB
 from minigrad.core.value import Value, _args, toposort
 
 __all__ = ["Tape", "recording"]
@@ -245,3 +248,40 @@ def has_closure(fs: Sequence[Value]) -> bool:
     return bool(closure.made) and any(
         type(node._rule) is closure.Closure for node in toposort(list(fs))
     )
+
+
+def cancelled(f: Value) -> bool:
+    """Whether a value of 0 is made where the graph shows it: every 0 it comes from is a
+    built-in ``+`` or ``-`` of two terms not 0, whose rounding the graph reads (a closure's
+    ``tanh`` less ``x.tanh()``), none a forward's that may cancel inside (a custom rule's, a
+    closure's: ``log1p(exp(x)) - x`` at 700 in one rule), a leaf's or an underflow's; and
+    no such forward in the graph is 0 (one that cancels to 0 inside is off by all its value,
+    and a term made of it rounds by more than the graph reads)."""
+    if any(_hides(n._rule) and n._data == 0.0 for n in toposort([f])):
+        return False
+    stack, seen = [f], set[int]()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        rule = node._rule
+        if rule is None or _hides(rule):
+            return False
+        args = _args(node)
+        zeros = [a for a in args if isinstance(a, Value) and a._data == 0.0]
+        if rule in (ADD, SUB) and all(_number(a) != 0.0 for a in args):
+            continue  # terms that cancel, in the graph's view
+        if not zeros:
+            return False  # a 0 from terms not 0 but not by cancelling: an underflow
+        stack.extend(zeros)
+    return True
+
+
+def _hides(rule: object) -> bool:
+    """Whether a node's rule is a forward the graph cannot read: a closure's, a custom one's."""
+    return type(rule) is closure.Closure or (isinstance(rule, Rule) and hidden(rule))
+
+
+def _number(a: Value | float) -> float:
+    return a._data if isinstance(a, Value) else a
