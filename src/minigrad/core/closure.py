@@ -58,6 +58,7 @@ __all__ = [
     "closure_refusal",
     "closure_refusal_example",
     "misbehaviour",
+    "run_step",
 ]
 
 _INF = float("inf")
@@ -88,6 +89,31 @@ class ClosureOpError(NotImplementedError):
 
 def _noop() -> None:
     """The step of a node whose ``_backward`` was never set: nothing, as in micrograd."""
+
+
+def run_step(
+    node: Any,
+    kids: Sequence[Any],
+    step: Callable[[], None],
+    upstream: float = 1.0,
+    start: float = 0.0,
+    slot: str = "grad",
+) -> list[float]:
+    """What ``step`` adds to each of ``kids``' gradient run with ``node``'s at ``upstream`` and
+    theirs at ``start``; every one it touched is put back. Any engine's nodes: a closure's
+    (:meth:`Closure.local_partials`, through the ``_grad`` slot: a gradient that overflowed
+    to inf is put back too), a foreign engine's ``.grad`` (fault localisation)."""
+    saved, out = [getattr(k, slot) for k in kids], getattr(node, slot)
+    try:
+        for k in kids:
+            setattr(k, slot, start)
+        setattr(node, slot, upstream)
+        step()
+        return [float(getattr(k, slot)) - start for k in kids]
+    finally:
+        setattr(node, slot, out)
+        for k, g in zip(kids, saved, strict=True):
+            setattr(k, slot, g)
 
 
 def misbehaviour(local: Callable[..., list[float]]) -> str:
@@ -207,21 +233,8 @@ class Closure(Rule):
             >>> out.rule.local_partials()
             [3.0, 2.0]
         """
-        node = self.node
-        children: tuple[Value, ...] = node._a
         with _lock:
-            saved = [c._grad for c in children]
-            saved_out = node._grad
-            try:
-                for c in children:
-                    c._grad = start
-                node._grad = upstream
-                self.step()
-                return [c._grad - start for c in children]
-            finally:
-                node._grad = saved_out
-                for c, g in zip(children, saved, strict=True):
-                    c._grad = g
+            return run_step(self.node, self.node._a, self.step, upstream, start, "_grad")
 
     def misbehaviour(self) -> str:
         """What the closure does that no chain-rule step does, in words; ``""`` if nothing seen.

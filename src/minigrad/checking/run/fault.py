@@ -20,7 +20,7 @@ from minigrad.checking.run.engines import ForeignLevels, _graph
 from minigrad.checking.run.report import Entry, Report
 from minigrad.checking.run.table import apart
 from minigrad.checking.verdicts.decide import SUBGRADIENT, WRONG, Cause
-from minigrad.core.closure import Closure, _noop, misbehaviour
+from minigrad.core.closure import Closure, _noop, misbehaviour, run_step
 from minigrad.core.rule import OWN, Rule
 from minigrad.core.value import Value, toposort
 
@@ -89,16 +89,17 @@ def faulty_node(
                 if problem := problem or slope or "":
                     return f"op {rule.name!r}{_labelled(node)}: {problem}", None
                 closures[rule.name or "(unnamed)"] = None
-                if rule.name.lower() == "relu" and xs == [0.0] and node.data == 0.0:
-                    (adds,) = rule.local_partials()  # at its own kink, where 0 to 1 are right
-                    if not 0.0 <= adds <= 1.0:
+                if (sides := _kink(rule.name, xs, node.data)) is not None:
+                    (adds,) = rule.local_partials()  # at its own kink: a subgradient is right
+                    if not sides[0] <= adds <= sides[1]:
                         return (
-                            f"op {rule.name!r}{_labelled(node)}: its value is relu of its child"
-                            f" at 0, its kink, where a subgradient lies between the slopes 0 "
-                            f"and 1, but its _backward adds {adds:.6g} per unit of out.grad"
+                            f"op {rule.name!r}{_labelled(node)}: its value is {rule.name} of "
+                            f"its child at {xs[0] + 0.0:g}, its kink, where a subgradient lies "
+                            f"between the slopes {sides[0]:g} and {sides[1]:g}, but its "
+                            f"_backward adds {adds:.6g} per unit of out.grad"
                         ), None
                     kinks.add(rule.name)
-                    bent[f"{rule.name!r} at (0)"] = None
+                    bent[f"{rule.name!r} at ({xs[0] + 0.0:g})"] = None
                 if rule.step is _noop:
                     unset[rule.name or "(unnamed)"] = None
                 continue
@@ -177,14 +178,14 @@ def foreign_fault(levels: ForeignLevels, failures: Sequence[Entry]) -> str:
         seen.add(id(node))
         name = str(getattr(node, "_op", "") or "")
         try:
-            problem = misbehaviour(partial(_run_step, node, kids, step))
+            problem = misbehaviour(partial(run_step, node, kids, step))
         except Exception as exc:  # the user's step raised: named, as backward() does
             problem = f"its _backward raised {type(exc).__name__}: {exc}"
         # A set of parents has no order: an op of two is tried both ways (a - b, b - a).
         ways = [kids, kids[::-1]] if isinstance(node._prev, set | frozenset) else [kids]
         seen_as: list[str | None] = []  # per order, what its value tells of its step
         for order in ways if len({id(k) for k in kids}) == len(kids) and not problem else ():
-            xs, local = [float(k.data) for k in order], partial(_run_step, node, order, step)
+            xs, local = [float(k.data) for k in order], partial(run_step, node, order, step)
             seen_as.append(_known_slope(name, xs, float(node.data), local, False))
             if problem := seen_as[-1] or "":
                 break
@@ -225,24 +226,6 @@ def _unweighted(levels: ForeignLevels, worst: Entry) -> str:
     )
 
 
-def _run_step(
-    node: Any, kids: list[Any], step: Callable[[], None], upstream: float = 1.0, start: float = 0.0
-) -> list[float]:
-    """What a foreign node's step adds to each child from ``out.grad = upstream`` and the
-    children's ``start``; every ``.grad`` it touched is put back."""
-    saved, out = [k.grad for k in kids], node.grad
-    try:
-        for k in kids:
-            k.grad = start
-        node.grad = upstream
-        step()
-        return [float(k.grad) - start for k in kids]
-    finally:
-        node.grad = out
-        for k, g in zip(kids, saved, strict=True):
-            k.grad = g
-
-
 #: The lecture's ops, told by a closure's value: each forward of its children's values and
 #: its slopes there (by the children, and the op's own value ``o``). A closure whose value
 #: is one of them alone, to ``MODEL_ROUNDOFF`` of itself (64 ulps), has that op's slopes,
@@ -262,6 +245,19 @@ _TWO: dict[str, tuple[Callable[[float, float], float], Callable[[float, float], 
     "a - b": (lambda a, b: a - b, lambda a, b: [1.0, -1.0]),
     "a / b": (lambda a, b: a / b if b else math.nan, lambda a, b: [1.0 / b, -a / (b * b)]),
 }
+#: Those with a kink: where, and its one-sided slopes, between which a subgradient lies.
+_KINKS = {"relu": (0.0, (0.0, 1.0))}
+
+
+def _kink(op: str, xs: list[float], o: float) -> tuple[float, float] | None:
+    """The one-sided slopes where a closure named as one of :data:`_KINKS` has the value
+    that op has at its kink, of its one child there; else None."""
+    found = _KINKS.get(op.lower())
+    if found is None or xs != [found[0]] or _ONE[op.lower()][0](xs[0]) != o:
+        return None
+    return found[1]
+
+
 #: What micrograd (and the lecture) name those ops.
 _NAMES = {"relu": ("relu",), "-x": ("neg", "-"), "a + b": ("+",), "a * b": ("*",),
           "a - b": ("-",), "a / b": ("/",)}  # fmt: skip
@@ -284,7 +280,7 @@ def _known_slope(
                 ops[op] = (partial(_power, k), partial(_power_slope, k))
         for name, (f, slope) in ops.items():
             with contextlib.suppress(ArithmeticError, ValueError, TypeError):
-                if abs(f(x) - o) <= MODEL_ROUNDOFF * abs(o) and not (name == "relu" and x == 0.0):
+                if abs(f(x) - o) <= MODEL_ROUNDOFF * abs(o) and _kink(name, [x], o) is None:
                     found.append((name, [slope(x, o)]))
     elif len(xs) == 2:
         for name, (g, slopes) in _TWO.items():
